@@ -1,0 +1,79 @@
+/**
+ * The error classes of the seam. Each has a stable `name` so callers can
+ * tell them apart after serialisation, where `instanceof` no longer works.
+ *
+ * @module
+ */
+
+/**
+ * A request, spec or option is invalid. The message names the field, e.g.
+ * `ShellSpecError: timeoutMs: must be a positive, finite number`.
+ *
+ * @example
+ * ```ts
+ * import { ShellSpecError } from "@dsh/shell/seam";
+ * try {
+ *   throw new ShellSpecError("command", "must not be empty");
+ * } catch (error) {
+ *   if (error instanceof ShellSpecError) console.log(error.field); // "command"
+ * }
+ * ```
+ */
+export class ShellSpecError extends Error {
+  /** The field or option at fault, as a path such as `env["A=B"]`. */
+  readonly field: string;
+
+  /**
+   * @param field The field or option at fault.
+   * @param problem What is wrong with it, in words a user can act on.
+   */
+  constructor(field: string, problem: string) {
+    super(`${field}: ${problem}`);
+    this.name = "ShellSpecError";
+    this.field = field;
+  }
+}
+
+/**
+ * The command could not be started: the working directory or the shell is
+ * missing, or the platform is unsupported. The message names the path.
+ *
+ * @example
+ * ```ts
+ * import { ShellSpawnError } from "@dsh/shell/seam";
+ * const error = new ShellSpawnError("workdir does not exist: /nope", "/nope");
+ * console.log(error.path); // "/nope"
+ * ```
+ */
+export class ShellSpawnError extends Error {
+  /** The path that could not be used, when there is one. */
+  readonly path?: string;
+
+  /**
+   * @param message What failed, naming the path.
+   * @param path The missing or unusable path.
+   * @param options The underlying error, as `cause`.
+   */
+  constructor(message: string, path?: string, options?: { cause?: unknown }) {
+    super(message, options);
+    this.name = "ShellSpawnError";
+    if (path !== undefined) this.path = path;
+  }
+}
+
+/**
+ * The shell was closed: `close()` was called, and no new work is accepted.
+ *
+ * @example
+ * ```ts
+ * import { ShellClosedError } from "@dsh/shell/seam";
+ * console.log(new ShellClosedError().message); // "the shell is closed"
+ * ```
+ */
+export class ShellClosedError extends Error {
+  /** Creates the error with its fixed message. */
+  constructor() {
+    super("the shell is closed");
+    this.name = "ShellClosedError";
+  }
+}

@@ -1,0 +1,161 @@
+/**
+ * The public shapes of the seam: what a caller asks for (`ShellExecRequest`),
+ * what the shell acts on (`ShellExecSpec`), what it returns
+ * (`ShellRunResult`, `CollectedOutput`) and how it is configured
+ * (`LocalShellOptions`).
+ *
+ * @module
+ */
+
+import type { ProcessAdapter } from "./adapter.ts";
+
+/** Environment variables in the managed `DSH_*` channel. */
+export type DshEnv = Record<`DSH_${string}`, string>;
+
+/**
+ * Ordinary environment entries passed by a trusted caller. A value of
+ * `undefined` removes the entry from the ambient environment.
+ */
+export type EnvPatch = Record<string, string | undefined>;
+
+/**
+ * What a model, a plugin or a hook bridge asks to run. `resolve()` turns it
+ * into a {@linkcode ShellExecSpec}.
+ */
+export interface ShellExecRequest {
+  /** The command line, run as `<shell> -c <command>`. Must not be empty. */
+  command: string;
+  /**
+   * Who owns the work. Required, but may be `null` for explicitly unowned
+   * work, so a forgotten owner can never silently create a task everyone
+   * can read.
+   */
+  owner: string | null;
+  /** Working directory; relative paths resolve against the shell's workdir. */
+  workdir?: string;
+  /** Foreground timeout in ms; positive and finite, capped at `maxTimeoutMs`. */
+  timeoutMs?: number;
+  /** In-memory budget for stdout in bytes; trusted callers raise it. */
+  stdoutMaxBytes?: number;
+  /** Aborts the command: its whole process group is terminated. */
+  signal?: AbortSignal;
+  /** Bytes for the command's stdin (trusted callers only). */
+  stdin?: string | Uint8Array;
+  /** Environment entries merged after the scrub (trusted callers only). */
+  env?: EnvPatch;
+  /** The managed channel: merged last, so it always wins. */
+  dshEnv?: DshEnv;
+}
+
+/**
+ * A validated, defaulted and capped request: what `run()` acts on.
+ */
+export interface ShellExecSpec {
+  /** The command line, run as `<shell> -c <command>`. */
+  command: string;
+  /** Absolute working directory. */
+  workdir: string;
+  /** Effective timeout in ms. */
+  timeoutMs: number;
+  /** In-memory budget for stdout in bytes. */
+  stdoutMaxBytes: number;
+  /** Owner of the work, or `null` for unowned. */
+  owner: string | null;
+  /** Aborts the command; absent means none. */
+  signal?: AbortSignal;
+  /** Bytes for stdin; absent means fd 0 is `/dev/null`. */
+  stdin?: string | Uint8Array;
+  /** Environment entries merged after the scrub. */
+  env?: EnvPatch;
+  /** The managed channel, merged last. */
+  dshEnv?: DshEnv;
+}
+
+/**
+ * One captured stream. `text` is the whole stream when it fit its budget,
+ * otherwise its head and tail around a marker line.
+ */
+export interface CollectedOutput {
+  /** The text (UTF-8), possibly truncated in the middle. */
+  text: string;
+  /** True when bytes were left out of `text`. */
+  truncated: boolean;
+  /** How many bytes the stream had in all. */
+  totalBytes: number;
+  /** A file holding the complete stream, when one was kept. */
+  spillPath?: string;
+}
+
+/** The settled outcome of one foreground command. */
+export interface ShellRunResult {
+  /** The exit code, or `null` when a signal ended the command. */
+  exitCode: number | null;
+  /** The signal that ended the command (e.g. `"SIGTERM"`), or `null`. */
+  signal: string | null;
+  /** The timeout ended the command (never together with `aborted`). */
+  timedOut: boolean;
+  /** The abort signal or `close()` ended the command. */
+  aborted: boolean;
+  /** The effective timeout in ms. */
+  timeoutMs: number;
+  /** Wall time from spawn to settlement in ms. */
+  durationMs: number;
+  /** Captured standard output. */
+  stdout: CollectedOutput;
+  /** Captured standard error. */
+  stderr: CollectedOutput;
+}
+
+/** Options of {@linkcode createLocalShell}; every one is optional. */
+export interface LocalShellOptions {
+  /** Default working directory (default: the process cwd at creation). */
+  workdir?: string;
+  /** Default foreground timeout in ms (default 120 000). */
+  timeoutMs?: number;
+  /** Cap on any requested timeout in ms (default 600 000). */
+  maxTimeoutMs?: number;
+  /** In-memory budget per stream in bytes (default 64 000). */
+  maxOutputBytes?: number;
+  /** Cap on one stream's spill file in bytes (default 64 MiB). */
+  maxSpillBytes?: number;
+  /** Where spill files go (default: a private 0700 directory under the OS temp dir). */
+  spillDir?: string;
+  /** SIGTERM→SIGKILL delay, and the bound on draining pipes after exit (default 3 000). */
+  graceMs?: number;
+  /** The program run as `<shell> -c <command>` (default `bash`). */
+  shell?: string;
+  /** The environment the scrub starts from (default: the process environment, read at each spawn). */
+  ambientEnv?: Record<string, string | undefined>;
+  /** Running background tasks per owner (default 10). */
+  maxTasksPerOwner?: number;
+  /** Finished tasks kept readable (default 100). */
+  maxFinishedTasks?: number;
+  /** The process adapter (default: chosen by runtime). */
+  adapter?: ProcessAdapter;
+}
+
+/** {@linkcode LocalShellOptions} after validation, with every default filled in. */
+export interface ResolvedShellOptions {
+  /** Absolute default working directory. */
+  workdir: string;
+  /** Default foreground timeout in ms. */
+  timeoutMs: number;
+  /** Cap on any requested timeout in ms. */
+  maxTimeoutMs: number;
+  /** In-memory budget per stream in bytes. */
+  maxOutputBytes: number;
+  /** Cap on one stream's spill file in bytes. */
+  maxSpillBytes: number;
+  /** Where spill files go; `undefined` means the private default directory. */
+  spillDir: string | undefined;
+  /** SIGTERM→SIGKILL delay and drain bound in ms. */
+  graceMs: number;
+  /** The shell program. */
+  shell: string;
+  /** A fixed ambient environment, or `undefined` to read the process environment at each spawn. */
+  ambientEnv: Record<string, string | undefined> | undefined;
+  /** Running background tasks per owner. */
+  maxTasksPerOwner: number;
+  /** Finished tasks kept readable. */
+  maxFinishedTasks: number;
+}
