@@ -69,10 +69,10 @@ export interface ProcessAdapter {
   readonly name: string;
   /**
    * Starts `<shell> -c <command>` as the leader of a new process group
-   * (a new session). Rejects with `ShellSpawnError` naming the shell when it
-   * cannot be started.
+   * (a new session). Synchronous, so a background task knows its pid at
+   * once; throws `ShellSpawnError` naming the shell when it cannot start.
    */
-  spawn(request: SpawnRequest): Promise<ChildHandle>;
+  spawn(request: SpawnRequest): ChildHandle;
   /**
    * Sends `signal` to every process in group `pgid`. Returns false when the
    * group no longer exists (`ESRCH`), true otherwise.

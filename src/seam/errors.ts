@@ -24,6 +24,8 @@ export class ShellSpecError extends Error {
   readonly field: string;
 
   /**
+   * Creates the error; the message is `<field>: <problem>`.
+   *
    * @param field The field or option at fault.
    * @param problem What is wrong with it, in words a user can act on.
    */
@@ -50,6 +52,8 @@ export class ShellSpawnError extends Error {
   readonly path?: string;
 
   /**
+   * Creates the error.
+   *
    * @param message What failed, naming the path.
    * @param path The missing or unusable path.
    * @param options The underlying error, as `cause`.

@@ -20,3 +20,16 @@ export * from "./errors.ts";
 export type * from "./types.ts";
 export type * from "./adapter.ts";
 export * from "./env/mod.ts";
+export {
+  CollectedOutputSchema,
+  LocalShellOptionsSchema,
+  MAX_TIMER_MS,
+  ShellExecRequestSchema,
+  ShellExecSpecSchema,
+  ShellRunResultSchema,
+  type ShellSchema,
+} from "./schemas.ts";
+export { DEFAULTS } from "./resolve.ts";
+export { OutputCollector } from "./capture/collector.ts";
+export type { CollectorOptions } from "./capture/collector.ts";
+export { createShell } from "./shell.ts";

@@ -159,3 +159,25 @@ export interface ResolvedShellOptions {
   /** Finished tasks kept readable. */
   maxFinishedTasks: number;
 }
+
+/**
+ * A shell: validates requests and runs commands in their own process
+ * groups, with a scrubbed environment and bounded output.
+ */
+export interface Shell {
+  /** Validates `request`, applies defaults and caps, and returns the spec. Throws `ShellSpecError`. */
+  resolve(request: ShellExecRequest): ShellExecSpec;
+  /**
+   * Runs `spec` in the foreground. Resolves for every process outcome;
+   * rejects only with `ShellSpecError`, `ShellSpawnError`,
+   * `ShellClosedError`, or the reason of an already-aborted signal.
+   */
+  run(spec: ShellExecSpec): Promise<ShellRunResult>;
+  /**
+   * Ends every command in flight (they resolve with `aborted: true`) and
+   * every surviving group, waits for them, and refuses new work. Idempotent.
+   */
+  close(): Promise<void>;
+  /** Same as `close()`, for `await using`. */
+  [Symbol.asyncDispose](): Promise<void>;
+}

@@ -1,0 +1,104 @@
+/**
+ * The `Deno.Command` adapter: each command leads a new process group
+ * (`detached: true`), output is read with BYOB readers that reuse one
+ * buffer per stream, and groups are signalled with `Deno.kill(-pgid)`.
+ *
+ * @example
+ * ```ts
+ * import { createLocalShell } from "@dsh/shell";
+ * import { denoAdapter } from "@dsh/shell/deno";
+ * const shell = createLocalShell({ adapter: denoAdapter });
+ * const result = await shell.run(shell.resolve({ command: "echo hi", owner: null }));
+ * console.log(result.exitCode); // 0
+ * await shell.close();
+ * ```
+ *
+ * @module
+ */
+
+import type { ChildExit, ChildHandle, GroupSignal, ProcessAdapter, SpawnRequest } from "./seam/adapter.ts";
+import { ShellSpawnError } from "./seam/errors.ts";
+
+/** Size of the one buffer each stream is read into. */
+const READ_BUFFER_BYTES = 64 * 1024;
+
+function spawnChild(request: SpawnRequest): ChildHandle {
+  let child: Deno.ChildProcess;
+  try {
+    child = new Deno.Command(request.shell, {
+      args: ["-c", request.command],
+      cwd: request.cwd,
+      env: request.env,
+      clearEnv: true,
+      detached: true,
+      stdin: request.stdin === undefined ? "null" : "piped",
+      stdout: "piped",
+      stderr: "piped",
+    }).spawn();
+  } catch (error) {
+    throw new ShellSpawnError(
+      `cannot start the shell "${request.shell}": ${error instanceof Error ? error.message : String(error)}`,
+      request.shell,
+      { cause: error },
+    );
+  }
+  const stdout = child.stdout.getReader({ mode: "byob" });
+  const stderr = child.stderr.getReader({ mode: "byob" });
+  const drained = Promise.all([pump(stdout, request.onStdout), pump(stderr, request.onStderr)]).then(() => {});
+  if (request.stdin !== undefined) writeAndClose(child.stdin, request.stdin);
+  const exited = child.status.then((status): ChildExit => ({
+    // Deno reports a signal death as code 128+n; the seam wants null there.
+    code: status.signal === null ? status.code : null,
+    signal: status.signal,
+  }));
+  return {
+    pid: child.pid,
+    exited,
+    drained,
+    releaseOutput: () => {
+      stdout.cancel().catch(() => {});
+      stderr.cancel().catch(() => {});
+    },
+  };
+}
+
+/** Reads `reader` to its end, handing each chunk over in the same reused buffer. */
+async function pump(reader: ReadableStreamBYOBReader, onChunk: (chunk: Uint8Array) => void): Promise<void> {
+  let buffer = new ArrayBuffer(READ_BUFFER_BYTES);
+  try {
+    while (true) {
+      const { value, done } = await reader.read(new Uint8Array(buffer));
+      if (done || value === undefined) return;
+      onChunk(value);
+      buffer = value.buffer as ArrayBuffer;
+    }
+  } catch {
+    // Cancelled by releaseOutput, or the pipe broke: either way the stream is over.
+  }
+}
+
+function writeAndClose(stdin: WritableStream<Uint8Array>, bytes: Uint8Array): void {
+  const writer = stdin.getWriter();
+  const written = bytes.length === 0 ? Promise.resolve() : writer.write(bytes);
+  // A child that exits without reading breaks the pipe; its exit status decides the result.
+  written.then(() => writer.close()).catch(() => writer.abort().catch(() => {}));
+}
+
+function signalGroup(pgid: number, signal: GroupSignal): boolean {
+  try {
+    // Signal 0 only probes; Deno.Signal does not list it, but Deno.kill passes it through.
+    Deno.kill(-pgid, signal as Deno.Signal);
+    return true;
+  } catch (error) {
+    if (error instanceof Deno.errors.NotFound) return false;
+    // PermissionDenied: the group exists but is not ours to signal; it is still alive.
+    return true;
+  }
+}
+
+/** The adapter for Deno. */
+export const denoAdapter: ProcessAdapter = {
+  name: "deno",
+  spawn: spawnChild,
+  signalGroup,
+};

@@ -1,0 +1,43 @@
+/**
+ * `createLocalShell`: the one place that asks which runtime this is.
+ *
+ * @module
+ */
+
+import process from "node:process";
+import { denoAdapter } from "./deno_adapter.ts";
+import { nodeAdapter } from "./node_adapter.ts";
+import type { ProcessAdapter } from "./seam/adapter.ts";
+import { ShellSpawnError } from "./seam/errors.ts";
+import { createShell } from "./seam/shell.ts";
+import type { LocalShellOptions, Shell } from "./seam/types.ts";
+
+/** The adapter for the runtime this code runs on. */
+function runtimeAdapter(): ProcessAdapter {
+  return "Deno" in globalThis ? denoAdapter : nodeAdapter;
+}
+
+/**
+ * Creates a shell that runs commands on this machine, with the adapter of
+ * the current runtime (Deno or Node) unless `options.adapter` is given.
+ * Throws `ShellSpecError` naming an invalid option, and `ShellSpawnError`
+ * on Windows, which has no POSIX process groups.
+ *
+ * @example
+ * ```ts
+ * import { createLocalShell } from "@dsh/shell";
+ * await using shell = createLocalShell({ timeoutMs: 10_000 });
+ * const result = await shell.run(shell.resolve({
+ *   command: "jq -r .tool_name",
+ *   owner: null,
+ *   stdin: JSON.stringify({ tool_name: "Bash" }),
+ * }));
+ * console.log(result.stdout.text); // "Bash\n"
+ * ```
+ */
+export function createLocalShell(options?: LocalShellOptions): Shell {
+  if (process.platform === "win32") {
+    throw new ShellSpawnError("Windows is not supported: @dsh/shell needs POSIX process groups and signals");
+  }
+  return createShell(options?.adapter ?? runtimeAdapter(), options);
+}

@@ -1,0 +1,84 @@
+/**
+ * The `node:child_process` adapter: each command leads a new process group
+ * (`detached: true`), and groups are signalled with `process.kill(-pgid)`.
+ *
+ * @example
+ * ```ts
+ * import { createLocalShell } from "@dsh/shell";
+ * import { nodeAdapter } from "@dsh/shell/node";
+ * const shell = createLocalShell({ adapter: nodeAdapter });
+ * const result = await shell.run(shell.resolve({ command: "echo hi", owner: null }));
+ * console.log(result.exitCode); // 0
+ * await shell.close();
+ * ```
+ *
+ * @module
+ */
+
+import { spawn } from "node:child_process";
+import process from "node:process";
+import type { Readable } from "node:stream";
+import type { ChildExit, ChildHandle, GroupSignal, ProcessAdapter, SpawnRequest } from "./seam/adapter.ts";
+import { ShellSpawnError } from "./seam/errors.ts";
+
+function spawnChild(request: SpawnRequest): ChildHandle {
+  const child = spawn(request.shell, ["-c", request.command], {
+    cwd: request.cwd,
+    env: request.env,
+    detached: true,
+    stdio: [request.stdin === undefined ? "ignore" : "pipe", "pipe", "pipe"],
+  });
+  if (child.pid === undefined) {
+    // Node reports the cause only later, in an "error" event: the workdir was
+    // checked before, so what failed is the shell itself.
+    child.once("error", () => {});
+    throw new ShellSpawnError(
+      `cannot start the shell "${request.shell}": not found or not executable`,
+      request.shell,
+    );
+  }
+  const stdout = child.stdout as Readable;
+  const stderr = child.stderr as Readable;
+  stdout.on("data", request.onStdout);
+  stderr.on("data", request.onStderr);
+  if (request.stdin !== undefined && child.stdin !== null) {
+    // A child that exits without reading gets EPIPE here; its exit status decides the result.
+    child.stdin.on("error", () => {});
+    child.stdin.end(request.stdin);
+  }
+  const exited = new Promise<ChildExit>((resolve) => {
+    child.once("exit", (code, signal) => resolve({ code, signal }));
+  });
+  const drained = Promise.all([closed(stdout), closed(stderr)]).then(() => {});
+  return {
+    pid: child.pid,
+    exited,
+    drained,
+    releaseOutput: () => {
+      stdout.destroy();
+      stderr.destroy();
+    },
+  };
+}
+
+function closed(stream: Readable): Promise<void> {
+  return new Promise((resolve) => stream.once("close", () => resolve()));
+}
+
+function signalGroup(pgid: number, signal: GroupSignal): boolean {
+  try {
+    process.kill(-pgid, signal);
+    return true;
+  } catch (error) {
+    if ((error as { code?: string }).code === "ESRCH") return false;
+    // EPERM: the group exists but is not ours to signal; it is still alive.
+    return true;
+  }
+}
+
+/** The adapter for Node.js (also usable under Deno's Node compatibility). */
+export const nodeAdapter: ProcessAdapter = {
+  name: "node",
+  spawn: spawnChild,
+  signalGroup,
+};

@@ -1,0 +1,185 @@
+/**
+ * Bounded capture of one output stream: the head and the tail stay in
+ * memory, and once the stream passes its budget the complete stream goes to
+ * a spill file. Memory stays at the budget whatever the command prints.
+ *
+ * @module
+ */
+
+import type { CollectedOutput } from "../types.ts";
+import { SpillFile } from "./spill.ts";
+import { TailRing } from "./tail_ring.ts";
+import { boundaryStartOffset, completePrefixLength } from "./utf8.ts";
+
+/** Settings of one {@linkcode OutputCollector}. */
+export interface CollectorOptions {
+  /** In-memory budget in bytes: a stream of at most this many bytes is kept whole. */
+  budget: number;
+  /** Cap on the spill file: past it the file is deleted. */
+  maxSpillBytes: number;
+  /** Returns the spill directory; called at the first overflow. May throw. */
+  spillDirectory: () => string;
+  /** Names the stream in the spill file name, e.g. `"stdout"`. */
+  label: string;
+}
+
+type SpillState =
+  | { kind: "none" }
+  | { kind: "open"; file: SpillFile }
+  | { kind: "closed"; path: string }
+  | { kind: "unavailable"; why: string };
+
+const decoder = new TextDecoder();
+
+/**
+ * Collects one stream within a byte budget.
+ *
+ * @example
+ * ```ts
+ * import { OutputCollector } from "@dsh/shell/seam";
+ * const out = new OutputCollector({
+ *   budget: 1024,
+ *   maxSpillBytes: 1 << 20,
+ *   spillDirectory: () => "/tmp",
+ *   label: "stdout",
+ * });
+ * out.write(new TextEncoder().encode("hello\n"));
+ * console.log(out.finish().text); // "hello\n"
+ * ```
+ */
+export class OutputCollector {
+  readonly #options: CollectorOptions;
+  /** Bytes of the head: the first `#headLimit` bytes of the stream. */
+  readonly #headLimit: number;
+  readonly #head: Uint8Array[] = [];
+  #headBytes = 0;
+  /** The last bytes of the stream past the head; created at the first such byte. */
+  #tail: TailRing | undefined;
+  #total = 0;
+  #spill: SpillState = { kind: "none" };
+  #finished: CollectedOutput | undefined;
+
+  /**
+   * Creates an empty collector.
+   *
+   * @param options Budget, spill cap and spill location.
+   */
+  constructor(options: CollectorOptions) {
+    this.#options = options;
+    // The tail gets at least half the budget: it holds the end, where errors usually are.
+    this.#headLimit = Math.floor(options.budget / 2);
+  }
+
+  /** Bytes seen so far. */
+  get totalBytes(): number {
+    return this.#total;
+  }
+
+  /** Takes one chunk. The chunk is copied: its memory may be reused after the call. */
+  write(chunk: Uint8Array): void {
+    if (chunk.length === 0 || this.#finished) return;
+    const before = this.#total;
+    this.#total += chunk.length;
+    let rest = chunk;
+    if (this.#headBytes < this.#headLimit) {
+      const take = Math.min(this.#headLimit - this.#headBytes, rest.length);
+      this.#head.push(rest.slice(0, take));
+      this.#headBytes += take;
+      rest = rest.subarray(take);
+    }
+    if (before <= this.#options.budget && this.#total > this.#options.budget) {
+      // First overflow: everything so far is still in memory, so the spill
+      // file can start with the complete stream.
+      this.#openSpill();
+      this.#spillWrite(this.#heldBytes());
+      this.#spillWrite(rest);
+    } else if (this.#spill.kind === "open") {
+      this.#spillWrite(chunk);
+    }
+    if (rest.length > 0) {
+      this.#tail ??= new TailRing(this.#options.budget - this.#headLimit);
+      this.#tail.write(rest);
+    }
+  }
+
+  /** Ends the stream: closes the spill file and builds the result. Idempotent. */
+  finish(): CollectedOutput {
+    if (this.#finished) return this.#finished;
+    if (this.#spill.kind === "open") {
+      this.#spill.file.close();
+      this.#spill = { kind: "closed", path: this.#spill.file.path };
+    }
+    this.#finished = this.#buildResult();
+    this.#head.length = 0;
+    this.#tail = undefined;
+    return this.#finished;
+  }
+
+  #buildResult(): CollectedOutput {
+    const head = concat(this.#head);
+    const tail = this.#tail?.toBytes() ?? new Uint8Array(0);
+    const spillPath = this.#spill.kind === "closed" ? this.#spill.path : undefined;
+    if (this.#total <= this.#options.budget) {
+      return { text: decoder.decode(concat([head, tail])), truncated: false, totalBytes: this.#total };
+    }
+    const headCut = head.subarray(0, completePrefixLength(head));
+    const tailCut = tail.subarray(boundaryStartOffset(tail));
+    const omitted = this.#total - headCut.length - tailCut.length;
+    const headText = decoder.decode(headCut);
+    const where = spillPath !== undefined
+      ? `full output: ${spillPath}`
+      : `full output unavailable (${this.#spill.kind === "unavailable" ? this.#spill.why : "not kept"})`;
+    const marker = `[... ${omitted} bytes omitted; ${where}]\n`;
+    const separator = headText.length === 0 || headText.endsWith("\n") ? "" : "\n";
+    const text = headText + separator + marker + decoder.decode(tailCut);
+    return spillPath === undefined
+      ? { text, truncated: true, totalBytes: this.#total }
+      : { text, truncated: true, totalBytes: this.#total, spillPath };
+  }
+
+  /** Everything held in memory, in stream order; only complete before the first overflow. */
+  #heldBytes(): Uint8Array {
+    return concat([...this.#head, this.#tail?.toBytes() ?? new Uint8Array(0)]);
+  }
+
+  #openSpill(): void {
+    try {
+      this.#spill = { kind: "open", file: new SpillFile(this.#options.spillDirectory(), this.#options.label) };
+    } catch (error) {
+      this.#spill = { kind: "unavailable", why: `spill failed: ${describe(error)}` };
+    }
+  }
+
+  #spillWrite(bytes: Uint8Array): void {
+    if (this.#spill.kind !== "open" || bytes.length === 0) return;
+    if (this.#total > this.#options.maxSpillBytes) {
+      this.#spill.file.discard();
+      this.#spill = { kind: "unavailable", why: "over maxSpillBytes" };
+      return;
+    }
+    try {
+      this.#spill.file.write(bytes);
+    } catch (error) {
+      // A full disk must not cost the run its result: drop the partial file.
+      this.#spill.file.discard();
+      this.#spill = { kind: "unavailable", why: `spill failed: ${describe(error)}` };
+    }
+  }
+}
+
+function concat(parts: Uint8Array[]): Uint8Array {
+  if (parts.length === 1) return parts[0];
+  let length = 0;
+  for (const part of parts) length += part.length;
+  const out = new Uint8Array(length);
+  let offset = 0;
+  for (const part of parts) {
+    out.set(part, offset);
+    offset += part.length;
+  }
+  return out;
+}
+
+function describe(error: unknown): string {
+  return error instanceof Error ? error.message : String(error);
+}

@@ -1,0 +1,286 @@
+/**
+ * Builds a child process's environment from the ambient one, in the fixed
+ * order scrub → {@linkcode ENV_OVERRIDES} → `env` → `dshEnv`, and explains
+ * the result without revealing any value.
+ *
+ * @module
+ */
+
+import { isCredentialName, isCredentialValue } from "./credential.ts";
+
+/**
+ * The prefix of the managed channel. Ambient entries with it (matched
+ * case-insensitively) are always scrubbed; only `dshEnv` or an explicit
+ * `env` entry can set one.
+ *
+ * @example
+ * ```ts
+ * import { DSH_ENV_PREFIX } from "@dsh/shell/seam";
+ * const name = `${DSH_ENV_PREFIX}SESSION`; // "DSH_SESSION"
+ * ```
+ */
+export const DSH_ENV_PREFIX = "DSH_" as const;
+
+/**
+ * Entries set on every child after the scrub, so commands run by an agent
+ * never colour, page or prompt: `NO_COLOR=1`, `TERM=dumb`, `PAGER=cat`,
+ * `GIT_PAGER=cat`, `GIT_TERMINAL_PROMPT=0`. An explicit `env` entry can
+ * replace or remove one.
+ *
+ * @example
+ * ```ts
+ * import { ENV_OVERRIDES } from "@dsh/shell/seam";
+ * console.log(ENV_OVERRIDES.GIT_PAGER); // "cat"
+ * ```
+ */
+export const ENV_OVERRIDES: Readonly<Record<string, string>> = Object.freeze({
+  NO_COLOR: "1",
+  TERM: "dumb",
+  PAGER: "cat",
+  GIT_PAGER: "cat",
+  GIT_TERMINAL_PROMPT: "0",
+});
+
+/**
+ * Where a final variable came from: the scrubbed ambient environment,
+ * {@linkcode ENV_OVERRIDES}, the caller's `env`, or the managed `dshEnv`.
+ *
+ * @example
+ * ```ts
+ * import type { EnvSource } from "@dsh/shell/seam";
+ * const source: EnvSource = "override";
+ * ```
+ */
+export type EnvSource = "ambient" | "override" | "env" | "dshEnv";
+
+/**
+ * Why a variable is missing from the final environment: its name or value
+ * is credential-shaped, it is in the managed `DSH_*` channel, or `env`
+ * removed it with `undefined`.
+ *
+ * @example
+ * ```ts
+ * import type { EnvDropReason } from "@dsh/shell/seam";
+ * const reason: EnvDropReason = "credential-name";
+ * ```
+ */
+export type EnvDropReason =
+  | "credential-name"
+  | "credential-value"
+  | "managed"
+  | "removed";
+
+/**
+ * The layers of a child environment. None of them is modified, so
+ * `process.env` can be passed as `ambient` directly.
+ *
+ * @example
+ * ```ts
+ * import type { EnvInput } from "@dsh/shell/seam";
+ * const input: EnvInput = {
+ *   ambient: { PATH: "/usr/bin" },
+ *   env: { EDITOR: undefined },
+ *   dshEnv: { DSH_SESSION: "s1" },
+ * };
+ * ```
+ */
+export interface EnvInput {
+  /** The environment the scrub starts from; `undefined` values are absent. */
+  ambient: Readonly<Record<string, string | undefined>>;
+  /** Explicit entries merged after the scrub; `undefined` removes one. */
+  env?: Readonly<Record<string, string | undefined>>;
+  /**
+   * The managed channel, merged last. Names are not checked here (that is
+   * `resolve()`'s job); an `undefined` value slipped past the types is
+   * ignored rather than set as the string `"undefined"`.
+   */
+  dshEnv?: Readonly<Record<string, string>>;
+}
+
+/**
+ * What {@linkcode explainEnv} reports: names with their provenance, never a
+ * value. Both lists are sorted by name (UTF-16 code-unit order), and a name
+ * appears at most once across the two.
+ *
+ * @example
+ * ```ts
+ * import type { EnvExplanation } from "@dsh/shell/seam";
+ * const none: EnvExplanation = { entries: [], dropped: [] };
+ * ```
+ */
+export interface EnvExplanation {
+  /** Every variable of the final environment and the layer that set it. */
+  entries: { name: string; source: EnvSource }[];
+  /** Every variable left out of the final environment, and why. */
+  dropped: { name: string; reason: EnvDropReason }[];
+}
+
+/*
+ * The one implementation of the merge. Maps (not objects) so that names
+ * such as `__proto__` or `constructor` are ordinary keys. Invariant: a name
+ * is in at most one of `kept` and `dropped`; a later layer that sets a name
+ * takes it out of `dropped`, which is what makes the explanation describe
+ * the final environment rather than the history.
+ */
+interface EnvPlan {
+  kept: Map<string, { value: string; source: EnvSource }>;
+  dropped: Map<string, EnvDropReason>;
+}
+
+const MANAGED_NAME = new RegExp(`^${DSH_ENV_PREFIX}`, "i");
+
+function scrubReason(name: string, value: string): EnvDropReason | undefined {
+  // Managed first: `DSH_TOKEN` is dropped because it is ours, whatever else.
+  if (MANAGED_NAME.test(name)) return "managed";
+  if (isCredentialName(name)) return "credential-name";
+  if (isCredentialValue(value)) return "credential-value";
+  return undefined;
+}
+
+function set(
+  plan: EnvPlan,
+  name: string,
+  value: string,
+  source: EnvSource,
+): void {
+  plan.kept.set(name, { value, source });
+  plan.dropped.delete(name);
+}
+
+function scrubbed(ambient: EnvInput["ambient"]): EnvPlan {
+  const plan: EnvPlan = { kept: new Map(), dropped: new Map() };
+  for (const [name, value] of Object.entries(ambient)) {
+    // An undefined ambient value is an absent variable, not a dropped one.
+    if (value === undefined) continue;
+    const reason = scrubReason(name, value);
+    if (reason === undefined) set(plan, name, value, "ambient");
+    else plan.dropped.set(name, reason);
+  }
+  return plan;
+}
+
+function planEnv(input: EnvInput): EnvPlan {
+  const plan = scrubbed(input.ambient);
+  for (const [name, value] of Object.entries(ENV_OVERRIDES)) {
+    set(plan, name, value, "override");
+  }
+  for (const [name, value] of Object.entries(input.env ?? {})) {
+    if (value !== undefined) set(plan, name, value, "env");
+    // Removing a name the scrub already dropped keeps the scrub's reason:
+    // that is why it is missing, and the removal changed nothing.
+    else if (plan.kept.delete(name)) plan.dropped.set(name, "removed");
+  }
+  for (const [name, value] of Object.entries(input.dshEnv ?? {})) {
+    if (value !== undefined) set(plan, name, value, "dshEnv");
+  }
+  return plan;
+}
+
+function byName(a: [string, unknown], b: [string, unknown]): number {
+  return a[0] < b[0] ? -1 : a[0] > b[0] ? 1 : 0;
+}
+
+function toObject(plan: EnvPlan): Record<string, string> {
+  // fromEntries defines own data properties, so `__proto__` stays a key.
+  return Object.fromEntries(
+    [...plan.kept].sort(byName).map(([name, { value }]) => [name, value]),
+  );
+}
+
+/**
+ * Drops from an ambient environment every credential-shaped entry (by name
+ * or by value, see {@linkcode isCredentialName} and
+ * {@linkcode isCredentialValue}), every `DSH_*` entry (prefix matched
+ * case-insensitively) and every `undefined` value. This is step 1 of
+ * {@linkcode mergeEnv} alone; the input is not modified.
+ *
+ * @param ambient The environment to scrub, e.g. `process.env`.
+ * @returns A new object with the surviving entries, sorted by name.
+ *
+ * @example
+ * ```ts
+ * import { scrubEnv } from "@dsh/shell/seam";
+ * scrubEnv({ PATH: "/usr/bin", NPM_TOKEN: "x", dsh_x: "1" });
+ * // { PATH: "/usr/bin" }
+ * ```
+ */
+export function scrubEnv(
+  ambient: Readonly<Record<string, string | undefined>>,
+): Record<string, string> {
+  return toObject(scrubbed(ambient));
+}
+
+/**
+ * Builds a child environment in exactly this order:
+ *
+ * 1. {@linkcode scrubEnv} of `ambient`;
+ * 2. {@linkcode ENV_OVERRIDES};
+ * 3. `env`: wins even on a credential-shaped or `DSH_*` name; `undefined`
+ *    removes the entry;
+ * 4. `dshEnv`, last, so an ordinary entry never displaces a managed value.
+ *
+ * No input is modified.
+ *
+ * @param input The ambient environment and the caller's layers.
+ * @returns A new object holding the complete child environment, sorted by name.
+ *
+ * @example
+ * ```ts
+ * import { mergeEnv } from "@dsh/shell/seam";
+ * const env = mergeEnv({
+ *   ambient: { PATH: "/usr/bin", GITHUB_TOKEN: "x", TERM: "xterm" },
+ *   env: { PAGER: undefined },
+ *   dshEnv: { DSH_SESSION: "s1" },
+ * });
+ * // { DSH_SESSION: "s1", GIT_PAGER: "cat", GIT_TERMINAL_PROMPT: "0",
+ * //   NO_COLOR: "1", PATH: "/usr/bin", TERM: "dumb" }
+ * ```
+ */
+export function mergeEnv(input: EnvInput): Record<string, string> {
+  return toObject(planEnv(input));
+}
+
+/**
+ * Explains {@linkcode mergeEnv} for debugging: each final variable with the
+ * layer that set it, and each variable left out with the reason. It holds
+ * names only, never a value, so it is safe to log.
+ *
+ * Each name appears at most once across `entries` and `dropped`, and the
+ * report describes the final environment:
+ *
+ * - a name set by a later layer shows only that layer as its source, even
+ *   when an earlier layer's entry was scrubbed (an ambient `DSH_FOO`
+ *   replaced by `dshEnv` is an entry with source `dshEnv`, not `managed`);
+ * - an override replaced by `env` has source `env`;
+ * - `removed` means `env` removed an entry that ambient (after the scrub)
+ *   or the overrides had set; removing a name that was scrubbed keeps the
+ *   scrub's reason, and removing a name that never existed reports nothing;
+ * - an ambient entry whose value is `undefined` is absent, not dropped;
+ * - a `DSH_*` ambient name reports `managed` even when it is also
+ *   credential-shaped; otherwise a credential name is reported before a
+ *   credential value.
+ *
+ * @param input The same input as {@linkcode mergeEnv}.
+ * @returns A plain, JSON-serialisable report, sorted by name.
+ *
+ * @example
+ * ```ts
+ * import { explainEnv } from "@dsh/shell/seam";
+ * const report = explainEnv({ ambient: { HOME: "/home/u", NPM_TOKEN: "x" } });
+ * // report.entries includes { name: "HOME", source: "ambient" }
+ * // report.dropped is [{ name: "NPM_TOKEN", reason: "credential-name" }]
+ * ```
+ */
+export function explainEnv(input: EnvInput): EnvExplanation {
+  const plan = planEnv(input);
+  return {
+    entries: [...plan.kept].sort(byName).map(([name, { source }]) => ({
+      name,
+      source,
+    })),
+    dropped: [...plan.dropped].sort(byName).map(([name, reason]) => ({
+      name,
+      reason,
+    })),
+  };
+}

@@ -1,0 +1,2 @@
+export * from "./credential.ts";
+export * from "./merge.ts";

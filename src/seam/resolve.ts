@@ -1,0 +1,97 @@
+/**
+ * Validation and defaulting: options become {@linkcode ResolvedShellOptions},
+ * requests become specs, and hand-built specs are checked the same way.
+ *
+ * @module
+ */
+
+import process from "node:process";
+import { lstatSync } from "node:fs";
+import { resolve as resolvePath } from "node:path";
+import { ShellSpecError } from "./errors.ts";
+import { optionsSchema, requestSchema, specSchema } from "./schemas.ts";
+import { parseOrThrow } from "./validate.ts";
+import type { LocalShellOptions, ResolvedShellOptions, ShellExecRequest, ShellExecSpec } from "./types.ts";
+
+/** The spec's defaults, in one place. */
+export const DEFAULTS = {
+  timeoutMs: 120_000,
+  maxTimeoutMs: 600_000,
+  maxOutputBytes: 64_000,
+  maxSpillBytes: 64 * 1024 * 1024,
+  graceMs: 3_000,
+  shell: "bash",
+  maxTasksPerOwner: 10,
+  maxFinishedTasks: 100,
+} as const;
+
+/** Validates `options` and fills in every default. Throws {@linkcode ShellSpecError} naming the option. */
+export function resolveOptions(options: LocalShellOptions | undefined): ResolvedShellOptions {
+  const given = parseOrThrow<LocalShellOptions>(optionsSchema, options ?? {}, "options");
+  const workdir = resolvePath(process.cwd(), given.workdir ?? ".");
+  const spillDir = given.spillDir === undefined ? undefined : resolvePath(workdir, given.spillDir);
+  if (spillDir !== undefined) checkSpillDir(spillDir);
+  return {
+    workdir,
+    timeoutMs: given.timeoutMs ?? DEFAULTS.timeoutMs,
+    maxTimeoutMs: given.maxTimeoutMs ?? DEFAULTS.maxTimeoutMs,
+    maxOutputBytes: given.maxOutputBytes ?? DEFAULTS.maxOutputBytes,
+    maxSpillBytes: given.maxSpillBytes ?? DEFAULTS.maxSpillBytes,
+    spillDir,
+    graceMs: given.graceMs ?? DEFAULTS.graceMs,
+    shell: given.shell ?? DEFAULTS.shell,
+    ambientEnv: given.ambientEnv,
+    maxTasksPerOwner: given.maxTasksPerOwner ?? DEFAULTS.maxTasksPerOwner,
+    maxFinishedTasks: given.maxFinishedTasks ?? DEFAULTS.maxFinishedTasks,
+  };
+}
+
+/**
+ * An existing spill directory must be a real directory: a symlink could
+ * point the complete output of every command somewhere an attacker reads.
+ * A missing one is created (0700) at the first spill.
+ */
+function checkSpillDir(dir: string): void {
+  let stat;
+  try {
+    stat = lstatSync(dir);
+  } catch {
+    return;
+  }
+  if (stat.isSymbolicLink()) throw new ShellSpecError("spillDir", `is a symbolic link, which is not followed: ${dir}`);
+  if (!stat.isDirectory()) throw new ShellSpecError("spillDir", `is not a directory: ${dir}`);
+}
+
+/** Validates `request`, applies the shell's defaults and caps, and returns the spec. */
+export function resolveRequest(request: ShellExecRequest, options: ResolvedShellOptions): ShellExecSpec {
+  const given = parseOrThrow<ShellExecRequest>(requestSchema, request, "request");
+  return withOptionals({
+    command: given.command,
+    workdir: resolvePath(options.workdir, given.workdir ?? "."),
+    timeoutMs: Math.min(given.timeoutMs ?? options.timeoutMs, options.maxTimeoutMs),
+    stdoutMaxBytes: given.stdoutMaxBytes ?? options.maxOutputBytes,
+    owner: given.owner,
+  }, given);
+}
+
+/** Validates a hand-built spec the way `resolve()` validates a request, and caps its timeout. */
+export function checkSpec(spec: ShellExecSpec, options: ResolvedShellOptions): ShellExecSpec {
+  const given = parseOrThrow<ShellExecSpec>(specSchema, spec, "spec");
+  return withOptionals({
+    command: given.command,
+    workdir: given.workdir,
+    timeoutMs: Math.min(given.timeoutMs, options.maxTimeoutMs),
+    stdoutMaxBytes: given.stdoutMaxBytes,
+    owner: given.owner,
+  }, given);
+}
+
+/** Copies the plain optionals that are present; absent ones stay absent (not `undefined`). */
+function withOptionals(base: ShellExecSpec, from: ShellExecRequest | ShellExecSpec): ShellExecSpec {
+  const spec: ShellExecSpec = { ...base };
+  if (from.signal !== undefined) spec.signal = from.signal;
+  if (from.stdin !== undefined) spec.stdin = from.stdin;
+  if (from.env !== undefined) spec.env = from.env;
+  if (from.dshEnv !== undefined) spec.dshEnv = from.dshEnv;
+  return spec;
+}

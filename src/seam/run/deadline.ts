@@ -1,0 +1,55 @@
+/**
+ * The deadline of one command: its timeout and its abort signals fused into
+ * one event, where the first cause wins and later ones are ignored.
+ *
+ * @module
+ */
+
+/** Why we ended a command. */
+export type StopCause = "timeout" | "abort";
+
+/** Fires `onStop` once, with the first cause: the timer or any of the signals. */
+export class Deadline {
+  #cause: StopCause | undefined;
+  #disposed = false;
+  #timer: ReturnType<typeof setTimeout> | undefined;
+  readonly #signals: AbortSignal[];
+  readonly #onStop: (cause: StopCause) => void;
+  readonly #onAbort = (): void => {
+    this.fire("abort");
+  };
+
+  /**
+   * @param timeoutMs Milliseconds until the timeout fires, or undefined for none.
+   * @param signals Signals whose abort ends the command.
+   * @param onStop Called once with the first cause.
+   */
+  constructor(timeoutMs: number | undefined, signals: (AbortSignal | undefined)[], onStop: (cause: StopCause) => void) {
+    this.#onStop = onStop;
+    this.#signals = signals.filter((s): s is AbortSignal => s !== undefined);
+    for (const signal of this.#signals) signal.addEventListener("abort", this.#onAbort, { once: true });
+    if (this.#signals.some((s) => s.aborted)) this.fire("abort");
+    else if (timeoutMs !== undefined) this.#timer = setTimeout(() => this.fire("timeout"), timeoutMs);
+  }
+
+  /** The cause that fired, if any. */
+  get cause(): StopCause | undefined {
+    return this.#cause;
+  }
+
+  /** Stops listening; a cause that has not fired yet never will. */
+  dispose(): void {
+    this.#disposed = true;
+    clearTimeout(this.#timer);
+    for (const signal of this.#signals) signal.removeEventListener("abort", this.#onAbort);
+  }
+
+  /** Fires `cause` by hand (e.g. a task's `kill()`); false when a cause had already fired or the deadline was disposed. */
+  fire(cause: StopCause): boolean {
+    if (this.#cause !== undefined || this.#disposed) return false;
+    this.#cause = cause;
+    this.dispose();
+    this.#onStop(cause);
+    return true;
+  }
+}

@@ -1,0 +1,143 @@
+/**
+ * The life of one command, shared by foreground runs and background tasks:
+ * check the workdir, build the environment, spawn the group, capture its
+ * output, stop it at the deadline, and settle a result once its pipes close
+ * or `graceMs` after it exits.
+ *
+ * @module
+ */
+
+import { statSync } from "node:fs";
+import type { ChildHandle, ProcessAdapter } from "../adapter.ts";
+import { OutputCollector } from "../capture/collector.ts";
+import { mergeEnv } from "../env/mod.ts";
+import { ShellSpawnError } from "../errors.ts";
+import type { ResolvedShellOptions, ShellExecSpec, ShellRunResult } from "../types.ts";
+import { Deadline, type StopCause } from "./deadline.ts";
+import type { GroupRegistry } from "./group_registry.ts";
+import { terminateGroup } from "./terminate.ts";
+
+/** What a launch needs from the shell that owns it. */
+export interface LaunchContext {
+  /** The adapter that spawns and signals. */
+  readonly adapter: ProcessAdapter;
+  /** The shell's resolved options. */
+  readonly options: ResolvedShellOptions;
+  /** The spill directory, created on first use. */
+  readonly spillDirectory: () => string;
+  /** The ambient environment for this spawn. */
+  readonly ambientEnv: () => Record<string, string | undefined>;
+  /** The shell's live groups. */
+  readonly groups: GroupRegistry;
+  /** Aborted by `close()`: ends every command in flight. */
+  readonly closeSignal: AbortSignal;
+  /** Keeps a background termination that `close()` must await. */
+  readonly track: (work: Promise<unknown>) => void;
+}
+
+/** A started command. */
+export interface Launched {
+  /** The leader's pid, which is also the process group id. */
+  readonly pid: number;
+  /** The collector of stdout, readable while the command runs. */
+  readonly stdout: OutputCollector;
+  /** The collector of stderr. */
+  readonly stderr: OutputCollector;
+  /** Settles with the result; never rejects. */
+  readonly result: Promise<ShellRunResult>;
+  /** Starts termination with `cause`; false when it had already begun or the command had exited. */
+  stop(cause: StopCause): boolean;
+}
+
+const encoder = new TextEncoder();
+
+/**
+ * Starts `spec`. Throws {@linkcode ShellSpawnError} when the workdir or the
+ * shell is missing; every later outcome settles `result`.
+ *
+ * @param timeoutMs The timeout to enforce, or undefined for none (tasks).
+ */
+export function launch(spec: ShellExecSpec, context: LaunchContext, timeoutMs: number | undefined): Launched {
+  const { adapter, options } = context;
+  const startedAt = performance.now();
+  checkWorkdir(spec.workdir);
+  const stdout = newCollector(context, spec.stdoutMaxBytes, "stdout");
+  const stderr = newCollector(context, options.maxOutputBytes, "stderr");
+  const child = adapter.spawn({
+    shell: options.shell,
+    command: spec.command,
+    cwd: spec.workdir,
+    env: mergeEnv({ ambient: context.ambientEnv(), env: spec.env, dshEnv: spec.dshEnv }),
+    stdin: typeof spec.stdin === "string" ? encoder.encode(spec.stdin) : spec.stdin,
+    onStdout: (chunk) => stdout.write(chunk),
+    onStderr: (chunk) => stderr.write(chunk),
+  });
+  context.groups.started(child.pid);
+  const deadline = new Deadline(timeoutMs, [spec.signal, context.closeSignal], () => {
+    context.track(terminateGroup(adapter, child.pid, options.graceMs));
+  });
+  const result = settle(child, deadline, context, startedAt, timeoutMs ?? spec.timeoutMs, stdout, stderr);
+  return {
+    pid: child.pid,
+    stdout,
+    stderr,
+    result,
+    // The deadline is disposed the moment the leader exits, so a late stop is refused.
+    stop: (cause) => deadline.fire(cause),
+  };
+}
+
+async function settle(
+  child: ChildHandle,
+  deadline: Deadline,
+  context: LaunchContext,
+  startedAt: number,
+  timeoutMs: number,
+  stdout: OutputCollector,
+  stderr: OutputCollector,
+): Promise<ShellRunResult> {
+  const exit = await child.exited;
+  const cause = deadline.cause;
+  deadline.dispose();
+  // A grandchild that inherited stdout can hold the pipe open for ever:
+  // draining after exit is bounded by graceMs.
+  if (!await settlesWithin(child.drained, context.options.graceMs)) child.releaseOutput();
+  context.groups.settled(context.adapter, child.pid);
+  return {
+    exitCode: exit.signal === null ? exit.code : null,
+    signal: exit.signal,
+    timedOut: cause === "timeout",
+    aborted: cause === "abort",
+    timeoutMs,
+    durationMs: performance.now() - startedAt,
+    stdout: stdout.finish(),
+    stderr: stderr.finish(),
+  };
+}
+
+/** Whether `promise` settles within `ms`; the timer is cleared either way so it never holds the event loop. */
+function settlesWithin(promise: Promise<unknown>, ms: number): Promise<boolean> {
+  let timer: ReturnType<typeof setTimeout> | undefined;
+  const timeout = new Promise<boolean>((resolve) => timer = setTimeout(resolve, ms, false));
+  return Promise.race([promise.then(() => true), timeout]).finally(() => clearTimeout(timer));
+}
+
+function newCollector(context: LaunchContext, budget: number, label: string): OutputCollector {
+  return new OutputCollector({
+    budget,
+    maxSpillBytes: context.options.maxSpillBytes,
+    spillDirectory: context.spillDirectory,
+    label,
+  });
+}
+
+/** The workdir is checked before spawning so the error names it, not the shell. */
+function checkWorkdir(workdir: string): void {
+  let isDirectory: boolean;
+  try {
+    isDirectory = statSync(workdir).isDirectory();
+  } catch (error) {
+    throw new ShellSpawnError(`workdir does not exist: ${workdir}`, workdir, { cause: error });
+  }
+  if (!isDirectory) throw new ShellSpawnError(`workdir is not a directory: ${workdir}`, workdir);
+}

@@ -1,0 +1,183 @@
+/**
+ * zod schemas for the request, the spec and the shell options. Each check
+ * carries a message written for the person who has to fix the input; the
+ * path of the failing field is added by {@linkcode toSpecError}.
+ *
+ * @module
+ */
+
+import { z } from "zod";
+import type { ProcessAdapter } from "./adapter.ts";
+import type {
+  CollectedOutput,
+  DshEnv,
+  EnvPatch,
+  LocalShellOptions,
+  ShellExecRequest,
+  ShellExecSpec,
+  ShellRunResult,
+} from "./types.ts";
+
+/**
+ * A validator for `T`: the part of a zod schema that callers need. The
+ * exported schemas are zod 4 schemas; they are typed by this narrow
+ * interface so the public API does not expose zod's internals.
+ *
+ * @example
+ * ```ts
+ * import { ShellExecRequestSchema } from "@dsh/shell/seam";
+ * const checked = ShellExecRequestSchema.safeParse({ command: "ls", owner: null });
+ * console.log(checked.success); // true
+ * ```
+ */
+export interface ShellSchema<T> {
+  /** Returns the validated value or throws the validation error. */
+  parse(input: unknown): T;
+  /** Returns the validated value or the validation error, without throwing. */
+  safeParse(input: unknown): { success: true; data: T } | { success: false; error: Error };
+}
+
+/** The largest delay a JavaScript timer honours; longer ones fire at once. */
+export const MAX_TIMER_MS = 2_147_483_647;
+
+// z.number() alone already refuses NaN and ±Infinity, but with a message
+// that does not say what is expected; the refinements below do.
+const positiveFinite = (): z.ZodType<number> =>
+  z.number({ error: "must be a positive, finite number" })
+    .refine((n) => Number.isFinite(n) && n > 0, { error: "must be a positive, finite number" });
+
+const positiveInteger = (): z.ZodType<number> =>
+  z.number({ error: "must be a positive whole number" })
+    .refine((n) => Number.isSafeInteger(n) && n > 0, { error: "must be a positive whole number" });
+
+const noNul = (value: string): boolean => !value.includes("\0");
+
+const command = z.string({ error: "must be a string" })
+  .min(1, { error: "must not be empty" })
+  .refine(noNul, { error: "must not contain a NUL character" });
+
+const path = z.string({ error: "must be a string" })
+  .min(1, { error: "must not be empty" })
+  .refine(noNul, { error: "must not contain a NUL character" });
+
+const owner = z.union([z.string(), z.null()], {
+  error: (issue) => issue.input === undefined ? "is required (use null for unowned work)" : "must be a string or null",
+});
+
+const stdin = z.union([z.string(), z.instanceof(Uint8Array)], { error: "must be a string or a Uint8Array" });
+
+const signal = z.custom<AbortSignal>((value) => value instanceof AbortSignal, { error: "must be an AbortSignal" });
+
+/** Checks env names and values, reporting each problem at `env["NAME"]`. */
+function envRecord<T extends Record<string, string | undefined>>(
+  valueMayBeUndefined: boolean,
+  prefix?: string,
+): z.ZodType<T> {
+  return z.record(z.string(), z.unknown(), { error: "must be an object of strings" }).superRefine((record, ctx) => {
+    for (const [name, value] of Object.entries(record)) {
+      const at = [name];
+      if (name.length === 0) ctx.addIssue({ code: "custom", path: at, message: "names may not be empty" });
+      else if (name.includes("=")) ctx.addIssue({ code: "custom", path: at, message: 'names may not contain "="' });
+      else if (name.includes("\0")) ctx.addIssue({ code: "custom", path: at, message: "names may not contain NUL" });
+      else if (prefix !== undefined && !name.startsWith(prefix)) {
+        ctx.addIssue({ code: "custom", path: at, message: `names must start with "${prefix}"` });
+      }
+      if (value === undefined && valueMayBeUndefined) continue;
+      if (typeof value !== "string") {
+        ctx.addIssue({
+          code: "custom",
+          path: at,
+          message: valueMayBeUndefined ? "must be a string or undefined" : "must be a string",
+        });
+      } else if (value.includes("\0")) {
+        ctx.addIssue({ code: "custom", path: at, message: "values may not contain NUL" });
+      }
+    }
+  }) as unknown as z.ZodType<T>;
+}
+
+const requestShape = {
+  command,
+  owner,
+  workdir: path.optional(),
+  timeoutMs: positiveFinite().optional(),
+  stdoutMaxBytes: positiveInteger().optional(),
+  signal: signal.optional(),
+  stdin: stdin.optional(),
+  env: envRecord<EnvPatch>(true).optional(),
+  dshEnv: envRecord<DshEnv>(false, "DSH_").optional(),
+};
+
+/** The zod schema of {@linkcode ShellExecRequest} (internal; see the public alias below). Unknown keys are refused, so a misspelt field never goes unnoticed. */
+export const requestSchema: z.ZodType<ShellExecRequest> = z.strictObject(requestShape, {
+  error: (issue) => issue.code === "unrecognized_keys" ? undefined : "must be an object",
+});
+
+/** The zod schema of {@linkcode ShellExecSpec} (internal; see the public alias below). */
+export const specSchema: z.ZodType<ShellExecSpec> = z.strictObject({
+  ...requestShape,
+  workdir: path.refine((p) => p.startsWith("/"), { error: "must be an absolute path" }),
+  timeoutMs: positiveFinite(),
+  stdoutMaxBytes: positiveInteger(),
+}, { error: (issue) => issue.code === "unrecognized_keys" ? undefined : "must be an object" });
+
+/** The zod schema of {@linkcode CollectedOutput} (internal; see the public alias below). */
+export const collectedOutputSchema: z.ZodType<CollectedOutput> = z.object({
+  text: z.string(),
+  truncated: z.boolean(),
+  totalBytes: z.number().int().nonnegative(),
+  spillPath: z.string().optional(),
+});
+
+/** The zod schema of {@linkcode ShellRunResult} (internal; see the public alias below). */
+export const runResultSchema: z.ZodType<ShellRunResult> = z.object({
+  exitCode: z.number().int().nullable(),
+  signal: z.string().nullable(),
+  timedOut: z.boolean(),
+  aborted: z.boolean(),
+  timeoutMs: z.number().positive(),
+  durationMs: z.number().nonnegative(),
+  stdout: collectedOutputSchema,
+  stderr: collectedOutputSchema,
+});
+
+const timerMs = () => positiveFinite().refine((n) => n <= MAX_TIMER_MS, { error: `must be at most ${MAX_TIMER_MS}` });
+
+const adapter = z.custom<ProcessAdapter>(
+  (value) =>
+    typeof value === "object" && value !== null &&
+    typeof (value as Record<string, unknown>).spawn === "function" &&
+    typeof (value as Record<string, unknown>).signalGroup === "function",
+  { error: "must be a ProcessAdapter (with spawn and signalGroup)" },
+);
+
+/** The zod schema of {@linkcode LocalShellOptions} (internal; see the public alias below). */
+export const optionsSchema: z.ZodType<LocalShellOptions> = z.strictObject({
+  workdir: path.optional(),
+  timeoutMs: timerMs().optional(),
+  maxTimeoutMs: timerMs().optional(),
+  maxOutputBytes: positiveInteger().optional(),
+  maxSpillBytes: positiveInteger().optional(),
+  spillDir: path.optional(),
+  graceMs: timerMs().optional(),
+  shell: path.optional(),
+  ambientEnv: envRecord<EnvPatch>(true).optional(),
+  maxTasksPerOwner: positiveInteger().optional(),
+  maxFinishedTasks: positiveInteger().optional(),
+  adapter: adapter.optional(),
+}, { error: (issue) => issue.code === "unrecognized_keys" ? undefined : "options must be an object" });
+
+/** Schema of {@linkcode ShellExecRequest}. */
+export const ShellExecRequestSchema: ShellSchema<ShellExecRequest> = requestSchema;
+
+/** Schema of {@linkcode ShellExecSpec}. */
+export const ShellExecSpecSchema: ShellSchema<ShellExecSpec> = specSchema;
+
+/** Schema of {@linkcode CollectedOutput}. */
+export const CollectedOutputSchema: ShellSchema<CollectedOutput> = collectedOutputSchema;
+
+/** Schema of {@linkcode ShellRunResult}. */
+export const ShellRunResultSchema: ShellSchema<ShellRunResult> = runResultSchema;
+
+/** Schema of {@linkcode LocalShellOptions}. */
+export const LocalShellOptionsSchema: ShellSchema<LocalShellOptions> = optionsSchema;

@@ -1,0 +1,37 @@
+/**
+ * Turns zod failures into {@linkcode ShellSpecError}s that name the field.
+ * Internal: the public surface is the schemas and the error class.
+ *
+ * @module
+ */
+
+import type { z } from "zod";
+import { ShellSpecError } from "./errors.ts";
+
+/**
+ * Parses `input` with `schema`, turning the first failure into a
+ * {@linkcode ShellSpecError} that names the field.
+ */
+export function parseOrThrow<T>(schema: z.ZodType, input: unknown, root: string): T {
+  const parsed = schema.safeParse(input);
+  if (parsed.success) return parsed.data as T;
+  throw toSpecError(parsed.error, root);
+}
+
+/** Turns a zod error into a {@linkcode ShellSpecError} naming the first failing field. */
+export function toSpecError(error: z.ZodError, root: string): ShellSpecError {
+  const issue = error.issues[0];
+  if (issue.code === "unrecognized_keys") {
+    const keys = issue.keys.map((key) => JSON.stringify(key)).join(", ");
+    return new ShellSpecError(formatPath(root, issue.path), `unknown key${issue.keys.length > 1 ? "s" : ""} ${keys}`);
+  }
+  return new ShellSpecError(formatPath(root, issue.path), issue.message);
+}
+
+/** `["env", "A=B"]` → `env["A=B"]`; an empty path is the root itself. */
+function formatPath(root: string, path: readonly PropertyKey[]): string {
+  if (path.length === 0) return root;
+  let out = String(path[0]);
+  for (const key of path.slice(1)) out += typeof key === "number" ? `[${key}]` : `[${JSON.stringify(String(key))}]`;
+  return out;
+}

@@ -1,0 +1,100 @@
+import { after, before, describe, it } from "node:test";
+import assert from "node:assert/strict";
+import process from "node:process";
+import { createLocalShell, ENV_OVERRIDES, type Shell } from "../mod.ts";
+
+/** Parses `env -0` output into a record. */
+function parseEnv0(text: string): Record<string, string> {
+  const out: Record<string, string> = {};
+  for (const entry of text.split("\0")) {
+    if (entry === "") continue;
+    const eq = entry.indexOf("=");
+    out[entry.slice(0, eq)] = entry.slice(eq + 1);
+  }
+  return out;
+}
+
+// Fake secrets, assembled so no secret-shaped literal sits in the repository.
+const fakeGithubToken = ["ghp", "_", "A1b2C3d4E5f6G7h8I9j0K1l2M3n4O5p6Q7r8"].join("");
+const fakeDbUrl = ["postgres://app", ":", "hunter2", "@db:5432/app"].join("");
+
+describe("the child's environment", () => {
+  let shell: Shell;
+  before(() => {
+    shell = createLocalShell({
+      ambientEnv: {
+        PATH: process.env.PATH,
+        HOME: "/home/someone",
+        OPENAI_API_KEY: "not-shown-1",
+        SOME_VALUE: fakeGithubToken,
+        DATABASE_URL: fakeDbUrl,
+        DSH_SESSION: "ambient-session",
+        dsh_lower: "ambient-lower",
+        GIT_AUTHOR_NAME: "Someone",
+        TERM: "xterm-256color",
+      },
+    });
+  });
+  after(() => shell.close());
+
+  const childEnv = async (extra: Partial<Parameters<Shell["resolve"]>[0]> = {}) => {
+    const result = await shell.run(shell.resolve({ command: "env -0", owner: null, ...extra }));
+    assert.equal(result.exitCode, 0);
+    return parseEnv0(result.stdout.text);
+  };
+
+  it("drops credential names, credential values and DSH_* entries; keeps the rest", async () => {
+    const env = await childEnv();
+    for (const gone of ["OPENAI_API_KEY", "SOME_VALUE", "DATABASE_URL", "DSH_SESSION", "dsh_lower"]) {
+      assert.equal(env[gone], undefined, `${gone} reached the child`);
+    }
+    assert.equal(env.HOME, "/home/someone");
+    assert.equal(env.GIT_AUTHOR_NAME, "Someone");
+    assert.equal(env.PATH, process.env.PATH);
+  });
+
+  it("applies ENV_OVERRIDES over the ambient environment", async () => {
+    const env = await childEnv();
+    for (const [name, value] of Object.entries(ENV_OVERRIDES)) assert.equal(env[name], value, name);
+  });
+
+  it("lets explicit env win over the scrub and the overrides, and undefined remove", async () => {
+    const env = await childEnv({ env: { OPENAI_API_KEY: "passed-on-purpose", TERM: "vt100", HOME: undefined } });
+    assert.equal(env.OPENAI_API_KEY, "passed-on-purpose");
+    assert.equal(env.TERM, "vt100");
+    assert.equal(env.HOME, undefined);
+  });
+
+  it("lets dshEnv win over env", async () => {
+    const env = await childEnv({ env: { DSH_SESSION: "forged" }, dshEnv: { DSH_SESSION: "trusted" } });
+    assert.equal(env.DSH_SESSION, "trusted");
+  });
+
+  it("passes no variable it was not given (no inherited PWD, SHLVL aside)", async () => {
+    const env = await childEnv();
+    // bash itself sets PWD, SHLVL and _; everything else must come from the merge.
+    const expected = new Set(["PATH", "HOME", "GIT_AUTHOR_NAME", ...Object.keys(ENV_OVERRIDES), "PWD", "SHLVL", "_"]);
+    for (const name of Object.keys(env)) assert.ok(expected.has(name), `unexpected variable ${name}`);
+  });
+
+  it("reads the process environment at each spawn when ambientEnv is not given", async () => {
+    const local = createLocalShell();
+    const name = "DSH_TEST_FAKE_API_KEY_FOR_SCRUB";
+    const plain = "DSHELL_TEST_PLAIN_VALUE";
+    try {
+      process.env.MY_FAKE_API_KEY = "scrub-me";
+      process.env[plain] = "keep-me";
+      process.env[name] = "managed";
+      const result = await local.run(local.resolve({ command: "env -0", owner: null }));
+      const env = parseEnv0(result.stdout.text);
+      assert.equal(env.MY_FAKE_API_KEY, undefined);
+      assert.equal(env[name], undefined);
+      assert.equal(env[plain], "keep-me");
+    } finally {
+      delete process.env.MY_FAKE_API_KEY;
+      delete process.env[plain];
+      delete process.env[name];
+      await local.close();
+    }
+  });
+});

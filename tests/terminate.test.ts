@@ -1,0 +1,174 @@
+import { after, before, describe, it } from "node:test";
+import assert from "node:assert/strict";
+import { existsSync, mkdtempSync, rmSync } from "node:fs";
+import { tmpdir } from "node:os";
+import { join } from "node:path";
+import { createLocalShell, type Shell } from "../mod.ts";
+import { eventually, isRunning, readPids } from "./helpers/proc.ts";
+
+const GRACE_MS = 400;
+
+describe("termination", () => {
+  let shell: Shell;
+  let dir: string;
+  let n = 0;
+  const file = (): string => join(dir, `f${n++}`);
+
+  before(() => {
+    dir = mkdtempSync(join(tmpdir(), "dsh-term-"));
+    shell = createLocalShell({ graceMs: GRACE_MS });
+  });
+  after(async () => {
+    await shell.close();
+    rmSync(dir, { recursive: true, force: true });
+  });
+
+  it("a timeout kills the whole group, grandchildren included", async () => {
+    const pids = file();
+    const result = await shell.run(shell.resolve({
+      command: `sleep 60 & echo $! > ${pids}; (sleep 60 & echo $! >> ${pids}; wait) & wait`,
+      owner: null,
+      timeoutMs: 300,
+    }));
+    assert.equal(result.timedOut, true);
+    assert.equal(result.aborted, false);
+    assert.equal(result.exitCode, null);
+    assert.equal(result.signal, "SIGTERM");
+    const grandchildren = readPids(pids);
+    assert.equal(grandchildren.length, 2);
+    assert.ok(await eventually(() => grandchildren.every((pid) => !isRunning(pid))), "grandchildren still run");
+  });
+
+  it("an abort kills the whole group, grandchildren included", async () => {
+    const pids = file();
+    const controller = new AbortController();
+    const running = shell.run(shell.resolve({
+      command: `sleep 60 & echo $! > ${pids}; sleep 60 & echo $! >> ${pids}; wait`,
+      owner: null,
+      signal: controller.signal,
+    }));
+    assert.ok(await eventually(() => existsSync(pids) && readPids(pids).length === 2));
+    controller.abort();
+    const result = await running;
+    assert.equal(result.aborted, true);
+    assert.equal(result.timedOut, false);
+    const grandchildren = readPids(pids);
+    assert.ok(await eventually(() => grandchildren.every((pid) => !isRunning(pid))), "grandchildren still run");
+  });
+
+  it("a tree that traps SIGTERM dies by SIGKILL after graceMs", async () => {
+    const pids = file();
+    const result = await shell.run(shell.resolve({
+      command: `trap '' TERM; sleep 60 & echo $! > ${pids}; wait`,
+      owner: null,
+      timeoutMs: 200,
+    }));
+    assert.equal(result.timedOut, true);
+    assert.equal(result.signal, "SIGKILL");
+    // The SIGKILL came only after the grace period.
+    assert.ok(result.durationMs >= 200 + GRACE_MS - 50, `settled after ${result.durationMs} ms`);
+    const [grandchild] = readPids(pids);
+    assert.ok(await eventually(() => !isRunning(grandchild)), "the SIGTERM-proof grandchild still runs");
+  });
+
+  it("the first cause wins: a timeout followed by an abort is only timedOut", async () => {
+    const marker = file();
+    const controller = new AbortController();
+    const running = shell.run(shell.resolve({
+      command: `trap 'echo term > ${marker}' TERM; while :; do sleep 0.05; done`,
+      owner: null,
+      timeoutMs: 150,
+      signal: controller.signal,
+    }));
+    // The trap writes the marker once our SIGTERM (from the timeout) arrived.
+    assert.ok(await eventually(() => existsSync(marker)));
+    controller.abort();
+    const result = await running;
+    assert.equal(result.timedOut, true);
+    assert.equal(result.aborted, false);
+    assert.equal(result.signal, "SIGKILL");
+  });
+
+  it("the first cause wins: an abort before the timeout is only aborted", async () => {
+    const controller = new AbortController();
+    const marker = file();
+    const running = shell.run(shell.resolve({
+      command: `touch ${marker}; sleep 60`,
+      owner: null,
+      timeoutMs: 60_000,
+      signal: controller.signal,
+    }));
+    assert.ok(await eventually(() => existsSync(marker)));
+    controller.abort();
+    const result = await running;
+    assert.deepEqual([result.aborted, result.timedOut], [true, false]);
+    assert.equal(result.timeoutMs, 60_000);
+  });
+
+  for (const signal of ["TERM", "KILL"]) {
+    it(`a command that kills itself with SIG${signal} is neither timed out nor aborted`, async () => {
+      const result = await shell.run(shell.resolve({ command: `kill -${signal} $$`, owner: null }));
+      assert.equal(result.exitCode, null);
+      assert.equal(result.signal, `SIG${signal}`);
+      assert.equal(result.timedOut, false);
+      assert.equal(result.aborted, false);
+    });
+  }
+
+  it("a nonzero exit is reported as it is", async () => {
+    const result = await shell.run(shell.resolve({ command: "exit 7", owner: null }));
+    assert.deepEqual([result.exitCode, result.signal, result.timedOut, result.aborted], [7, null, false, false]);
+  });
+});
+
+describe("survivors and close()", () => {
+  it("`sleep 30 & echo hi` returns within about graceMs, and close() kills the survivor", async () => {
+    const dir = mkdtempSync(join(tmpdir(), "dsh-surv-"));
+    const shell = createLocalShell({ graceMs: GRACE_MS });
+    try {
+      const pids = join(dir, "pids");
+      const result = await shell.run(shell.resolve({ command: `sleep 30 & echo $! > ${pids}; echo hi`, owner: null }));
+      assert.equal(result.stdout.text, "hi\n");
+      assert.equal(result.exitCode, 0);
+      // Settled by the drain bound, not by the sleeper: well under its 30 s.
+      assert.ok(result.durationMs < GRACE_MS + 5_000, `took ${result.durationMs} ms`);
+      const [sleeper] = readPids(pids);
+      assert.equal(isRunning(sleeper), true, "the survivor should still run before close()");
+      await shell.close();
+      assert.equal(isRunning(sleeper), false, "close() must wait until the survivor is gone");
+    } finally {
+      await shell.close();
+      rmSync(dir, { recursive: true, force: true });
+    }
+  });
+
+  it("close() ends runs in flight: they resolve with aborted, and later runs reject", async () => {
+    const dir = mkdtempSync(join(tmpdir(), "dsh-close-"));
+    const shell = createLocalShell({ graceMs: GRACE_MS });
+    try {
+      const marker = join(dir, "started");
+      const running = shell.run(shell.resolve({ command: `echo $$ > ${marker}; sleep 60`, owner: null }));
+      assert.ok(await eventually(() => existsSync(marker) && readPids(marker).length === 1));
+      const [leader] = readPids(marker);
+      await shell.close();
+      const result = await running;
+      assert.equal(result.aborted, true);
+      assert.equal(result.timedOut, false);
+      assert.equal(isRunning(leader), false);
+      await assert.rejects(
+        shell.run(shell.resolve({ command: "true", owner: null })),
+        (error: Error) => error.name === "ShellClosedError",
+      );
+    } finally {
+      await shell.close();
+      rmSync(dir, { recursive: true, force: true });
+    }
+  });
+
+  it("close() is idempotent and also serves await using", async () => {
+    const shell = createLocalShell({ graceMs: GRACE_MS });
+    await shell[Symbol.asyncDispose]();
+    await shell.close();
+    await assert.rejects(shell.run(shell.resolve({ command: "true", owner: null })), { name: "ShellClosedError" });
+  });
+});
