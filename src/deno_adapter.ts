@@ -16,7 +16,14 @@
  * @module
  */
 
-import type { ChildExit, ChildHandle, GroupSignal, ProcessAdapter, SpawnRequest } from "./seam/adapter.ts";
+import type {
+  ChildExit,
+  ChildHandle,
+  GroupSignal,
+  ProcessAdapter,
+  SpawnRequest,
+  WatchdogHandle,
+} from "./seam/adapter.ts";
 import { ShellSpawnError } from "./seam/errors.ts";
 
 /** Size of the one buffer each stream is read into. */
@@ -96,9 +103,54 @@ function signalGroup(pgid: number, signal: GroupSignal): boolean {
   }
 }
 
+const encoder = new TextEncoder();
+
+function spawnWatchdog(script: string, env: Record<string, string>): WatchdogHandle {
+  let child: Deno.ChildProcess;
+  try {
+    child = new Deno.Command("/bin/sh", {
+      args: ["-c", script],
+      env,
+      clearEnv: true,
+      detached: true,
+      stdin: "piped",
+      stdout: "null",
+      stderr: "null",
+    }).spawn();
+  } catch (error) {
+    throw new ShellSpawnError("cannot start the watchdog: /bin/sh is missing", "/bin/sh", { cause: error });
+  }
+  // The watchdog must never keep the host alive.
+  child.unref();
+  child.status.catch(() => {});
+  const writer = child.stdin.getWriter();
+  let open = true;
+  return {
+    pid: child.pid,
+    send: (text) => {
+      if (open) writer.write(encoder.encode(text)).catch(() => {});
+    },
+    close: () => {
+      if (!open) return;
+      open = false;
+      writer.close().catch(() => {});
+    },
+  };
+}
+
+/**
+ * "unload" runs on a normal end of the event loop, on `Deno.exit()` and on
+ * `process.exit()` (measured on Deno 2.9); not after an uncaught error.
+ */
+function onHostExit(listener: () => void): void {
+  globalThis.addEventListener("unload", listener);
+}
+
 /** The adapter for Deno. */
 export const denoAdapter: ProcessAdapter = {
   name: "deno",
   spawn: spawnChild,
   signalGroup,
+  onHostExit,
+  spawnWatchdog,
 };

@@ -17,8 +17,16 @@
 
 import { spawn } from "node:child_process";
 import process from "node:process";
+import type { Socket } from "node:net";
 import type { Readable } from "node:stream";
-import type { ChildExit, ChildHandle, GroupSignal, ProcessAdapter, SpawnRequest } from "./seam/adapter.ts";
+import type {
+  ChildExit,
+  ChildHandle,
+  GroupSignal,
+  ProcessAdapter,
+  SpawnRequest,
+  WatchdogHandle,
+} from "./seam/adapter.ts";
 import { ShellSpawnError } from "./seam/errors.ts";
 
 function spawnChild(request: SpawnRequest): ChildHandle {
@@ -76,9 +84,32 @@ function signalGroup(pgid: number, signal: GroupSignal): boolean {
   }
 }
 
+function spawnWatchdog(script: string, env: Record<string, string>): WatchdogHandle {
+  const child = spawn("/bin/sh", ["-c", script], { env, detached: true, stdio: ["pipe", "ignore", "ignore"] });
+  if (child.pid === undefined) {
+    child.once("error", () => {});
+    throw new ShellSpawnError("cannot start the watchdog: /bin/sh is missing", "/bin/sh");
+  }
+  // The watchdog must never keep the host alive: neither the process nor its pipe.
+  child.unref();
+  const stdin = child.stdin as Socket;
+  stdin.unref();
+  stdin.on("error", () => {});
+  return {
+    pid: child.pid,
+    send: (text) => {
+      if (stdin.writable) stdin.write(text);
+    },
+    close: () => stdin.end(),
+  };
+}
+
 /** The adapter for Node.js (also usable under Deno's Node compatibility). */
 export const nodeAdapter: ProcessAdapter = {
   name: "node",
   spawn: spawnChild,
   signalGroup,
+  // "exit" runs on a normal end, on process.exit() and after an uncaught exception.
+  onHostExit: (listener) => process.on("exit", listener),
+  spawnWatchdog,
 };

@@ -58,7 +58,7 @@ for (const adapter of adapters) {
       }
     });
 
-    it("throws ShellSpawnError naming a missing shell, and spawns nothing", async () => {
+    it("throws ShellSpawnError naming a missing shell, and spawns nothing", () => {
       const dir = mkdtempSync(join(tmpdir(), "dsh-adapter-"));
       try {
         assert.throws(

@@ -32,13 +32,13 @@ const GRACE_MS = 300;
 function countingAdapter(): ProcessAdapter & { spawns: number } {
   const base = "Deno" in globalThis ? denoAdapter : nodeAdapter;
   const adapter = {
+    ...base,
     name: `counting-${base.name}`,
     spawns: 0,
     spawn(request: Parameters<ProcessAdapter["spawn"]>[0]) {
       adapter.spawns++;
       return base.spawn(request);
     },
-    signalGroup: (pgid: number, signal: Parameters<ProcessAdapter["signalGroup"]>[1]) => base.signalGroup(pgid, signal),
   };
   return adapter;
 }

@@ -53,6 +53,16 @@ export interface ChildHandle {
   releaseOutput(): void;
 }
 
+/** A long-lived helper process fed through its stdin pipe (the watchdog). */
+export interface WatchdogHandle {
+  /** The helper's pid. */
+  readonly pid: number;
+  /** Writes `text` to the helper's stdin; errors (the helper is gone) are ignored. */
+  send(text: string): void;
+  /** Closes the helper's stdin, which tells it to finish. */
+  close(): void;
+}
+
 /**
  * A runtime's way of starting process groups and signalling them.
  *
@@ -78,4 +88,15 @@ export interface ProcessAdapter {
    * group no longer exists (`ESRCH`), true otherwise.
    */
   signalGroup(pgid: number, signal: GroupSignal): boolean;
+  /**
+   * Calls `listener` synchronously when the host process ends normally
+   * (end of the event loop, `process.exit()`, `Deno.exit()`).
+   */
+  onHostExit(listener: () => void): void;
+  /**
+   * Starts `/bin/sh -c <script>` in a new session with a stdin pipe, its
+   * output discarded, and without holding the host's event loop open: it
+   * outlives the host and learns of the host's death from the pipe's end.
+   */
+  spawnWatchdog(script: string, env: Record<string, string>): WatchdogHandle;
 }

@@ -81,3 +81,60 @@ export class ShellClosedError extends Error {
     this.name = "ShellClosedError";
   }
 }
+
+/**
+ * No task with this id is visible to this owner. The message is the same
+ * whether the id is unknown or belongs to another owner, so a caller cannot
+ * learn that someone else's task exists.
+ *
+ * @example
+ * ```ts
+ * import { TaskAccessError } from "@dsh/shell/seam";
+ * console.log(new TaskAccessError("t1").message); // 'no task "t1" is visible to this owner'
+ * ```
+ */
+export class TaskAccessError extends Error {
+  /** The id that was asked for. */
+  readonly taskId: string;
+
+  /**
+   * Creates the error.
+   *
+   * @param taskId The id that was asked for.
+   */
+  constructor(taskId: string) {
+    super(`no task ${JSON.stringify(taskId)} is visible to this owner`);
+    this.name = "TaskAccessError";
+    this.taskId = taskId;
+  }
+}
+
+/**
+ * An owner already has `maxTasksPerOwner` running background tasks.
+ *
+ * @example
+ * ```ts
+ * import { TaskLimitError } from "@dsh/shell/seam";
+ * console.log(new TaskLimitError("s1", 10).name); // "TaskLimitError"
+ * ```
+ */
+export class TaskLimitError extends Error {
+  /** The owner at its limit, or `null` for the shared unowned bucket. */
+  readonly owner: string | null;
+  /** The limit that was reached. */
+  readonly limit: number;
+
+  /**
+   * Creates the error.
+   *
+   * @param owner The owner at its limit, or `null` for unowned tasks.
+   * @param limit The configured `maxTasksPerOwner`.
+   */
+  constructor(owner: string | null, limit: number) {
+    const who = owner === null ? "unowned tasks already have" : `owner ${JSON.stringify(owner)} already has`;
+    super(`${who} ${limit} running background tasks (maxTasksPerOwner)`);
+    this.name = "TaskLimitError";
+    this.owner = owner;
+    this.limit = limit;
+  }
+}

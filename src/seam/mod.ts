@@ -31,5 +31,5 @@ export {
 } from "./schemas.ts";
 export { DEFAULTS } from "./resolve.ts";
 export { OutputCollector } from "./capture/collector.ts";
-export type { CollectorOptions } from "./capture/collector.ts";
+export type { CollectorOptions, StreamDelta } from "./capture/collector.ts";
 export { createShell } from "./shell.ts";

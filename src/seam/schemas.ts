@@ -143,12 +143,12 @@ export const runResultSchema: z.ZodType<ShellRunResult> = z.object({
 
 const timerMs = () => positiveFinite().refine((n) => n <= MAX_TIMER_MS, { error: `must be at most ${MAX_TIMER_MS}` });
 
+const ADAPTER_METHODS = ["spawn", "signalGroup", "onHostExit", "spawnWatchdog"] as const;
 const adapter = z.custom<ProcessAdapter>(
   (value) =>
     typeof value === "object" && value !== null &&
-    typeof (value as Record<string, unknown>).spawn === "function" &&
-    typeof (value as Record<string, unknown>).signalGroup === "function",
-  { error: "must be a ProcessAdapter (with spawn and signalGroup)" },
+    ADAPTER_METHODS.every((method) => typeof (value as Record<string, unknown>)[method] === "function"),
+  { error: `must be a ProcessAdapter (with ${ADAPTER_METHODS.join(", ")})` },
 );
 
 /** The zod schema of {@linkcode LocalShellOptions} (internal; see the public alias below). */

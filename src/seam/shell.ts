@@ -8,11 +8,15 @@
 import process from "node:process";
 import type { ProcessAdapter } from "./adapter.ts";
 import { SpillDirectory } from "./capture/spill.ts";
-import { ShellClosedError } from "./errors.ts";
+import { ShellClosedError, ShellSpawnError } from "./errors.ts";
 import { checkSpec, resolveOptions, resolveRequest } from "./resolve.ts";
 import { GroupRegistry } from "./run/group_registry.ts";
+import { guardAtHostExit, releaseAtHostExit } from "./run/host_exit.ts";
 import { launch, type LaunchContext } from "./run/launch.ts";
 import { terminateGroup } from "./run/terminate.ts";
+import { Watchdog } from "./run/watchdog.ts";
+import { TaskRegistry } from "./tasks/registry.ts";
+import { FailedTask, LaunchedTask } from "./tasks/task.ts";
 import type {
   LocalShellOptions,
   ResolvedShellOptions,
@@ -20,6 +24,7 @@ import type {
   ShellExecRequest,
   ShellExecSpec,
   ShellRunResult,
+  ShellTask,
 } from "./types.ts";
 
 /**
@@ -43,6 +48,8 @@ export function createShell(adapter: ProcessAdapter, options?: LocalShellOptions
 class SeamShell implements Shell {
   readonly #options: ResolvedShellOptions;
   readonly #context: LaunchContext;
+  readonly #watchdog: Watchdog;
+  readonly #tasks: TaskRegistry;
   readonly #closer = new AbortController();
   /** Results in flight and terminations under way: what `close()` waits for. */
   readonly #pending = new Set<Promise<unknown>>();
@@ -50,14 +57,18 @@ class SeamShell implements Shell {
 
   constructor(adapter: ProcessAdapter, options: ResolvedShellOptions) {
     this.#options = options;
+    this.#watchdog = new Watchdog(adapter);
+    this.#tasks = new TaskRegistry(options.maxTasksPerOwner, options.maxFinishedTasks);
     const spill = new SpillDirectory(options.spillDir);
     const fixedAmbient = options.ambientEnv;
+    const groups = new GroupRegistry(adapter, this.#watchdog);
+    guardAtHostExit(adapter, groups);
     this.#context = {
       adapter,
       options,
       spillDirectory: () => spill.path(),
       ambientEnv: () => fixedAmbient ?? process.env,
-      groups: new GroupRegistry(),
+      groups,
       closeSignal: this.#closer.signal,
       track: (work) => this.#track(work),
     };
@@ -68,12 +79,34 @@ class SeamShell implements Shell {
   }
 
   async run(spec: ShellExecSpec): Promise<ShellRunResult> {
-    if (this.#closing) throw new ShellClosedError();
-    const checked = checkSpec(spec, this.#options);
-    checked.signal?.throwIfAborted();
+    const checked = this.#admit(spec);
     const launched = launch(checked, this.#context, checked.timeoutMs);
     this.#track(launched.result);
     return await launched.result;
+  }
+
+  start(spec: ShellExecSpec): ShellTask {
+    const checked = this.#admit(spec);
+    this.#tasks.checkRoom(checked.owner);
+    const id = this.#tasks.newId();
+    let task: ShellTask;
+    try {
+      task = new LaunchedTask(id, checked.owner, launch(checked, this.#context, undefined));
+    } catch (error) {
+      if (!(error instanceof ShellSpawnError)) throw error;
+      task = new FailedTask(id, checked.owner, checked.timeoutMs, error);
+    }
+    this.#tasks.add(task);
+    this.#track(task.done);
+    return task;
+  }
+
+  task(id: string, owner: string | null): ShellTask {
+    return this.#tasks.get(id, owner);
+  }
+
+  tasks(owner: string | null): ShellTask[] {
+    return this.#tasks.visible(owner);
   }
 
   close(): Promise<void> {
@@ -85,12 +118,28 @@ class SeamShell implements Shell {
     return this.close();
   }
 
+  /** The checks every new command passes: the shell is open, the spec valid, the signal not aborted. */
+  #admit(spec: ShellExecSpec): ShellExecSpec {
+    if (this.#closing) throw new ShellClosedError();
+    const checked = checkSpec(spec, this.#options);
+    checked.signal?.throwIfAborted();
+    return checked;
+  }
+
   async #shutDown(): Promise<void> {
     this.#closer.abort(new ShellClosedError());
     // Until nothing is pending: a settling run can still turn its group into a survivor.
     while (this.#pending.size > 0) await Promise.allSettled([...this.#pending]);
     const { adapter, groups } = this.#context;
-    await Promise.all(groups.survivors(adapter).map((pgid) => terminateGroup(adapter, pgid, this.#options.graceMs)));
+    await Promise.all(
+      groups.survivors().map(async (pgid) => {
+        if (await terminateGroup(adapter, pgid, this.#options.graceMs)) groups.ended(pgid);
+      }),
+    );
+    if (groups.all().length === 0) {
+      this.#watchdog.stop();
+      releaseAtHostExit(adapter, groups);
+    }
   }
 
   #track(work: Promise<unknown>): void {

@@ -174,10 +174,67 @@ export interface Shell {
    */
   run(spec: ShellExecSpec): Promise<ShellRunResult>;
   /**
-   * Ends every command in flight (they resolve with `aborted: true`) and
-   * every surviving group, waits for them, and refuses new work. Idempotent.
+   * Starts `spec` in the background and returns at once. No timeout applies
+   * (`timeoutMs` is ignored); the signal does. Throws `ShellSpecError`,
+   * `ShellClosedError`, `TaskLimitError`, or an already-aborted signal's
+   * reason; a spawn failure settles the task as `killed`.
+   */
+  start(spec: ShellExecSpec): ShellTask;
+  /**
+   * The task `id` when it is unowned or owned by `owner`; otherwise, and for
+   * unknown ids, throws `TaskAccessError` with one and the same message.
+   */
+  task(id: string, owner: string | null): ShellTask;
+  /** Exactly the tasks that `task(id, owner)` would return, oldest first. */
+  tasks(owner: string | null): ShellTask[];
+  /**
+   * Ends every command in flight (runs resolve with `aborted: true`, tasks
+   * become `killed`) and every surviving group, waits until their groups are
+   * gone, and refuses new work. Idempotent.
    */
   close(): Promise<void>;
   /** Same as `close()`, for `await using`. */
   [Symbol.asyncDispose](): Promise<void>;
+}
+
+/** Where a background task is: running, ended by itself, or ended by us. */
+export type TaskStatus = "running" | "completed" | "killed";
+
+/** What {@linkcode ShellTask.read} returns: each stream's output since the previous read. */
+export interface TaskOutput {
+  /** New stdout text since the previous read. */
+  stdout: string;
+  /** New stderr text since the previous read. */
+  stderr: string;
+  /**
+   * True when unread bytes fell out of memory before this read: the text is
+   * then the newest output held, and the spill paths point at the full streams.
+   */
+  lossy: boolean;
+  /** The stdout spill file, when this read was lossy on stdout and the file exists. */
+  stdoutSpillPath?: string;
+  /** The stderr spill file, when this read was lossy on stderr and the file exists. */
+  stderrSpillPath?: string;
+}
+
+/** A command running (or finished) in the background. */
+export interface ShellTask {
+  /** The task's id, unique within its shell. */
+  readonly id: string;
+  /** The task's owner, or `null` when unowned (readable by everyone). */
+  readonly owner: string | null;
+  /** The leader's pid (also its process group id), or -1 when the spawn failed. */
+  readonly pid: number;
+  /** `running`, then `completed` (it ended by itself) or `killed` (we ended it, or it never started). */
+  readonly status: TaskStatus;
+  /** The exit code once ended by an exit, else `null`. */
+  readonly exitCode: number | null;
+  /** The terminating signal once ended by one, else `null`. */
+  readonly signal: string | null;
+  /** Settles with the full result when the task ends; never rejects. */
+  readonly done: Promise<ShellRunResult>;
+  /** Consumes and returns each stream's output since the previous read; works after the end too. */
+  read(): TaskOutput;
+  /** Starts termination: true if this call began it, false if the task had ended or was already being ended. */
+  kill(): boolean;
 }

@@ -23,6 +23,16 @@ export interface CollectorOptions {
   label: string;
 }
 
+/** What {@linkcode OutputCollector.readFrom} returns. */
+export interface StreamDelta {
+  /** The bytes read, decoded; never split inside a character. */
+  text: string;
+  /** The offset to read from next time. */
+  next: number;
+  /** True when bytes between the cursor and `text` are no longer in memory. */
+  lossy: boolean;
+}
+
 type SpillState =
   | { kind: "none" }
   | { kind: "open"; file: SpillFile }
@@ -75,6 +85,40 @@ export class OutputCollector {
     return this.#total;
   }
 
+  /** The spill file's path while one is kept (open or complete), else undefined. */
+  get spillPath(): string | undefined {
+    if (this.#spill.kind === "open") return this.#spill.file.path;
+    return this.#spill.kind === "closed" ? this.#spill.path : undefined;
+  }
+
+  /**
+   * The bytes from stream offset `cursor` on that are still in memory. When
+   * some of them have fallen out (the middle of a long stream is only in
+   * the spill file), the newest bytes held are returned and `lossy` is set.
+   * Unless `ended`, an incomplete character at the end is held back for the
+   * next read.
+   */
+  readFrom(cursor: number, ended: boolean): StreamDelta {
+    const total = this.#total;
+    if (cursor >= total) return { text: "", next: total, lossy: false };
+    const held = this.#tail?.size ?? 0;
+    const tailStart = total - held;
+    let bytes: Uint8Array;
+    let lossy = false;
+    if (cursor >= tailStart) {
+      bytes = this.#tail!.lastBytes(total - cursor);
+    } else if (tailStart === this.#headBytes) {
+      // Head and tail still meet: everything from the cursor on is held.
+      bytes = concat([concat(this.#head).subarray(cursor), this.#tail?.toBytes() ?? new Uint8Array(0)]);
+    } else {
+      lossy = true;
+      const newest = this.#tail!.toBytes();
+      bytes = newest.subarray(boundaryStartOffset(newest));
+    }
+    const usable = ended ? bytes.length : completePrefixLength(bytes);
+    return { text: decoder.decode(bytes.subarray(0, usable)), next: total - (bytes.length - usable), lossy };
+  }
+
   /** Takes one chunk. The chunk is copied: its memory may be reused after the call. */
   write(chunk: Uint8Array): void {
     if (chunk.length === 0 || this.#finished) return;
@@ -109,9 +153,8 @@ export class OutputCollector {
       this.#spill.file.close();
       this.#spill = { kind: "closed", path: this.#spill.file.path };
     }
+    // Head and tail stay: a background task's output is still read after it ended.
     this.#finished = this.#buildResult();
-    this.#head.length = 0;
-    this.#tail = undefined;
     return this.#finished;
   }
 

@@ -54,6 +54,12 @@ export class TailRing {
     }
   }
 
+  /** The last `count` held bytes (at most `size`), oldest first, as a new array. */
+  lastBytes(count: number): Uint8Array {
+    const all = this.toBytes();
+    return count >= all.length ? all : all.subarray(all.length - count);
+  }
+
   /** The held bytes, oldest first, as a new array. */
   toBytes(): Uint8Array {
     if (!this.#wrapped) return this.#buffer.slice(0, this.#end);

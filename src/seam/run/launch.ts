@@ -102,7 +102,7 @@ async function settle(
   // A grandchild that inherited stdout can hold the pipe open for ever:
   // draining after exit is bounded by graceMs.
   if (!await settlesWithin(child.drained, context.options.graceMs)) child.releaseOutput();
-  context.groups.settled(context.adapter, child.pid);
+  context.groups.settled(child.pid);
   return {
     exitCode: exit.signal === null ? exit.code : null,
     signal: exit.signal,

@@ -1,0 +1,33 @@
+/**
+ * The exit guard: when the host ends normally without `close()`, every live
+ * group of every open shell is SIGKILLed synchronously, so no command
+ * outlives the harness. One listener per adapter, however many shells.
+ *
+ * @module
+ */
+
+import type { ProcessAdapter } from "../adapter.ts";
+import type { GroupRegistry } from "./group_registry.ts";
+
+const guarded = new Map<ProcessAdapter, Set<GroupRegistry>>();
+
+/** Puts `groups` under the exit guard of `adapter` until {@linkcode releaseAtHostExit}. */
+export function guardAtHostExit(adapter: ProcessAdapter, groups: GroupRegistry): void {
+  let registries = guarded.get(adapter);
+  if (registries === undefined) {
+    const set = new Set<GroupRegistry>();
+    registries = set;
+    guarded.set(adapter, set);
+    adapter.onHostExit(() => {
+      for (const registry of set) {
+        for (const pgid of registry.all()) adapter.signalGroup(pgid, "SIGKILL");
+      }
+    });
+  }
+  registries.add(groups);
+}
+
+/** Takes `groups` out of the exit guard (its shell is closed and its groups are gone). */
+export function releaseAtHostExit(adapter: ProcessAdapter, groups: GroupRegistry): void {
+  guarded.get(adapter)?.delete(groups);
+}

@@ -1,0 +1,74 @@
+/**
+ * The owner-checked task registry: who may see which task, how many may
+ * run per owner, and how long finished tasks stay readable.
+ *
+ * @module
+ */
+
+import { TaskAccessError, TaskLimitError } from "../errors.ts";
+import type { ShellTask } from "../types.ts";
+
+/** Tasks of one shell, by id, in start order. */
+export class TaskRegistry {
+  readonly #maxPerOwner: number;
+  readonly #maxFinished: number;
+  readonly #tasks = new Map<string, ShellTask>();
+  /** Ids of finished tasks, oldest first: the eviction order. */
+  readonly #finished: string[] = [];
+
+  /**
+   * @param maxPerOwner Running tasks allowed per owner (unowned tasks share one bucket).
+   * @param maxFinished Finished tasks kept readable.
+   */
+  constructor(maxPerOwner: number, maxFinished: number) {
+    this.#maxPerOwner = maxPerOwner;
+    this.#maxFinished = maxFinished;
+  }
+
+  /** Throws {@linkcode TaskLimitError} when `owner` has no room for another running task. */
+  checkRoom(owner: string | null): void {
+    let running = 0;
+    for (const task of this.#tasks.values()) {
+      if (task.owner === owner && task.status === "running") running++;
+    }
+    if (running >= this.#maxPerOwner) throw new TaskLimitError(owner, this.#maxPerOwner);
+  }
+
+  /** A fresh id: short enough to quote, random enough not to guess. */
+  newId(): string {
+    let id: string;
+    do {
+      const bytes = crypto.getRandomValues(new Uint8Array(5));
+      id = `t${Array.from(bytes, (b) => b.toString(16).padStart(2, "0")).join("")}`;
+    } while (this.#tasks.has(id));
+    return id;
+  }
+
+  /** Adds `task`; once it is done it joins the finished list. */
+  add(task: ShellTask): void {
+    this.#tasks.set(task.id, task);
+    task.done.then(() => this.#finish(task.id));
+  }
+
+  /** The task when `owner` may see it; otherwise {@linkcode TaskAccessError}, the same for unknown ids. */
+  get(id: string, owner: string | null): ShellTask {
+    const task = this.#tasks.get(id);
+    if (task === undefined || !visibleTo(task, owner)) throw new TaskAccessError(id);
+    return task;
+  }
+
+  /** Every task `owner` may see, in start order. */
+  visible(owner: string | null): ShellTask[] {
+    return [...this.#tasks.values()].filter((task) => visibleTo(task, owner));
+  }
+
+  #finish(id: string): void {
+    this.#finished.push(id);
+    while (this.#finished.length > this.#maxFinished) this.#tasks.delete(this.#finished.shift()!);
+  }
+}
+
+/** Unowned tasks are everyone's; owned ones only their owner's. */
+function visibleTo(task: ShellTask, owner: string | null): boolean {
+  return task.owner === null || task.owner === owner;
+}

@@ -1,0 +1,115 @@
+/**
+ * One background task: a launched command plus read cursors, so a model
+ * polling it gets each byte once, in order, even after the command ended.
+ *
+ * @module
+ */
+
+import type { OutputCollector } from "../capture/collector.ts";
+import type { Launched } from "../run/launch.ts";
+import type { ShellRunResult, ShellTask, TaskOutput, TaskStatus } from "../types.ts";
+
+/** Reads one stream of a task incrementally. */
+class StreamCursor {
+  readonly #collector: OutputCollector;
+  #next = 0;
+
+  constructor(collector: OutputCollector) {
+    this.#collector = collector;
+  }
+
+  read(ended: boolean): { text: string; lossy: boolean; spillPath: string | undefined } {
+    const delta = this.#collector.readFrom(this.#next, ended);
+    this.#next = delta.next;
+    return { text: delta.text, lossy: delta.lossy, spillPath: delta.lossy ? this.#collector.spillPath : undefined };
+  }
+}
+
+/** A task whose command was started. */
+export class LaunchedTask implements ShellTask {
+  readonly id: string;
+  readonly owner: string | null;
+  readonly pid: number;
+  readonly done: Promise<ShellRunResult>;
+  readonly #launched: Launched;
+  readonly #stdout: StreamCursor;
+  readonly #stderr: StreamCursor;
+  #result: ShellRunResult | undefined;
+
+  constructor(id: string, owner: string | null, launched: Launched) {
+    this.id = id;
+    this.owner = owner;
+    this.pid = launched.pid;
+    this.#launched = launched;
+    this.#stdout = new StreamCursor(launched.stdout);
+    this.#stderr = new StreamCursor(launched.stderr);
+    this.done = launched.result.then((result) => this.#result = result);
+  }
+
+  get status(): TaskStatus {
+    if (this.#result === undefined) return "running";
+    return this.#result.aborted ? "killed" : "completed";
+  }
+
+  get exitCode(): number | null {
+    return this.#result?.exitCode ?? null;
+  }
+
+  get signal(): string | null {
+    return this.#result?.signal ?? null;
+  }
+
+  read(): TaskOutput {
+    const ended = this.#result !== undefined;
+    const stdout = this.#stdout.read(ended);
+    const stderr = this.#stderr.read(ended);
+    const output: TaskOutput = { stdout: stdout.text, stderr: stderr.text, lossy: stdout.lossy || stderr.lossy };
+    if (stdout.spillPath !== undefined) output.stdoutSpillPath = stdout.spillPath;
+    if (stderr.spillPath !== undefined) output.stderrSpillPath = stderr.spillPath;
+    return output;
+  }
+
+  kill(): boolean {
+    return this.#launched.stop("abort");
+  }
+}
+
+/** A task whose spawn failed: settled at once as `killed`, with the error on stderr. */
+export class FailedTask implements ShellTask {
+  readonly id: string;
+  readonly owner: string | null;
+  readonly pid = -1;
+  readonly status: TaskStatus = "killed";
+  readonly exitCode = null;
+  readonly signal = null;
+  readonly done: Promise<ShellRunResult>;
+  #unread: string;
+
+  constructor(id: string, owner: string | null, timeoutMs: number, error: Error) {
+    this.id = id;
+    this.owner = owner;
+    const message = `${error.name}: ${error.message}\n`;
+    this.#unread = message;
+    const totalBytes = new TextEncoder().encode(message).length;
+    this.done = Promise.resolve({
+      exitCode: null,
+      signal: null,
+      timedOut: false,
+      aborted: false,
+      timeoutMs,
+      durationMs: 0,
+      stdout: { text: "", truncated: false, totalBytes: 0 },
+      stderr: { text: message, truncated: false, totalBytes },
+    });
+  }
+
+  read(): TaskOutput {
+    const stderr = this.#unread;
+    this.#unread = "";
+    return { stdout: "", stderr, lossy: false };
+  }
+
+  kill(): boolean {
+    return false;
+  }
+}
