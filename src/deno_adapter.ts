@@ -143,7 +143,7 @@ function spawnWatchdog(script: string, env: Record<string, string>): WatchdogHan
  * `process.exit()` (measured on Deno 2.9); not after an uncaught error.
  */
 function onHostExit(listener: () => void): void {
-  globalThis.addEventListener("unload", listener);
+  (globalThis as unknown as EventTarget).addEventListener("unload", listener);
 }
 
 /** The adapter for Deno. */

@@ -1,10 +1,20 @@
 import { after, before, describe, it } from "node:test";
 import assert from "node:assert/strict";
-import { existsSync, mkdtempSync, rmSync } from "node:fs";
+import { type ChildProcess, spawn } from "node:child_process";
+import {
+  accessSync,
+  constants,
+  existsSync,
+  mkdtempSync,
+  readdirSync,
+  readFileSync,
+  rmSync,
+  writeFileSync,
+} from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { createLocalShell, type Shell } from "../mod.ts";
-import { eventually, isRunning, readPids } from "./helpers/proc.ts";
+import { eventually, isRunning, procInfo, readPids } from "./helpers/proc.ts";
 
 const GRACE_MS = 400;
 
@@ -115,6 +125,53 @@ describe("termination", () => {
     });
   }
 
+  it("a timeout also kills processes that made a process group of their own (GNU timeout, set -m)", async () => {
+    const pids = file();
+    // Each line: "<pid> <pgid>", written once the process is in a group other than the leader's.
+    const record = (pid: string) =>
+      `while [ "$(cut -d' ' -f5 /proc/${pid}/stat)" = "$$" ]; do sleep 0.01; done; ` +
+      `echo "${pid} $(cut -d' ' -f5 /proc/${pid}/stat)" >> ${pids}`;
+    const result = await shell.run(shell.resolve({
+      command: `timeout 60 sleep 61 & p=$!; ${record("$p")}; set -m; sleep 62 & q=$!; ${
+        record("$q")
+      }; echo $$ >> ${pids}; wait`,
+      owner: null,
+      timeoutMs: 1_000,
+    }));
+    assert.equal(result.timedOut, true);
+    const lines = readFileSync(pids, "utf8").trim().split("\n");
+    assert.equal(lines.length, 3, "both processes reached their own group before the timeout");
+    const leader = Number(lines[2]);
+    const escaped = lines.slice(0, 2).map((line) => line.split(" ").map(Number));
+    for (const [, pgid] of escaped) assert.notEqual(pgid, leader);
+    assert.ok(await eventually(() => escaped.every(([pid]) => !isRunning(pid))), "a process in its own group survived");
+  });
+
+  it("an abort while output is still draining cuts the drain short and ends what is left", async () => {
+    const slow = createLocalShell({ graceMs: 20_000 });
+    const pids = file();
+    const controller = new AbortController();
+    try {
+      const running = slow.run(slow.resolve({
+        command: `sleep 60 & echo $! > ${pids}; echo hi`,
+        owner: null,
+        signal: controller.signal,
+      }));
+      assert.ok(await eventually(() => existsSync(pids) && readPids(pids).length === 1));
+      controller.abort();
+      const result = await running;
+      assert.equal(result.exitCode, 0, "the leader had exited by itself");
+      assert.equal(result.aborted, true);
+      assert.equal(result.stdout.text, "hi\n");
+      // Not held for the 20 s drain bound.
+      assert.ok(result.durationMs < 15_000, `took ${result.durationMs} ms`);
+      const [sleeper] = readPids(pids);
+      assert.ok(await eventually(() => !isRunning(sleeper)), "the grandchild holding stdout still runs");
+    } finally {
+      await slow.close();
+    }
+  });
+
   it("a nonzero exit is reported as it is", async () => {
     const result = await shell.run(shell.resolve({ command: "exit 7", owner: null }));
     assert.deepEqual([result.exitCode, result.signal, result.timedOut, result.aborted], [7, null, false, false]);
@@ -171,4 +228,46 @@ describe("survivors and close()", () => {
     await shell.close();
     await assert.rejects(shell.run(shell.resolve({ command: "true", owner: null })), { name: "ShellClosedError" });
   });
+
+  it("close() never signals a stranger that was given a finished survivor's session id", async (t) => {
+    const lastPid = "/proc/sys/kernel/ns_last_pid";
+    if (!canWrite(lastPid)) return t.skip("steering pid allocation needs root");
+    const shell = createLocalShell({ graceMs: GRACE_MS });
+    let stranger: ChildProcess | undefined;
+    try {
+      // The sleeper keeps the session alive past the run: a survivor, which then dies on its own.
+      const result = await shell.run(shell.resolve({ command: "sleep 0.3 >/dev/null 2>&1 & echo $$", owner: null }));
+      const sid = Number(result.stdout.text);
+      assert.ok(await eventually(() => sessionMembers(sid).length === 0, 10_000), "the survivor's session never ended");
+      // Hand the same number to a stranger that leads a session of its own.
+      for (let attempt = 0; attempt < 50 && stranger === undefined; attempt++) {
+        writeFileSync(lastPid, String(sid - 1));
+        const child = spawn("sleep", ["30"], { detached: true, stdio: "ignore" });
+        if (child.pid === sid) stranger = child;
+        else child.kill("SIGKILL");
+      }
+      assert.ok(stranger !== undefined, `could not get pid ${sid} again`);
+      await shell.close();
+      assert.equal(isRunning(sid), true, "close() killed a process that was not ours");
+    } finally {
+      stranger?.kill("SIGKILL");
+      await shell.close();
+    }
+  });
 });
+
+function canWrite(path: string): boolean {
+  try {
+    accessSync(path, constants.W_OK);
+    return true;
+  } catch {
+    return false;
+  }
+}
+
+/** Every process, zombies included, whose session is `sid`: while one exists, the id cannot be reused. */
+function sessionMembers(sid: number): number[] {
+  return readdirSync("/proc").filter((entry) => /^\d+$/.test(entry)).map(Number).filter((pid) =>
+    procInfo(pid)?.sid === sid
+  );
+}

@@ -13,7 +13,7 @@ import { checkSpec, resolveOptions, resolveRequest } from "./resolve.ts";
 import { GroupRegistry } from "./run/group_registry.ts";
 import { guardAtHostExit, releaseAtHostExit } from "./run/host_exit.ts";
 import { launch, type LaunchContext } from "./run/launch.ts";
-import { terminateGroup } from "./run/terminate.ts";
+import { terminateSession } from "./run/terminate.ts";
 import { Watchdog } from "./run/watchdog.ts";
 import { TaskRegistry } from "./tasks/registry.ts";
 import { FailedTask, LaunchedTask } from "./tasks/task.ts";
@@ -61,7 +61,7 @@ class SeamShell implements Shell {
     this.#tasks = new TaskRegistry(options.maxTasksPerOwner, options.maxFinishedTasks);
     const spill = new SpillDirectory(options.spillDir);
     const fixedAmbient = options.ambientEnv;
-    const groups = new GroupRegistry(adapter, this.#watchdog);
+    const groups = new GroupRegistry(this.#watchdog);
     guardAtHostExit(adapter, groups);
     this.#context = {
       adapter,
@@ -132,8 +132,8 @@ class SeamShell implements Shell {
     while (this.#pending.size > 0) await Promise.allSettled([...this.#pending]);
     const { adapter, groups } = this.#context;
     await Promise.all(
-      groups.survivors().map(async (pgid) => {
-        if (await terminateGroup(adapter, pgid, this.#options.graceMs)) groups.ended(pgid);
+      groups.survivors().map(async (session) => {
+        if (await terminateSession(session, this.#options.graceMs)) groups.ended(session);
       }),
     );
     if (groups.all().length === 0) {

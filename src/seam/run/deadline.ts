@@ -12,6 +12,9 @@ export type StopCause = "timeout" | "abort";
 export class Deadline {
   #cause: StopCause | undefined;
   #disposed = false;
+  #announce: (cause: StopCause) => void = () => {};
+  /** Resolves with the first cause when one fires; stays pending otherwise. */
+  readonly fired: Promise<StopCause> = new Promise((resolve) => this.#announce = resolve);
   #timer: ReturnType<typeof setTimeout> | undefined;
   readonly #signals: AbortSignal[];
   readonly #onStop: (cause: StopCause) => void;
@@ -50,6 +53,7 @@ export class Deadline {
     this.#cause = cause;
     this.dispose();
     this.#onStop(cause);
+    this.#announce(cause);
     return true;
   }
 }

@@ -1,5 +1,5 @@
 /**
- * Every process group a shell started and that may still be alive: the
+ * Every command session a shell started and that may still be alive: the
  * ones running now and the survivors of finished commands (a background
  * grandchild that outlived its shell). `close()` terminates all of them;
  * the watchdog hears of each one as it starts and as it is seen gone.
@@ -7,69 +7,68 @@
  * @module
  */
 
-import type { ProcessAdapter } from "../adapter.ts";
-import { groupIsAlive } from "./group_liveness.ts";
+import type { CommandSession } from "./session.ts";
 
-/** Told of each group as it starts and as it is seen gone. */
+/** Told of each session as it starts and as it is seen gone. */
 export interface GroupObserver {
-  /** A group was started. */
-  added(pgid: number): void;
-  /** A group was seen gone. */
-  removed(pgid: number): void;
+  /** A session was started. */
+  added(sid: number): void;
+  /** A session was seen gone. */
+  removed(sid: number): void;
 }
 
-/** The live process groups of one shell. */
+/** The live sessions of one shell. */
 export class GroupRegistry {
-  readonly #adapter: ProcessAdapter;
   readonly #observer: GroupObserver;
-  readonly #running = new Set<number>();
-  readonly #survivors = new Set<number>();
+  readonly #running = new Set<CommandSession>();
+  readonly #survivors = new Set<CommandSession>();
 
-  /**
-   * @param adapter Probes whether groups are alive.
-   * @param observer Told of every group as it starts and ends.
-   */
-  constructor(adapter: ProcessAdapter, observer: GroupObserver) {
-    this.#adapter = adapter;
+  /** @param observer Told of every session as it starts and ends. */
+  constructor(observer: GroupObserver) {
     this.#observer = observer;
   }
 
-  /** Records a group whose leader was just spawned. */
-  started(pgid: number): void {
-    this.#running.add(pgid);
-    this.#observer.added(pgid);
+  /** Records a session whose leader was just spawned. */
+  started(session: CommandSession): void {
+    this.#running.add(session);
+    this.#observer.added(session.id);
   }
 
   /**
-   * Records that a group's leader has exited and its result settled; a
-   * group with members still alive is kept as a survivor.
+   * Records that a session's leader has exited and its result settled; one
+   * whose group still has members is kept as a survivor. Survivors found
+   * gone meanwhile are forgotten here too, so a recycled id is never
+   * signalled later.
    */
-  settled(pgid: number): void {
-    this.#running.delete(pgid);
-    if (groupIsAlive(this.#adapter, pgid)) this.#survivors.add(pgid);
-    else this.#forget(pgid);
+  settled(session: CommandSession): void {
+    this.#running.delete(session);
+    for (const survivor of this.#survivors) {
+      if (!survivor.groupAlive()) this.#forget(survivor);
+    }
+    if (session.groupAlive()) this.#survivors.add(session);
+    else this.#forget(session);
   }
 
-  /** Survivors whose groups are still alive; the dead are forgotten, so a recycled pid is never signalled. */
-  survivors(): number[] {
-    for (const pgid of this.#survivors) {
-      if (!groupIsAlive(this.#adapter, pgid)) this.#forget(pgid);
+  /** Survivors still alive; the dead are forgotten. */
+  survivors(): CommandSession[] {
+    for (const survivor of this.#survivors) {
+      if (!survivor.alive()) this.#forget(survivor);
     }
     return [...this.#survivors];
   }
 
-  /** Records that a survivor's group was terminated and seen gone. */
-  ended(pgid: number): void {
-    this.#forget(pgid);
+  /** Records that a survivor was terminated and seen gone. */
+  ended(session: CommandSession): void {
+    this.#forget(session);
   }
 
-  /** Every group that may be alive: running and surviving. */
-  all(): number[] {
+  /** Every session that may be alive: running and surviving. */
+  all(): CommandSession[] {
     return [...this.#running, ...this.#survivors];
   }
 
-  #forget(pgid: number): void {
-    this.#survivors.delete(pgid);
-    this.#observer.removed(pgid);
+  #forget(session: CommandSession): void {
+    this.#survivors.delete(session);
+    this.#observer.removed(session.id);
   }
 }

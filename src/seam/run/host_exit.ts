@@ -1,6 +1,6 @@
 /**
  * The exit guard: when the host ends normally without `close()`, every live
- * group of every open shell is SIGKILLed synchronously, so no command
+ * session of every open shell is SIGKILLed synchronously, so no command
  * outlives the harness. One listener per adapter, however many shells.
  *
  * @module
@@ -20,7 +20,7 @@ export function guardAtHostExit(adapter: ProcessAdapter, groups: GroupRegistry):
     guarded.set(adapter, set);
     adapter.onHostExit(() => {
       for (const registry of set) {
-        for (const pgid of registry.all()) adapter.signalGroup(pgid, "SIGKILL");
+        for (const session of registry.all()) session.signal("SIGKILL");
       }
     });
   }

@@ -1,6 +1,6 @@
 /**
  * The life of one command, shared by foreground runs and background tasks:
- * check the workdir, build the environment, spawn the group, capture its
+ * check the workdir, build the environment, spawn the session, capture its
  * output, stop it at the deadline, and settle a result once its pipes close
  * or `graceMs` after it exits.
  *
@@ -15,7 +15,8 @@ import { ShellSpawnError } from "../errors.ts";
 import type { ResolvedShellOptions, ShellExecSpec, ShellRunResult } from "../types.ts";
 import { Deadline, type StopCause } from "./deadline.ts";
 import type { GroupRegistry } from "./group_registry.ts";
-import { terminateGroup } from "./terminate.ts";
+import { CommandSession } from "./session.ts";
+import { terminateSession } from "./terminate.ts";
 
 /** What a launch needs from the shell that owns it. */
 export interface LaunchContext {
@@ -27,7 +28,7 @@ export interface LaunchContext {
   readonly spillDirectory: () => string;
   /** The ambient environment for this spawn. */
   readonly ambientEnv: () => Record<string, string | undefined>;
-  /** The shell's live groups. */
+  /** The shell's live sessions. */
   readonly groups: GroupRegistry;
   /** Aborted by `close()`: ends every command in flight. */
   readonly closeSignal: AbortSignal;
@@ -45,7 +46,7 @@ export interface Launched {
   readonly stderr: OutputCollector;
   /** Settles with the result; never rejects. */
   readonly result: Promise<ShellRunResult>;
-  /** Starts termination with `cause`; false when it had already begun or the command had exited. */
+  /** Starts termination with `cause`; false when it had already begun or the leader had exited. */
   stop(cause: StopCause): boolean;
 }
 
@@ -72,23 +73,26 @@ export function launch(spec: ShellExecSpec, context: LaunchContext, timeoutMs: n
     onStdout: (chunk) => stdout.write(chunk),
     onStderr: (chunk) => stderr.write(chunk),
   });
-  context.groups.started(child.pid);
+  const session = new CommandSession(adapter, child.pid);
+  context.groups.started(session);
   const deadline = new Deadline(timeoutMs, [spec.signal, context.closeSignal], () => {
-    context.track(terminateGroup(adapter, child.pid, options.graceMs));
+    context.track(terminateSession(session, options.graceMs));
   });
-  const result = settle(child, deadline, context, startedAt, timeoutMs ?? spec.timeoutMs, stdout, stderr);
+  let leaderExited = false;
+  child.exited.then(() => leaderExited = true);
+  const result = settle(child, session, deadline, context, startedAt, timeoutMs ?? spec.timeoutMs, stdout, stderr);
   return {
     pid: child.pid,
     stdout,
     stderr,
     result,
-    // The deadline is disposed the moment the leader exits, so a late stop is refused.
-    stop: (cause) => deadline.fire(cause),
+    stop: (cause) => !leaderExited && deadline.fire(cause),
   };
 }
 
 async function settle(
   child: ChildHandle,
+  session: CommandSession,
   deadline: Deadline,
   context: LaunchContext,
   startedAt: number,
@@ -97,12 +101,14 @@ async function settle(
   stderr: OutputCollector,
 ): Promise<ShellRunResult> {
   const exit = await child.exited;
+  // A grandchild that inherited stdout can hold the pipe open for ever:
+  // draining after exit is bounded by graceMs, and cut short by a timeout,
+  // an abort or close() (which also terminate what is left of the session).
+  const drained = child.drained.then(() => true);
+  if (!await firstOf(drained, deadline.fired.then(() => false), context.options.graceMs)) child.releaseOutput();
   const cause = deadline.cause;
   deadline.dispose();
-  // A grandchild that inherited stdout can hold the pipe open for ever:
-  // draining after exit is bounded by graceMs.
-  if (!await settlesWithin(child.drained, context.options.graceMs)) child.releaseOutput();
-  context.groups.settled(child.pid);
+  context.groups.settled(session);
   return {
     exitCode: exit.signal === null ? exit.code : null,
     signal: exit.signal,
@@ -115,11 +121,14 @@ async function settle(
   };
 }
 
-/** Whether `promise` settles within `ms`; the timer is cleared either way so it never holds the event loop. */
-function settlesWithin(promise: Promise<unknown>, ms: number): Promise<boolean> {
+/**
+ * Whichever of `a` and `b` settles first, or false after `ms`; the timer is
+ * cleared either way so it never holds the event loop.
+ */
+function firstOf(a: Promise<boolean>, b: Promise<boolean>, ms: number): Promise<boolean> {
   let timer: ReturnType<typeof setTimeout> | undefined;
   const timeout = new Promise<boolean>((resolve) => timer = setTimeout(resolve, ms, false));
-  return Promise.race([promise.then(() => true), timeout]).finally(() => clearTimeout(timer));
+  return Promise.race([a, b, timeout]).finally(() => clearTimeout(timer));
 }
 
 function newCollector(context: LaunchContext, budget: number, label: string): OutputCollector {

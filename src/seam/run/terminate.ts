@@ -1,24 +1,23 @@
 /**
- * Termination of a whole process group: SIGTERM, then SIGKILL `graceMs`
- * later if any member still runs. Grandchildren are in the group, so they
- * go too, also those that trap SIGTERM.
+ * Termination of a command's whole session: SIGTERM to each of its process
+ * groups, then SIGKILL `graceMs` later if anything still runs. Grandchildren
+ * go too, also those that trap SIGTERM or made a group of their own.
  *
  * @module
  */
 
-import type { ProcessAdapter } from "../adapter.ts";
-import { waitGroupGone } from "./group_liveness.ts";
+import { type CommandSession, waitSessionGone } from "./session.ts";
 
-/** How long to wait for a SIGKILLed group to disappear before giving up on it. */
+/** How long to wait for a SIGKILLed session to disappear before giving up on it. */
 const AFTER_KILL_MS = 5_000;
 
 /**
- * Terminates group `pgid` and resolves once it is gone (true) or could not
- * be seen to go within a bounded wait after SIGKILL (false).
+ * Terminates `session` and resolves once it is gone (true) or could not be
+ * seen to go within a bounded wait after SIGKILL (false).
  */
-export async function terminateGroup(adapter: ProcessAdapter, pgid: number, graceMs: number): Promise<boolean> {
-  if (!adapter.signalGroup(pgid, "SIGTERM")) return true;
-  if (await waitGroupGone(adapter, pgid, graceMs)) return true;
-  adapter.signalGroup(pgid, "SIGKILL");
-  return await waitGroupGone(adapter, pgid, AFTER_KILL_MS);
+export async function terminateSession(session: CommandSession, graceMs: number): Promise<boolean> {
+  if (!session.signal("SIGTERM")) return true;
+  if (await waitSessionGone(session, graceMs)) return true;
+  session.signal("SIGKILL");
+  return await waitSessionGone(session, AFTER_KILL_MS);
 }

@@ -1,8 +1,8 @@
 /**
  * The watchdog: a tiny `/bin/sh` process, in its own session, that holds a
- * pipe from the host and is told each process group as it starts (`+pgid`)
- * and as it is seen gone (`-pgid`). When the pipe closes — the host exited,
- * crashed or was SIGKILLed — it SIGKILLs every group still on its list.
+ * pipe from the host and is told each command session as it starts (`+sid`)
+ * and as it is seen gone (`-sid`). When the pipe closes — the host exited,
+ * crashed or was SIGKILLed — it SIGKILLs every session still on its list.
  * This is what covers a host that dies without running any exit handler.
  *
  * @module
@@ -26,7 +26,11 @@ while IFS= read -r line; do
         live="$kept" ;;
   esac
 done
-for g in $live; do kill -KILL -"$g" 2>/dev/null; done
+for g in $live; do
+  kill -KILL -"$g" 2>/dev/null
+  # Groups the command made inside its session (timeout, set -m), where pkill exists.
+  command -v pkill >/dev/null 2>&1 && pkill -KILL -s "$g" 2>/dev/null
+done
 `;
 
 /** One shell's link to its watchdog, started at the first group it is told about. */
