@@ -1,0 +1,49 @@
+/**
+ * The bash tool as one object: what a harness registers with a model API.
+ *
+ * @module
+ */
+
+import { DESCRIPTION } from "./description.ts";
+import { inputSchema } from "./input_schema.ts";
+import { parse } from "./parse.ts";
+import { render } from "./render.ts";
+import { toRequest } from "./request.ts";
+import type { BashTool } from "./types.ts";
+
+/**
+ * The model-facing bash tool: `name` (`"bash"`), `description` and
+ * `inputSchema` for the model API, and `parse`, `toRequest` and `render`,
+ * the steps of a call. The object is frozen.
+ *
+ * Inputs: `command` (required), `description`, `timeout` (ms), `workdir`,
+ * `run_in_background`. Any other key — `stdin`, `env`, `dshEnv`,
+ * `stdoutMaxBytes` included — is refused by `parse` with a
+ * `ToolInputError` naming it.
+ *
+ * @example Register the tool with a model API
+ * ```ts
+ * import { bashTool } from "@dsh/shell/tool";
+ * const tools = [{ name: bashTool.name, description: bashTool.description, input_schema: bashTool.inputSchema }];
+ * console.log(JSON.stringify(tools).length > 0); // true
+ * ```
+ *
+ * @example Run one call step by step
+ * ```ts
+ * import { createLocalShell } from "@dsh/shell";
+ * import { bashTool } from "@dsh/shell/tool";
+ * const shell = createLocalShell();
+ * const input = bashTool.parse({ command: "echo out; echo err >&2; exit 3" });
+ * const result = await shell.run(shell.resolve(bashTool.toRequest(input, { owner: "session-7" })));
+ * console.log(bashTool.render(result)); // "out\n[stderr]\nerr\n[exit code: 3]"
+ * await shell.close();
+ * ```
+ */
+export const bashTool: BashTool = Object.freeze({
+  name: "bash",
+  description: DESCRIPTION,
+  inputSchema,
+  parse,
+  toRequest,
+  render,
+});

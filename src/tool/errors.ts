@@ -1,0 +1,43 @@
+/**
+ * The error of the bash tool's input check.
+ *
+ * @module
+ */
+
+/**
+ * A bash tool call's input is not acceptable: a key that is not an input of
+ * the tool, a missing `command`, or a field of the wrong type. `key` names
+ * the offending key or field (`"input"` when the input is not an object at
+ * all), and the message says what to do instead, in words a model can act
+ * on. Nothing was run. The `name` is stable, so the error can be recognised
+ * after serialisation, where `instanceof` no longer works.
+ *
+ * @example
+ * ```ts
+ * import { bashTool, ToolInputError } from "@dsh/shell/tool";
+ * try {
+ *   bashTool.parse({ command: "cat", stdin: "hello" });
+ * } catch (error) {
+ *   if (error instanceof ToolInputError) {
+ *     console.log(error.key); // "stdin"
+ *     console.log(error.message); // "stdin is not an input of the bash tool: use a pipe or a heredoc …"
+ *   }
+ * }
+ * ```
+ */
+export class ToolInputError extends Error {
+  /** The offending key or field, e.g. `"stdin"` or `"timeout"`; `"input"` for the input as a whole. */
+  readonly key: string;
+
+  /**
+   * Creates the error.
+   *
+   * @param key The offending key or field.
+   * @param message The whole message: it names the key and says what to do instead.
+   */
+  constructor(key: string, message: string) {
+    super(message);
+    this.name = "ToolInputError";
+    this.key = key;
+  }
+}

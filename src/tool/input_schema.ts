@@ -1,0 +1,89 @@
+/**
+ * The tool's input, declared once with zod: the validator that
+ * {@linkcode parse} uses and the JSON Schema the model is given are both
+ * made from it, so they cannot disagree.
+ *
+ * @module
+ */
+
+import { z } from "zod";
+import { DEFAULTS } from "../seam/resolve.ts";
+import type { BashToolInput, BashToolInputSchema } from "./types.ts";
+
+/** The declared inputs, in the order the schema lists them. */
+export const INPUT_NAMES: readonly string[] = Object.freeze([
+  "command",
+  "description",
+  "timeout",
+  "workdir",
+  "run_in_background",
+]);
+
+/** What each input must be: the message of its check and the start of its schema description. */
+export const EXPECTED = {
+  command: "must be a non-empty string",
+  description: "must be a string",
+  timeout: "must be a positive, finite number of milliseconds",
+  workdir: "must be a non-empty string (a directory path)",
+  run_in_background: "must be true or false",
+} as const;
+
+/** The validator of the input. Unknown keys are refused (and reported before zod sees them, by `parse`). */
+export const inputValidator: z.ZodType<BashToolInput> = z.strictObject({
+  command: z.string({
+    error: (issue) => issue.input === undefined ? "is required: the bash command line to run" : EXPECTED.command,
+  })
+    .min(1, { error: EXPECTED.command })
+    .describe("The command line, run as `bash -c <command>` in a fresh process. Chain steps with && or ;."),
+  description: z.string({ error: EXPECTED.description })
+    .describe("What the command does, in 5-10 words, for the user. It does not affect the run.")
+    .optional(),
+  timeout: z.number({ error: EXPECTED.timeout })
+    .positive({ error: EXPECTED.timeout })
+    .describe(
+      `Timeout in milliseconds (default ${DEFAULTS.timeoutMs}, at most ${DEFAULTS.maxTimeoutMs}; ` +
+        "larger values are capped). The whole process tree is killed when it passes. Foreground only.",
+    )
+    .optional(),
+  workdir: z.string({ error: EXPECTED.workdir })
+    .min(1, { error: EXPECTED.workdir })
+    .describe("Directory to run in: absolute, or relative to the default working directory. Use it instead of cd.")
+    .optional(),
+  run_in_background: z.boolean({ error: EXPECTED.run_in_background })
+    .describe(
+      "Start the command as a background task and return its id at once, for servers, watchers and other " +
+        "long-running commands. No timeout applies. Do not also end the command with &.",
+    )
+    .optional(),
+});
+
+/** Freezes `value` and everything in it. */
+function deepFreeze<T>(value: T): T {
+  if (typeof value === "object" && value !== null) {
+    for (const inner of Object.values(value)) deepFreeze(inner);
+    Object.freeze(value);
+  }
+  return value;
+}
+
+/**
+ * The JSON Schema generated from {@linkcode inputValidator} by
+ * `z.toJSONSchema`, without the `$schema` keyword (model APIs take the bare
+ * object schema), checked for the shape the tool promises, and frozen.
+ */
+function generateInputSchema(): BashToolInputSchema {
+  const { $schema: _dialect, ...schema } = z.toJSONSchema(inputValidator) as Record<string, unknown>;
+  const properties = schema.properties as Record<string, unknown> | undefined;
+  const sameNames = properties !== undefined &&
+    JSON.stringify(Object.keys(properties)) === JSON.stringify(INPUT_NAMES);
+  if (
+    schema.type !== "object" || !sameNames || schema.additionalProperties !== false ||
+    JSON.stringify(schema.required) !== JSON.stringify(["command"])
+  ) {
+    throw new Error(`the bash tool's generated input schema is not the declared one: ${JSON.stringify(schema)}`);
+  }
+  return deepFreeze(schema as BashToolInputSchema);
+}
+
+/** The input's JSON Schema, handed to the model as the tool's parameters. */
+export const inputSchema: BashToolInputSchema = generateInputSchema();

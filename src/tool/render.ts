@@ -1,0 +1,54 @@
+/**
+ * From a run's result to the text the model sees.
+ *
+ * @module
+ */
+
+import type { CollectedOutput, ShellRunResult } from "../seam/types.ts";
+
+/** A stream's text without its one final newline, so sections join with exactly one. */
+function body(text: string): string {
+  return text.endsWith("\n") ? text.slice(0, -1) : text;
+}
+
+/** A stream counts as output when it holds more than whitespace. */
+function hasOutput(stream: CollectedOutput): boolean {
+  return stream.text.trim() !== "";
+}
+
+/** `[stdout truncated: N bytes in all; full output: PATH]`, or `… full output unavailable]`. */
+function truncationNote(name: "stdout" | "stderr", stream: CollectedOutput): string {
+  const where = stream.spillPath === undefined ? "full output unavailable" : `full output: ${stream.spillPath}`;
+  return `[${name} truncated: ${stream.totalBytes} bytes in all; ${where}]`;
+}
+
+/**
+ * Renders a result as the model sees it, line by line:
+ *
+ * 1. stdout's text, when it holds more than whitespace;
+ * 2. `[stderr]` and stderr's text, when it does;
+ * 3. `(no output)` when neither does;
+ * 4. then, one line each when they apply and in this order:
+ *    `[stdout truncated: N bytes in all; full output: PATH]` (or
+ *    `full output unavailable` when no spill file was kept), the same for
+ *    stderr, `[timed out after Nms]`, `[aborted]`,
+ *    `[killed by signal: SIGX]` (whenever a signal ended the command, also
+ *    after a timeout or an abort: it tells whether SIGKILL was needed),
+ *    `[exit code: N]` (nonzero only).
+ *
+ * Sections are separated by exactly one newline, also when a stream does
+ * not end with one; the text has no final newline.
+ */
+export function render(result: ShellRunResult): string {
+  const lines: string[] = [];
+  if (hasOutput(result.stdout)) lines.push(body(result.stdout.text));
+  if (hasOutput(result.stderr)) lines.push("[stderr]", body(result.stderr.text));
+  if (lines.length === 0) lines.push("(no output)");
+  if (result.stdout.truncated) lines.push(truncationNote("stdout", result.stdout));
+  if (result.stderr.truncated) lines.push(truncationNote("stderr", result.stderr));
+  if (result.timedOut) lines.push(`[timed out after ${result.timeoutMs}ms]`);
+  if (result.aborted) lines.push("[aborted]");
+  if (result.signal !== null) lines.push(`[killed by signal: ${result.signal}]`);
+  if (result.exitCode !== null && result.exitCode !== 0) lines.push(`[exit code: ${result.exitCode}]`);
+  return lines.join("\n");
+}

@@ -1,0 +1,32 @@
+/**
+ * From a checked tool input to a shell request.
+ *
+ * @module
+ */
+
+import type { ShellExecRequest } from "../seam/types.ts";
+import type { BashToolContext, BashToolInput } from "./types.ts";
+
+/**
+ * Builds the shell request from the declared inputs (`command`, `timeout`
+ * as `timeoutMs`, `workdir`), the context's `owner` and its `signal` —
+ * field by field, so nothing else a caller's objects carry at run time
+ * (`stdin`, `env`, `dshEnv`, `stdoutMaxBytes`, …) can reach the shell.
+ * `description` and `run_in_background` are not part of the request.
+ * Throws `TypeError` when the context has no valid `owner` or `signal`:
+ * that is the harness's mistake, not the model's.
+ */
+export function toRequest(input: BashToolInput, context: BashToolContext): ShellExecRequest {
+  const { owner, signal } = context;
+  if (owner !== null && typeof owner !== "string") {
+    throw new TypeError("owner: is required in the bash tool's context (a string, or null for unowned work)");
+  }
+  if (signal !== undefined && !(signal instanceof AbortSignal)) {
+    throw new TypeError("signal: must be an AbortSignal or absent");
+  }
+  const request: ShellExecRequest = { command: input.command, owner };
+  if (input.timeout !== undefined) request.timeoutMs = input.timeout;
+  if (input.workdir !== undefined) request.workdir = input.workdir;
+  if (signal !== undefined) request.signal = signal;
+  return request;
+}

@@ -1,0 +1,88 @@
+/**
+ * One bash tool call from start to finish: check, request, resolve, then
+ * run in the foreground or start in the background, and turn the outcome
+ * into text for the model.
+ *
+ * @module
+ */
+
+import { ShellSpawnError, ShellSpecError, TaskLimitError } from "../seam/errors.ts";
+import type { Shell, ShellExecSpec } from "../seam/types.ts";
+import { parse } from "./parse.ts";
+import { render } from "./render.ts";
+import { toRequest } from "./request.ts";
+import type { BashToolContext } from "./types.ts";
+
+/** The second line of a background start: where the output goes. */
+const BACKGROUND_NOTE = "No timeout applies; its output is kept under this id for the harness's background-task tools.";
+
+/** Errors the model can fix by changing its call; every other error is the harness's. */
+function isModelFixable(error: unknown): error is Error {
+  return error instanceof ShellSpecError || error instanceof ShellSpawnError || error instanceof TaskLimitError;
+}
+
+/** Starts `spec` in the background; a spawn that failed at once is reported as an error. */
+async function startInBackground(shell: Shell, spec: ShellExecSpec): Promise<string> {
+  const task = shell.start(spec);
+  if (task.pid === -1) {
+    // The seam settles a failed spawn as a killed task with "<ErrorName>: <message>" on stderr.
+    const { stderr } = await task.done;
+    return `[error] ${stderr.text.trimEnd().replace(/^\w+Error: /, "")}`;
+  }
+  return `started background task ${task.id}\n${BACKGROUND_NOTE}`;
+}
+
+/**
+ * Runs one bash tool call on `shell` and returns the text for the model.
+ *
+ * 1. `input` is checked (`bashTool.parse`): a bad input rejects
+ *    with `ToolInputError` and nothing is spawned. Send its
+ *    message back to the model as an error result.
+ * 2. An already-aborted `signal` rejects with its reason; nothing is spawned.
+ * 3. The request is built from the declared inputs, `owner` and `signal`
+ *    only, and resolved by the shell.
+ * 4. In the foreground the command runs and the result is rendered
+ *    (`bashTool.render`). With `run_in_background: true` a task is
+ *    started and the text's first line is `started background task <id>`;
+ *    read the task with `shell.task(id, owner).read()`.
+ *
+ * Mistakes the model can fix come back as text starting with `[error] `, not
+ * as a rejection: a `ShellSpecError` (e.g. a workdir with a NUL), a
+ * `ShellSpawnError` (e.g. a missing workdir, named in the text) and a
+ * `TaskLimitError` (too many running background tasks). Harness problems
+ * reject: `ShellClosedError`, the signal's reason, a context without an owner.
+ *
+ * @example
+ * ```ts
+ * import { createLocalShell } from "@dsh/shell";
+ * import { runBashTool, ToolInputError } from "@dsh/shell/tool";
+ * const shell = createLocalShell();
+ * const turn = new AbortController();
+ * try {
+ *   const text = await runBashTool(shell, { command: "ls /nope; echo done" }, {
+ *     owner: "session-7",
+ *     signal: turn.signal,
+ *   });
+ *   console.log(text); // "done\n[stderr]\nls: cannot access '/nope': No such file or directory"
+ * } catch (error) {
+ *   if (!(error instanceof ToolInputError)) throw error;
+ *   console.log(`invalid tool call: ${error.message}`); // give this back to the model as an error result
+ * } finally {
+ *   await shell.close();
+ * }
+ * ```
+ */
+export async function runBashTool(shell: Shell, input: unknown, context: BashToolContext): Promise<string> {
+  const parsed = parse(input);
+  const request = toRequest(parsed, context);
+  request.signal?.throwIfAborted();
+  try {
+    const spec = shell.resolve(request);
+    if (parsed.run_in_background === true) return await startInBackground(shell, spec);
+    return render(await shell.run(spec));
+  } catch (error) {
+    const abortReason = request.signal?.aborted === true && error === request.signal.reason;
+    if (isModelFixable(error) && !abortReason) return `[error] ${error.message}`;
+    throw error;
+  }
+}
