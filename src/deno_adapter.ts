@@ -25,6 +25,7 @@ import type {
   WatchdogHandle,
 } from "./seam/adapter.ts";
 import { ShellSpawnError } from "./seam/errors.ts";
+import { describeShellFailure } from "./seam/run/spawn_failure.ts";
 
 /** Size of the one buffer each stream is read into. */
 const READ_BUFFER_BYTES = 64 * 1024;
@@ -43,11 +44,10 @@ function spawnChild(request: SpawnRequest): ChildHandle {
       stderr: "piped",
     }).spawn();
   } catch (error) {
-    throw new ShellSpawnError(
-      `cannot start the shell "${request.shell}": ${error instanceof Error ? error.message : String(error)}`,
-      request.shell,
-      { cause: error },
-    );
+    // Deno throws NotFound / PermissionDenied / E2BIG at once; its messages do
+    // not tell a missing shell from a missing #! interpreter, so look ourselves.
+    const message = describeShellFailure(request.shell, request.env.PATH, { cwd: request.cwd, cause: error });
+    throw new ShellSpawnError(message, request.shell, { cause: error });
   }
   const stdout = child.stdout.getReader({ mode: "byob" });
   const stderr = child.stderr.getReader({ mode: "byob" });
@@ -69,18 +69,30 @@ function spawnChild(request: SpawnRequest): ChildHandle {
   };
 }
 
-/** Reads `reader` to its end, handing each chunk over in the same reused buffer. */
+/**
+ * Reads `reader` to its end, handing each chunk over in the same reused
+ * buffer. Never rejects. However it ends — end of file, a read error, or a
+ * handler that throws — the reader is cancelled, which closes the pipe: a
+ * child still writing gets EPIPE instead of blocking on a full pipe.
+ */
 async function pump(reader: ReadableStreamBYOBReader, onChunk: (chunk: Uint8Array) => void): Promise<void> {
   let buffer = new ArrayBuffer(READ_BUFFER_BYTES);
   try {
     while (true) {
-      const { value, done } = await reader.read(new Uint8Array(buffer));
-      if (done || value === undefined) return;
-      onChunk(value);
+      // A read error means cancelled by releaseOutput, or the pipe broke: either way the stream is over.
+      const next = await reader.read(new Uint8Array(buffer)).catch(() => null);
+      if (next === null || next.done || next.value === undefined) return;
+      const value = next.value;
+      try {
+        onChunk(value);
+      } catch {
+        // The handler failed: stop reading (the ChildHandle has no error channel).
+        return;
+      }
       buffer = value.buffer as ArrayBuffer;
     }
-  } catch {
-    // Cancelled by releaseOutput, or the pipe broke: either way the stream is over.
+  } finally {
+    reader.cancel().catch(() => {});
   }
 }
 

@@ -15,7 +15,7 @@
  * @module
  */
 
-import { spawn } from "node:child_process";
+import { type ChildProcess, spawn } from "node:child_process";
 import process from "node:process";
 import type { Socket } from "node:net";
 import type { Readable } from "node:stream";
@@ -28,27 +28,36 @@ import type {
   WatchdogHandle,
 } from "./seam/adapter.ts";
 import { ShellSpawnError } from "./seam/errors.ts";
+import { describeShellFailure } from "./seam/run/spawn_failure.ts";
 
 function spawnChild(request: SpawnRequest): ChildHandle {
-  const child = spawn(request.shell, ["-c", request.command], {
-    cwd: request.cwd,
-    env: request.env,
-    detached: true,
-    stdio: [request.stdin === undefined ? "ignore" : "pipe", "pipe", "pipe"],
-  });
+  let child: ChildProcess;
+  try {
+    child = spawn(request.shell, ["-c", request.command], {
+      cwd: request.cwd,
+      env: request.env,
+      detached: true,
+      stdio: [request.stdin === undefined ? "ignore" : "pipe", "pipe", "pipe"],
+    });
+  } catch (error) {
+    // Node throws at once for every exec error but EACCES, EAGAIN, EMFILE,
+    // ENFILE and ENOENT: E2BIG (command and environment too large) above all.
+    const message = describeShellFailure(request.shell, request.env.PATH, { cwd: request.cwd, cause: error });
+    throw new ShellSpawnError(message, request.shell, { cause: error });
+  }
   if (child.pid === undefined) {
-    // Node reports the cause only later, in an "error" event: the workdir was
-    // checked before, so what failed is the shell itself.
+    // Node reports the errno only later, in an "error" event, so the shell is
+    // examined here: missing, not executable, or refused by the system.
     child.once("error", () => {});
     throw new ShellSpawnError(
-      `cannot start the shell "${request.shell}": not found or not executable`,
+      describeShellFailure(request.shell, request.env.PATH, { cwd: request.cwd }),
       request.shell,
     );
   }
   const stdout = child.stdout as Readable;
   const stderr = child.stderr as Readable;
-  stdout.on("data", request.onStdout);
-  stderr.on("data", request.onStderr);
+  forward(stdout, request.onStdout);
+  forward(stderr, request.onStderr);
   if (request.stdin !== undefined && child.stdin !== null) {
     // A child that exits without reading gets EPIPE here; its exit status decides the result.
     child.stdin.on("error", () => {});
@@ -67,6 +76,24 @@ function spawnChild(request: SpawnRequest): ChildHandle {
       stderr.destroy();
     },
   };
+}
+
+/**
+ * Hands each chunk of `stream` to `handler`. A handler that throws must not
+ * crash the host (Node would rethrow from the "data" event): the stream is
+ * destroyed instead, which closes the pipe, so the child gets EPIPE rather
+ * than blocking on a full pipe, and "close" still settles `drained`.
+ */
+function forward(stream: Readable, handler: (chunk: Uint8Array) => void): void {
+  const onData = (chunk: Uint8Array): void => {
+    try {
+      handler(chunk);
+    } catch {
+      stream.off("data", onData);
+      stream.destroy();
+    }
+  };
+  stream.on("data", onData);
 }
 
 function closed(stream: Readable): Promise<void> {

@@ -40,6 +40,18 @@ export interface ShellSchema<T> {
 /** The largest delay a JavaScript timer honours; longer ones fire at once. */
 export const MAX_TIMER_MS = 2_147_483_647;
 
+/**
+ * The largest in-memory output budget, 1 GiB: a stream's head and tail are
+ * held in typed arrays, and a budget that large is a mistake, not a plan.
+ */
+const MAX_OUTPUT_BUDGET = 1_073_741_824;
+
+/**
+ * Linux's MAX_ARG_STRLEN: the most bytes one exec argument may have, its
+ * terminating NUL included. The command is one argument (`<shell> -c <command>`).
+ */
+const MAX_ARG_STRLEN = 131_072;
+
 // z.number() alone already refuses NaN and ±Infinity, but with a message
 // that does not say what is expected; the refinements below do.
 const positiveFinite = (): z.ZodType<number> =>
@@ -50,11 +62,43 @@ const positiveInteger = (): z.ZodType<number> =>
   z.number({ error: "must be a positive whole number" })
     .refine((n) => Number.isSafeInteger(n) && n > 0, { error: "must be a positive whole number" });
 
+const outputBudget = (): z.ZodType<number> =>
+  positiveInteger().refine((n) => n <= MAX_OUTPUT_BUDGET, {
+    error: `must be at most ${MAX_OUTPUT_BUDGET} (1 GiB)`,
+  });
+
 const noNul = (value: string): boolean => !value.includes("\0");
+
+/** Whether `text` takes at most `limit` bytes in UTF-8; counts only when the length alone cannot tell. */
+function fitsInUtf8Bytes(text: string, limit: number): boolean {
+  // A UTF-16 unit is 1 to 3 UTF-8 bytes (a surrogate pair, 2 units, is 4).
+  if (text.length * 3 <= limit) return true;
+  if (text.length > limit) return false;
+  let bytes = 0;
+  for (let i = 0; i < text.length; i++) {
+    const unit = text.charCodeAt(i);
+    if (unit < 0x80) bytes += 1;
+    else if (unit < 0x800) bytes += 2;
+    else if (unit >= 0xd800 && unit <= 0xdbff && i + 1 < text.length) {
+      const next = text.charCodeAt(i + 1);
+      if (next >= 0xdc00 && next <= 0xdfff) {
+        bytes += 4;
+        i++;
+      } else bytes += 3; // a lone surrogate is encoded as U+FFFD
+    } else bytes += 3;
+    if (bytes > limit) return false;
+  }
+  return true;
+}
 
 const command = z.string({ error: "must be a string" })
   .min(1, { error: "must not be empty" })
-  .refine(noNul, { error: "must not contain a NUL character" });
+  .refine(noNul, { error: "must not contain a NUL character" })
+  .refine((text) => fitsInUtf8Bytes(text, MAX_ARG_STRLEN - 1), {
+    error: `is longer than the OS allows for one argument (${
+      MAX_ARG_STRLEN - 1
+    } bytes of UTF-8); pass a long script on stdin instead (e.g. the command "sh -s" with the script as stdin)`,
+  });
 
 const path = z.string({ error: "must be a string" })
   .min(1, { error: "must not be empty" })
@@ -68,12 +112,29 @@ const stdin = z.union([z.string(), z.instanceof(Uint8Array)], { error: "must be 
 
 const signal = z.custom<AbortSignal>((value) => value instanceof AbortSignal, { error: "must be an AbortSignal" });
 
-/** Checks env names and values, reporting each problem at `env["NAME"]`. */
+/**
+ * A plain record: an object that is not an array, a Map or another built-in
+ * (`process.env` qualifies; its prototype is not `Object.prototype` on Node).
+ */
+function isRecord(value: unknown): value is Record<string, unknown> {
+  return typeof value === "object" && value !== null && !Array.isArray(value) &&
+    Object.prototype.toString.call(value) === "[object Object]";
+}
+
+/** Any record, as it is: no copy is made. */
+const anyRecord = z.custom<Record<string, unknown>>(isRecord, { error: "must be an object of strings" });
+
+/**
+ * Checks env names and values, reporting each problem at `env["NAME"]`.
+ * The record is checked where it is, not copied: `z.record` would copy it
+ * through assignments and silently drop an own entry named `__proto__`
+ * (which `JSON.parse` creates), so it would never reach the child.
+ */
 function envRecord<T extends Record<string, string | undefined>>(
   valueMayBeUndefined: boolean,
   prefix?: string,
 ): z.ZodType<T> {
-  return z.record(z.string(), z.unknown(), { error: "must be an object of strings" }).superRefine((record, ctx) => {
+  return anyRecord.superRefine((record, ctx) => {
     for (const [name, value] of Object.entries(record)) {
       const at = [name];
       if (name.length === 0) ctx.addIssue({ code: "custom", path: at, message: "names may not be empty" });
@@ -101,7 +162,7 @@ const requestShape = {
   owner,
   workdir: path.optional(),
   timeoutMs: positiveFinite().optional(),
-  stdoutMaxBytes: positiveInteger().optional(),
+  stdoutMaxBytes: outputBudget().optional(),
   signal: signal.optional(),
   stdin: stdin.optional(),
   env: envRecord<EnvPatch>(true).optional(),
@@ -118,7 +179,7 @@ export const specSchema: z.ZodType<ShellExecSpec> = z.strictObject({
   ...requestShape,
   workdir: path.refine((p) => p.startsWith("/"), { error: "must be an absolute path" }),
   timeoutMs: positiveFinite(),
-  stdoutMaxBytes: positiveInteger(),
+  stdoutMaxBytes: outputBudget(),
 }, { error: (issue) => issue.code === "unrecognized_keys" ? undefined : "must be an object" });
 
 /** The zod schema of {@linkcode CollectedOutput} (internal; see the public alias below). */
@@ -156,7 +217,7 @@ export const optionsSchema: z.ZodType<LocalShellOptions> = z.strictObject({
   workdir: path.optional(),
   timeoutMs: timerMs().optional(),
   maxTimeoutMs: timerMs().optional(),
-  maxOutputBytes: positiveInteger().optional(),
+  maxOutputBytes: outputBudget().optional(),
   maxSpillBytes: positiveInteger().optional(),
   spillDir: path.optional(),
   graceMs: timerMs().optional(),

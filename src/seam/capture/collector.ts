@@ -40,6 +40,9 @@ type SpillState =
   | { kind: "unavailable"; why: string };
 
 const decoder = new TextDecoder();
+const EMPTY = new Uint8Array(0);
+/** The head's first allocation; it then doubles up to the head limit. */
+const INITIAL_HEAD_BYTES = 1024;
 
 /**
  * Collects one stream within a byte budget.
@@ -61,7 +64,12 @@ export class OutputCollector {
   readonly #options: CollectorOptions;
   /** Bytes of the head: the first `#headLimit` bytes of the stream. */
   readonly #headLimit: number;
-  readonly #head: Uint8Array[] = [];
+  /**
+   * The head, in one buffer that grows by doubling up to `#headLimit`: a
+   * stream of tiny chunks costs its bytes, not an array per chunk.
+   */
+  #head: Uint8Array = EMPTY;
+  /** How much of `#head` is filled. */
   #headBytes = 0;
   /** The last bytes of the stream past the head; created at the first such byte. */
   #tail: TailRing | undefined;
@@ -109,7 +117,8 @@ export class OutputCollector {
       bytes = this.#tail!.lastBytes(total - cursor);
     } else if (tailStart === this.#headBytes) {
       // Head and tail still meet: everything from the cursor on is held.
-      bytes = concat([concat(this.#head).subarray(cursor), this.#tail?.toBytes() ?? new Uint8Array(0)]);
+      const head = this.#heldHead().subarray(cursor);
+      bytes = this.#tail === undefined ? head : concat([head, this.#tail.toBytes()]);
     } else {
       lossy = true;
       const newest = this.#tail!.toBytes();
@@ -125,11 +134,13 @@ export class OutputCollector {
     const before = this.#total;
     this.#total += chunk.length;
     let rest = chunk;
-    if (this.#headBytes < this.#headLimit) {
-      const take = Math.min(this.#headLimit - this.#headBytes, rest.length);
-      this.#head.push(rest.slice(0, take));
+    const room = this.#headLimit - this.#headBytes;
+    if (room > 0) {
+      const take = Math.min(room, chunk.length);
+      this.#growHead(this.#headBytes + take);
+      this.#head.set(take === chunk.length ? chunk : chunk.subarray(0, take), this.#headBytes);
       this.#headBytes += take;
-      rest = rest.subarray(take);
+      rest = take === chunk.length ? EMPTY : chunk.subarray(take);
     }
     if (before <= this.#options.budget && this.#total > this.#options.budget) {
       // First overflow: everything so far is still in memory, so the spill
@@ -159,8 +170,8 @@ export class OutputCollector {
   }
 
   #buildResult(): CollectedOutput {
-    const head = concat(this.#head);
-    const tail = this.#tail?.toBytes() ?? new Uint8Array(0);
+    const head = this.#heldHead();
+    const tail = this.#tail?.toBytes() ?? EMPTY;
     const spillPath = this.#spill.kind === "closed" ? this.#spill.path : undefined;
     if (this.#total <= this.#options.budget) {
       return { text: decoder.decode(concat([head, tail])), truncated: false, totalBytes: this.#total };
@@ -182,7 +193,22 @@ export class OutputCollector {
 
   /** Everything held in memory, in stream order; only complete before the first overflow. */
   #heldBytes(): Uint8Array {
-    return concat([...this.#head, this.#tail?.toBytes() ?? new Uint8Array(0)]);
+    return this.#tail === undefined ? this.#heldHead() : concat([this.#heldHead(), this.#tail.toBytes()]);
+  }
+
+  /** The filled part of the head buffer (a view, not a copy). */
+  #heldHead(): Uint8Array {
+    return this.#head.subarray(0, this.#headBytes);
+  }
+
+  /** Grows the head buffer to hold `needed` bytes: doubling, never past the head limit. */
+  #growHead(needed: number): void {
+    if (needed <= this.#head.length) return;
+    let size = Math.max(this.#head.length, INITIAL_HEAD_BYTES);
+    while (size < needed) size *= 2;
+    const grown = new Uint8Array(Math.min(size, this.#headLimit));
+    grown.set(this.#heldHead());
+    this.#head = grown;
   }
 
   #openSpill(): void {

@@ -1,0 +1,133 @@
+/**
+ * Why a shell cannot start, as both adapters report it: a name missing from
+ * the child's PATH, a file without execute permission, a script whose
+ * interpreter is missing, and a process the system refuses to create
+ * (E2BIG). Every failure is a `ShellSpawnError` naming the shell; none is a
+ * raw runtime error, and none that is not about a missing shell says "not
+ * found".
+ */
+
+import { after, before, describe, it } from "node:test";
+import assert from "node:assert/strict";
+import { chmodSync, existsSync, mkdirSync, writeFileSync } from "node:fs";
+import { join } from "node:path";
+import { createLocalShell, type ProcessAdapter, ShellSpawnError, type SpawnRequest } from "../mod.ts";
+import { nodeAdapter } from "../src/node_adapter.ts";
+import { denoAdapter } from "../src/deno_adapter.ts";
+import { freshDir, removeDir } from "./helpers/capture.ts";
+import { thrown } from "./helpers/spec_errors.ts";
+
+// Deno runs node:child_process too, so the Deno leg checks both adapters.
+const adapters: ProcessAdapter[] = "Deno" in globalThis ? [denoAdapter, nodeAdapter] : [nodeAdapter];
+
+/** More than the 128 KiB Linux allows for one string passed to exec (MAX_ARG_STRLEN). */
+const TOO_LONG = 200_000;
+
+for (const adapter of adapters) {
+  describe(`the ${adapter.name} adapter: why a shell cannot start`, () => {
+    let dir: string;
+
+    before(() => {
+      dir = freshDir("dsh-spawn-failure-");
+    });
+
+    after(() => removeDir(dir));
+
+    /** A spawn request that would create `ran` in `dir` if anything ran. */
+    function request(shell: string, env: Record<string, string>): SpawnRequest {
+      return {
+        shell,
+        command: `touch ${join(dir, "ran")}`,
+        cwd: dir,
+        env,
+        onStdout: () => {},
+        onStderr: () => {},
+      };
+    }
+
+    /** Spawns, expects a ShellSpawnError naming `shell`, checks nothing ran, returns the error. */
+    function spawnFailure(shell: string, env: Record<string, string>): ShellSpawnError {
+      const error = thrown(() => adapter.spawn(request(shell, env)));
+      assert.ok(error instanceof ShellSpawnError, `expected ShellSpawnError, got ${String(error)}`);
+      assert.equal(error.name, "ShellSpawnError");
+      assert.ok(error.message.includes(`"${shell}"`), `names the shell: ${error.message}`);
+      assert.equal(existsSync(join(dir, "ran")), false, "nothing ran");
+      return error;
+    }
+
+    it("a shell name missing from the child's PATH is not found, and the message gives that PATH", () => {
+      const searched = `${join(dir, "empty-a")}:${join(dir, "empty-b")}`;
+      const error = spawnFailure("dsh-no-such-shell-xyz", { PATH: searched });
+      assert.match(error.message, /\bnot found\b/);
+      assert.ok(!/not executable/.test(error.message), `does not hedge: ${error.message}`);
+      assert.ok(error.message.includes(`PATH=${searched}`), `gives the PATH searched: ${error.message}`);
+    });
+
+    it("a shell path that does not exist is not found", () => {
+      const error = spawnFailure(join(dir, "missing", "bash"), { PATH: "/usr/bin:/bin" });
+      assert.match(error.message, /\bnot found\b/);
+      assert.ok(!/not executable/.test(error.message), `does not hedge: ${error.message}`);
+    });
+
+    it("a shell path without execute permission is not executable, not missing", () => {
+      const shell = join(dir, "plain-file");
+      writeFileSync(shell, "#!/bin/sh\necho hi\n");
+      chmodSync(shell, 0o644);
+      const error = spawnFailure(shell, { PATH: "/usr/bin:/bin" });
+      assert.match(error.message, /is not executable/);
+      assert.ok(!/not found/.test(error.message), `does not say "not found": ${error.message}`);
+    });
+
+    it("a name found on PATH only as a file without execute permission is not executable", () => {
+      const bin = join(dir, "bin-noexec");
+      mkdirSync(bin);
+      writeFileSync(join(bin, "dsh-noexec-shell"), "#!/bin/sh\n", { mode: 0o644 });
+      chmodSync(join(bin, "dsh-noexec-shell"), 0o644);
+      const error = spawnFailure("dsh-noexec-shell", { PATH: bin });
+      assert.match(error.message, /is not executable/);
+      assert.ok(error.message.includes(join(bin, "dsh-noexec-shell")), `names the file found: ${error.message}`);
+    });
+
+    it("an executable script whose interpreter is missing is not reported as a missing shell", () => {
+      const shell = join(dir, "bad-interpreter");
+      writeFileSync(shell, "#!/nonexistent/dsh-interpreter\n");
+      chmodSync(shell, 0o755);
+      const error = spawnFailure(shell, { PATH: "/usr/bin:/bin" });
+      assert.ok(error.message.includes("/nonexistent/dsh-interpreter"), `names the interpreter: ${error.message}`);
+      assert.ok(!error.message.includes(`"${shell}": not found`), `the shell itself exists: ${error.message}`);
+    });
+
+    it("an environment beyond the OS limit gives ShellSpawnError (with the OS error as cause when known)", () => {
+      const error = spawnFailure("/bin/sh", { PATH: "/usr/bin:/bin", BIG: "x".repeat(TOO_LONG) });
+      assert.ok(!/not found|not executable/.test(error.message), `the shell is fine: ${error.message}`);
+      assert.match(error.message, /refused|too large|E2BIG/);
+      if (error.cause !== undefined) assert.ok(error.cause instanceof Error, "the cause is the runtime's error");
+    });
+
+    it("a command beyond the OS limit for one argument gives ShellSpawnError", () => {
+      const error = thrown(() =>
+        adapter.spawn({ ...request("/bin/sh", { PATH: "/usr/bin:/bin" }), command: `: ${"x".repeat(TOO_LONG)}` })
+      );
+      assert.ok(error instanceof ShellSpawnError, `expected ShellSpawnError, got ${String(error)}`);
+      assert.ok(!/not found|not executable/.test(error.message), `the shell is fine: ${error.message}`);
+    });
+  });
+}
+
+describe("run(): a spawn the system refuses", () => {
+  it("rejects with ShellSpawnError, not a raw runtime error", async () => {
+    const work = freshDir("dsh-spawn-failure-run-");
+    const shell = createLocalShell({ workdir: work, graceMs: 300 });
+    try {
+      const spec = shell.resolve({ command: "true", owner: null, env: { BIG: "x".repeat(TOO_LONG) } });
+      await assert.rejects(shell.run(spec), (error: Error) => {
+        assert.ok(error instanceof ShellSpawnError, `expected ShellSpawnError, got ${String(error)}`);
+        assert.ok(error.message.includes('"bash"'), error.message);
+        return true;
+      });
+    } finally {
+      await shell.close();
+      removeDir(work);
+    }
+  });
+});
