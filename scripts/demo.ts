@@ -1,40 +1,44 @@
 /**
- * The README's demo: one command run the way a hook bridge runs a hook. It
- * reads a JSON event on stdin and a managed `DSH_*` variable, while a fake
- * secret sits in the ambient environment and is shown not to reach it.
+ * The README's demo: the CLI dispatches the example PreToolUse event (a
+ * model about to run `rm -rf`) through the example settings, as a harness
+ * would, while a fake API key sits in the environment. It prints each
+ * hook's result and the merged decision: blocked, and the key invisible to
+ * every hook.
  *
  *   deno task demo
  */
 
+import { spawnSync } from "node:child_process";
 import process from "node:process";
-import { createLocalShell, explainEnv } from "../mod.ts";
+import { fileURLToPath } from "node:url";
 
+const root = fileURLToPath(new URL("..", import.meta.url));
+const examples = `${root}docs/examples`;
 // A fake secret, assembled so no secret-shaped literal sits in the repository.
-const fakeKey = ["sk", "-demo", "0123456789abcdefghijklmnop"].join("");
-const ambient = { ...process.env, DEMO_API_KEY: fakeKey, DSH_SESSION: "forged-by-the-environment" };
-const event = { hook_event_name: "PreToolUse", tool_name: "Bash", tool_input: { command: "rm -rf /tmp/x" } };
-const dshEnv = { DSH_SESSION: "session-42" } as const;
+const fakeKey = ["sk", "-ant-", "demo0123456789ABCDEFabcdef"].join("");
+const args = [
+  "hook",
+  "PreToolUse",
+  "--settings",
+  `${examples}/settings.json`,
+  "--payload",
+  `${examples}/events/pre_tool_use_rm.json`,
+  "--project-dir",
+  examples,
+];
 
-await using shell = createLocalShell({ ambientEnv: ambient, timeoutMs: 10_000 });
-const command = [
-  'read -r event; echo "event on stdin: $event"',
-  'echo "DSH_SESSION=$DSH_SESSION"',
-  'echo "DEMO_API_KEY=${DEMO_API_KEY:-(not set: scrubbed)}"',
-  'echo "TERM=$TERM NO_COLOR=$NO_COLOR"',
-].join("; ");
-
-console.log(`$ ${command}\n`);
-const result = await shell.run(shell.resolve({ command, owner: null, stdin: `${JSON.stringify(event)}\n`, dshEnv }));
-console.log(result.stdout.text);
-console.log(`exit code ${result.exitCode}, ${result.durationMs.toFixed(0)} ms`);
-console.log(`the secret's value appears in the output: ${result.stdout.text.includes(fakeKey)}`);
-
-const { entries, dropped } = explainEnv({ ambient, dshEnv });
-const interesting = new Set(["DEMO_API_KEY", "DSH_SESSION", "TERM", "NO_COLOR", "PATH"]);
-console.log("\nwhere the child's environment came from (explainEnv, names only):");
-for (const entry of entries.filter((e) => interesting.has(e.name))) {
-  console.log(`  ${entry.name.padEnd(14)} ${entry.source}`);
-}
-for (const drop of dropped.filter((d) => interesting.has(d.name))) {
-  console.log(`  ${drop.name.padEnd(14)} dropped: ${drop.reason}`);
-}
+console.log(
+  `The model wants to run: ${
+    JSON.stringify("rm -rf build/ node_modules/")
+  } (docs/examples/events/pre_tool_use_rm.json)`,
+);
+console.log(`The harness's environment holds ANTHROPIC_API_KEY=${fakeKey.slice(0, 10)}… (fake)\n`);
+console.log(`$ dsh-shell ${args.map((arg) => arg.replace(root, "")).join(" ")}\n`);
+const cli = spawnSync(process.execPath, ["run", "-A", `${root}src/cli/main.ts`, ...args], {
+  env: { ...process.env, ANTHROPIC_API_KEY: fakeKey },
+  stdio: ["ignore", "pipe", "inherit"],
+  encoding: "utf8",
+});
+process.stdout.write(cli.stdout);
+console.log(`\nexit code ${cli.status} (2 = blocked)`);
+console.log(`the fake key's value appears in any hook's output: ${cli.stdout.includes(fakeKey)}`);

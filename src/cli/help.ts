@@ -1,0 +1,73 @@
+/**
+ * The CLI's help texts, one per subcommand.
+ *
+ * @module
+ */
+
+/** `dsh-shell --help`. */
+export const MAIN_HELP = `dsh-shell — run commands and hooks the way an agent harness does
+
+Usage:
+  dsh-shell run [options] -- COMMAND     run a command: scrubbed env, own process group, bounded output
+  dsh-shell env [--env K=V]...           show where each variable of a command's environment comes from
+  dsh-shell hook EVENT --settings FILE   run the hooks of a settings.json for one event, as a harness would
+
+Run 'dsh-shell <command> --help' for the options of each command.
+
+Exit codes: run passes the command's own code through (124 on timeout, 128+n after signal n);
+hook exits 2 when the event is blocked; 64 means a usage mistake; 125 means dsh-shell itself failed.
+`;
+
+/** `dsh-shell run --help`. */
+export const RUN_HELP = `Usage: dsh-shell run [options] -- COMMAND
+
+Runs COMMAND as 'bash -c COMMAND' in its own process group, with the credential-scrubbed environment,
+and prints its captured stdout and stderr (head and tail kept when long; the full stream is in a spill file).
+
+Options:
+  --stdin FILE|-     give the command FILE (or this process's stdin) on its stdin; otherwise stdin is /dev/null
+  --env K=V          set a variable for the command (repeatable); it wins over the scrub
+  --timeout MS       kill the command's whole process group after MS milliseconds (default 120000)
+  --workdir DIR      run in DIR (default: the current directory)
+  --json             print the full result as JSON instead of the output
+  --help             show this help
+
+Exit code: the command's own; 124 when it timed out; 128+n when signal n ended it; 130 when interrupted;
+125 when it could not be started; 64 on a usage mistake.
+
+Example:
+  dsh-shell run --env GREETING=hi -- 'echo "$GREETING from $(pwd)"'
+`;
+
+/** `dsh-shell env --help`. */
+export const ENV_HELP = `Usage: dsh-shell env [--env K=V]... [--json]
+
+Shows the environment a command would get: every variable with its source (ambient, override, env)
+and every dropped one with its reason (credential-name, credential-value, managed, removed).
+Values are never printed.
+
+Options:
+  --env K=V     an explicit variable, as 'dsh-shell run --env' would pass it (repeatable)
+  --json        print the explanation as JSON
+  --help        show this help
+`;
+
+/** `dsh-shell hook --help`. */
+export const HOOK_HELP = `Usage: dsh-shell hook EVENT --settings FILE [options]
+
+Runs every hook that FILE (a Claude Code settings.json or a Codex hooks.json) configures for EVENT,
+in parallel, with the event payload as JSON on stdin, then prints each hook's result and the merged
+decision. Exits 2 when the event is blocked (a hook denied it or exited 2), 0 otherwise.
+
+Options:
+  --settings FILE                 the settings file (required)
+  --dialect claude-code|codex     how stdin and matchers work (default claude-code)
+  --match NAME                    what matchers test, e.g. the tool name (default: the payload's tool_name)
+  --payload FILE|-                the event payload as JSON (default: {"hook_event_name": EVENT})
+  --project-dir DIR               CLAUDE_PROJECT_DIR for the hooks, and their workdir (default: the current directory)
+  --json                          print the dispatch result as JSON
+  --help                          show this help
+
+Example:
+  dsh-shell hook PreToolUse --settings .claude/settings.json --payload event.json
+`;

@@ -1,0 +1,87 @@
+#!/usr/bin/env -S deno run -A
+/**
+ * The `dsh-shell` CLI: `run`, `env` and `hook`, over the same code a
+ * harness imports. Run it as `deno run -A jsr:@dsh/shell/cli` or, from
+ * npm, as the `dsh-shell` bin.
+ *
+ * @example
+ * ```ts
+ * import { main } from "@dsh/shell/cli";
+ * const code = await main(["run", "--", "echo hello"]);
+ * console.log(code); // 0
+ * ```
+ *
+ * @module
+ */
+
+import { realpathSync } from "node:fs";
+import process from "node:process";
+import { fileURLToPath } from "node:url";
+import { UsageError } from "./args.ts";
+import { envCommand } from "./env_command.ts";
+import { EXIT_FAILED, EXIT_USAGE } from "./exit_codes.ts";
+import { MAIN_HELP } from "./help.ts";
+import { hookCommand } from "./hook_command.ts";
+import { type CliOutput, processOutput } from "./io.ts";
+
+export type { CliOutput } from "./io.ts";
+import { runCommand } from "./run_command.ts";
+
+const COMMANDS: Record<string, (args: readonly string[], output: CliOutput) => Promise<number>> = {
+  run: runCommand,
+  env: envCommand,
+  hook: hookCommand,
+};
+
+/**
+ * Runs the CLI with `args` (without the program name) and resolves with
+ * its exit code. Mistakes are reported as one line on `output.err`, never
+ * as a stack trace.
+ *
+ * @example
+ * ```ts
+ * import { main } from "@dsh/shell/cli";
+ * const code = await main(["env", "--json"]);
+ * ```
+ */
+export async function main(args: readonly string[], output: CliOutput = processOutput): Promise<number> {
+  const [name, ...rest] = args;
+  if (name === "--help" || name === "-h" || name === "help") {
+    output.out(MAIN_HELP);
+    return 0;
+  }
+  const command = name === undefined ? undefined : COMMANDS[name];
+  try {
+    if (name === undefined) throw new UsageError("missing the command: run, env or hook (try --help)");
+    if (command === undefined) throw new UsageError(`unknown command ${JSON.stringify(name)} (try --help)`);
+    return await command(rest, output);
+  } catch (error) {
+    const where = command === undefined ? "dsh-shell" : `dsh-shell ${name}`;
+    if (error instanceof UsageError) {
+      output.err(`${where}: ${error.message}\n`);
+      return EXIT_USAGE;
+    }
+    const message = error instanceof Error ? `${error.name}: ${error.message}` : String(error);
+    output.err(`${where}: ${message.replace(/\n/g, " ")}\n`);
+    return EXIT_FAILED;
+  }
+}
+
+/** Whether this module is the program being run (Deno: `import.meta.main`; Node: argv[1] is this file). */
+function isMainModule(): boolean {
+  const meta = import.meta as ImportMeta & { main?: boolean };
+  if (meta.main !== undefined) return meta.main;
+  const entry = process.argv[1];
+  if (entry === undefined) return false;
+  try {
+    // npx runs the bin through a symlink: compare real paths.
+    return realpathSync(entry) === realpathSync(fileURLToPath(import.meta.url));
+  } catch {
+    return false;
+  }
+}
+
+if (isMainModule()) {
+  // exitCode, not exit(): output written to a pipe must be flushed first.
+  process.exitCode = await main(process.argv.slice(2));
+}

@@ -1,0 +1,45 @@
+/**
+ * Merging the verdicts of one event's hooks into one decision.
+ *
+ * @module
+ */
+
+import type { HookDispatchResult, HookPermission, HookVerdict } from "./types.ts";
+
+/** The strength of each permission: the strongest one wins. */
+const RANK: Readonly<Record<HookPermission, number>> = { allow: 1, ask: 2, deny: 3 };
+
+/**
+ * Merges `verdicts`, given in configuration order:
+ *
+ * - permission: `deny` > `ask` > `allow`; only the reasons given with the
+ *   winning permission are kept, in order (empty reasons are left out);
+ * - the first `continue: false` stops, with its `stopReason`;
+ * - every `additionalContext` and `systemMessage`, in order (empty ones left out).
+ */
+export function mergeVerdicts(verdicts: readonly HookVerdict[]): Omit<HookDispatchResult, "results"> {
+  let permission: HookPermission | undefined;
+  for (const verdict of verdicts) {
+    if (verdict.permission !== undefined && (permission === undefined || RANK[verdict.permission] > RANK[permission])) {
+      permission = verdict.permission;
+    }
+  }
+  const reasons = verdicts
+    .filter((verdict) => permission !== undefined && verdict.permission === permission)
+    .map((verdict) => verdict.reason)
+    .filter(nonEmpty);
+  const stopper = verdicts.find((verdict) => !verdict.continue);
+  const merged: Omit<HookDispatchResult, "results"> = {
+    reasons,
+    blocked: permission === "deny",
+    additionalContext: verdicts.map((verdict) => verdict.additionalContext).filter(nonEmpty),
+    systemMessages: verdicts.map((verdict) => verdict.systemMessage).filter(nonEmpty),
+  };
+  if (permission !== undefined) merged.permission = permission;
+  if (stopper !== undefined) merged.stop = stopper.stopReason === undefined ? {} : { reason: stopper.stopReason };
+  return merged;
+}
+
+function nonEmpty(text: string | undefined): text is string {
+  return text !== undefined && text.trim() !== "";
+}

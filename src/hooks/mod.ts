@@ -1,0 +1,65 @@
+/**
+ * The hook bridge of `@dsh/shell`: runs Claude Code– and Codex-style hooks
+ * through a {@linkcode Shell}, so every hook gets the process-group kill,
+ * the output budgets and the credential scrub of any other command.
+ *
+ * - {@linkcode runHook} runs one hook: the event as JSON on stdin,
+ *   `CLAUDE_PROJECT_DIR` (and the plugin variables) in the environment, and
+ *   the exit-code protocol (0 success, 2 blocking, anything else a
+ *   non-blocking error). It never rejects.
+ * - {@linkcode parseHookSettings} reads the `hooks` of a `settings.json` (or
+ *   a Codex `hooks.json`) and compiles the matchers.
+ * - {@linkcode dispatchHookEvent} runs every matching hook of an event in
+ *   parallel and merges their decisions (`deny` > `ask` > `allow`).
+ *
+ * @example
+ * ```ts
+ * import { createLocalShell } from "@dsh/shell";
+ * import { dispatchHookEvent, parseHookSettings } from "@dsh/shell/hooks";
+ *
+ * const settings = parseHookSettings({
+ *   hooks: {
+ *     PreToolUse: [{
+ *       matcher: "Bash",
+ *       hooks: [{
+ *         type: "command",
+ *         command: `grep -q 'rm -rf' && { echo "refusing rm -rf" >&2; exit 2; }; exit 0`,
+ *         timeout: 10,
+ *       }],
+ *     }],
+ *   },
+ * }, { dialect: "claude-code" });
+ *
+ * await using shell = createLocalShell();
+ * const outcome = await dispatchHookEvent(shell, settings, {
+ *   event: "PreToolUse",
+ *   payload: { hook_event_name: "PreToolUse", tool_name: "Bash", tool_input: { command: "rm -rf /" } },
+ *   projectDir: "/tmp",
+ *   owner: null,
+ * });
+ * console.log(outcome.blocked, outcome.reasons); // true [ "refusing rm -rf" ]
+ * ```
+ *
+ * @module
+ */
+
+export { HOOK_DEFAULTS, runHook, type RunHookOptions } from "./run_hook.ts";
+export { parseHookSettings, type ParseHookSettingsOptions } from "./settings.ts";
+export { dispatchHookEvent, type DispatchHookEventOptions } from "./dispatch.ts";
+export { readHookVerdict } from "./verdict.ts";
+export { HOOK_MATCH_FIELDS } from "./matcher.ts";
+export { HookSettingsError } from "./errors.ts";
+export type * from "./types.ts";
+// The seam's types that the bridge's signatures name, so this entry point documents them too.
+export type {
+  CollectedOutput,
+  DshEnv,
+  EnvPatch,
+  Shell,
+  ShellExecRequest,
+  ShellExecSpec,
+  ShellRunResult,
+  ShellTask,
+  TaskOutput,
+  TaskStatus,
+} from "../seam/types.ts";

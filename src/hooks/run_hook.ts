@@ -1,0 +1,237 @@
+/**
+ * One hook, start to finish: the request (stdin per dialect, the hook
+ * variables, the defaults), the run through the shell, and the protocol that
+ * turns the run's exit into a {@linkcode HookResult}.
+ *
+ * @module
+ */
+
+import { isAbsolute } from "node:path";
+import { ShellClosedError, ShellSpawnError, ShellSpecError } from "../seam/errors.ts";
+import type { EnvPatch, Shell, ShellExecRequest, ShellRunResult } from "../seam/types.ts";
+import { hookEnv } from "./hook_env.ts";
+import { parseHookJson } from "./output.ts";
+import type { HookDialect, HookJsonOutput, HookOutcome, HookResult } from "./types.ts";
+
+/**
+ * The bridge's defaults: a hook's timeout (600 s, as in Claude Code and
+ * Codex; the shell still caps it at its `maxTimeoutMs`) and its stdout
+ * budget (1 MiB, raised from the shell's default so a JSON answer carrying
+ * an `updatedInput` or a long `additionalContext` arrives whole).
+ *
+ * @example
+ * ```ts
+ * import { HOOK_DEFAULTS } from "@dsh/shell/hooks";
+ * console.log(HOOK_DEFAULTS.timeoutMs); // 600000
+ * ```
+ */
+export const HOOK_DEFAULTS: Readonly<{ timeoutMs: number; stdoutMaxBytes: number }> = Object.freeze({
+  timeoutMs: 600_000,
+  stdoutMaxBytes: 1024 * 1024,
+});
+
+/** What {@linkcode runHook} needs to run one hook. */
+export interface RunHookOptions {
+  /** The hook's command line, run as `bash -c <command>`; `"${CLAUDE_PLUGIN_ROOT}/x.sh"` expands. */
+  command: string;
+  /** The event, sent as JSON on stdin. */
+  payload: object;
+  /** `"claude-code"`: stdin is the JSON plus `"\n"`; `"codex"`: no newline. */
+  dialect: HookDialect;
+  /** The project root, given to the hook as `CLAUDE_PROJECT_DIR`; also the default workdir. */
+  projectDir: string;
+  /** A plugin's root, given as `CLAUDE_PLUGIN_ROOT` and `PLUGIN_ROOT`. */
+  pluginRoot?: string;
+  /** A plugin's data directory, given as `CLAUDE_PLUGIN_DATA` and `PLUGIN_DATA`. */
+  pluginData?: string;
+  /** Timeout in ms (default 600 000, capped by the shell's `maxTimeoutMs`). */
+  timeoutMs?: number;
+  /** Who owns the run, or `null`. */
+  owner: string | null;
+  /** Aborts the hook: its whole process group is terminated. */
+  signal?: AbortSignal;
+  /** Working directory (default `projectDir`); relative paths resolve against the shell's workdir. */
+  workdir?: string;
+  /** Extra environment entries (`undefined` removes one); the hook variables above win over them. */
+  env?: EnvPatch;
+}
+
+/**
+ * Runs one hook: `payload` as JSON on stdin, `CLAUDE_PROJECT_DIR` (and the
+ * plugin variables when given) in the environment, through `shell`, so the
+ * credential scrub, `ENV_OVERRIDES`, the process-group kill and the output
+ * budgets apply as for every command.
+ *
+ * The protocol: exit 0 is `success`, and stdout is parsed as JSON when its
+ * trimmed text starts with `{` (malformed JSON stays plain text, without
+ * `json`). Exit 2 is `blocking`, with the trimmed stderr as `reason`; its
+ * stdout is not parsed. Any other exit, a signal, a timeout, an abort, or a
+ * failure to start is `non-blocking-error`, with a `reason` that says which.
+ *
+ * Never rejects: a bad option, a closed shell, a missing workdir or an
+ * already-aborted signal also come back as `non-blocking-error`.
+ *
+ * @example
+ * ```ts
+ * import { createLocalShell } from "@dsh/shell";
+ * import { runHook } from "@dsh/shell/hooks";
+ * await using shell = createLocalShell();
+ * const result = await runHook(shell, {
+ *   command: `grep -q '"rm -rf' && { echo "rm -rf is not allowed here" >&2; exit 2; }; exit 0`,
+ *   payload: { hook_event_name: "PreToolUse", tool_name: "Bash", tool_input: { command: "rm -rf /" } },
+ *   dialect: "claude-code",
+ *   projectDir: "/tmp",
+ *   owner: null,
+ *   timeoutMs: 10_000,
+ * });
+ * console.log(result.outcome, result.reason); // "blocking" "rm -rf is not allowed here"
+ * ```
+ */
+export async function runHook(shell: Shell, options: RunHookOptions): Promise<HookResult> {
+  const started = Date.now();
+  const signal = options?.signal;
+  try {
+    if (signal?.aborted) return failure(`aborted before the hook started${reasonSuffix(signal.reason)}`, started);
+    const spec = shell.resolve(hookRequest(shell, options));
+    return settle(await shell.run(spec), signal);
+  } catch (error) {
+    if (signal?.aborted && error === signal.reason) {
+      return failure(`aborted before the hook started${reasonSuffix(signal.reason)}`, started);
+    }
+    return failure(describeError(error), started);
+  }
+}
+
+/** The shell request for one hook. Throws {@linkcode ShellSpecError} naming a bad option. */
+function hookRequest(shell: Shell, options: RunHookOptions): ShellExecRequest {
+  if (options.dialect !== "claude-code" && options.dialect !== "codex") {
+    throw new ShellSpecError("dialect", 'must be "claude-code" or "codex"');
+  }
+  const projectDir = absoluteDir(shell, "projectDir", options.projectDir);
+  const pluginRoot = options.pluginRoot === undefined
+    ? undefined
+    : absoluteDir(shell, "pluginRoot", options.pluginRoot);
+  const pluginData = options.pluginData === undefined
+    ? undefined
+    : absoluteDir(shell, "pluginData", options.pluginData);
+  const request: ShellExecRequest = {
+    command: options.command,
+    owner: options.owner,
+    workdir: options.workdir ?? projectDir,
+    timeoutMs: options.timeoutMs ?? HOOK_DEFAULTS.timeoutMs,
+    stdoutMaxBytes: HOOK_DEFAULTS.stdoutMaxBytes,
+    stdin: stdinFor(options.payload, options.dialect),
+    env: hookEnv({ projectDir, pluginRoot, pluginData }, options.env),
+  };
+  if (options.signal !== undefined) request.signal = options.signal;
+  return request;
+}
+
+/**
+ * `dir` as an absolute path: a relative one resolves against the shell's
+ * workdir, like a request's `workdir`, so the hook variables and the
+ * default workdir agree.
+ */
+function absoluteDir(shell: Shell, field: string, dir: unknown): string {
+  if (typeof dir !== "string" || dir === "") throw new ShellSpecError(field, "must be a non-empty string");
+  if (dir.includes("\0")) throw new ShellSpecError(field, "must not contain a NUL character");
+  return isAbsolute(dir) ? dir : shell.resolve({ command: "true", owner: null, workdir: dir }).workdir;
+}
+
+/** The stdin bytes: the payload's JSON, plus `"\n"` for Claude Code. */
+function stdinFor(payload: unknown, dialect: HookDialect): string {
+  let json: string | undefined;
+  try {
+    json = JSON.stringify(payload);
+  } catch (error) {
+    throw new ShellSpecError("payload", `is not JSON-serialisable (${errorMessage(error)})`);
+  }
+  if (typeof json !== "string" || typeof payload !== "object" || payload === null) {
+    throw new ShellSpecError("payload", "must be a JSON-serialisable object");
+  }
+  return dialect === "claude-code" ? `${json}\n` : json;
+}
+
+/** Applies the hook protocol to a finished run. */
+function settle(run: ShellRunResult, signal: AbortSignal | undefined): HookResult {
+  if (run.timedOut) return fromRun("non-blocking-error", run, { reason: `timed out after ${run.timeoutMs}ms` });
+  if (run.aborted) {
+    const reason = signal?.aborted ? "aborted by the caller's signal" : "aborted: the shell was closed";
+    return fromRun("non-blocking-error", run, { reason });
+  }
+  if (run.exitCode === null) {
+    return fromRun("non-blocking-error", run, { reason: `killed by signal ${run.signal ?? "(unknown)"}` });
+  }
+  if (run.exitCode === 0) {
+    // A truncated stdout is a head and a tail around a marker line: never the JSON the hook wrote.
+    const json = run.stdout.truncated ? undefined : parseHookJson(run.stdout.text);
+    return fromRun("success", run, json === undefined ? {} : { json });
+  }
+  const stderr = run.stderr.text.trim();
+  if (run.exitCode === 2) {
+    return fromRun("blocking", run, { reason: stderr === "" ? "exit code 2 (no message on stderr)" : stderr });
+  }
+  const line = firstLine(stderr);
+  return fromRun("non-blocking-error", run, { reason: `exit code ${run.exitCode}${line ? `: ${line}` : ""}` });
+}
+
+/** A result from a run, its fields in the documented order. */
+function fromRun(
+  outcome: HookOutcome,
+  run: ShellRunResult,
+  extra: { json?: HookJsonOutput; reason?: string },
+): HookResult {
+  return {
+    outcome,
+    exitCode: run.exitCode,
+    stdout: run.stdout.text,
+    stderr: run.stderr.text,
+    ...(extra.json === undefined ? {} : { json: extra.json }),
+    ...(extra.reason === undefined ? {} : { reason: extra.reason }),
+    timedOut: run.timedOut,
+    durationMs: run.durationMs,
+  };
+}
+
+/** A result for a hook that never ran (or whose run could not be made). */
+function failure(reason: string, started: number): HookResult {
+  return {
+    outcome: "non-blocking-error",
+    exitCode: null,
+    stdout: "",
+    stderr: "",
+    reason,
+    timedOut: false,
+    durationMs: Math.max(0, Date.now() - started),
+  };
+}
+
+/** Why a hook could not be run, in one line. */
+function describeError(error: unknown): string {
+  if (error instanceof ShellSpawnError) return `could not start the hook: ${error.message}`;
+  if (error instanceof ShellClosedError) return `could not start the hook: ${error.message}`;
+  if (error instanceof ShellSpecError) return `invalid hook run: ${error.message}`;
+  return `could not run the hook: ${errorMessage(error)}`;
+}
+
+/** `" (<reason>)"` for an abort reason worth showing, else `""`. */
+function reasonSuffix(reason: unknown): string {
+  if (reason === undefined) return "";
+  const text = errorMessage(reason);
+  return text === "" ? "" : ` (${text})`;
+}
+
+/** An error's message, or the value as text; never throws. */
+function errorMessage(error: unknown): string {
+  try {
+    return error instanceof Error ? error.message : String(error);
+  } catch {
+    return "(unprintable error)";
+  }
+}
+
+/** The first non-empty line of `text`, at most 300 characters. */
+function firstLine(text: string): string {
+  const line = text.split("\n").find((candidate) => candidate.trim() !== "")?.trim() ?? "";
+  return line.length > 300 ? `${line.slice(0, 300)}…` : line;
+}

@@ -1,0 +1,217 @@
+import { after, before, describe, it } from "node:test";
+import assert from "node:assert/strict";
+import { spawn } from "node:child_process";
+import { mkdtempSync, rmSync, writeFileSync } from "node:fs";
+import { tmpdir } from "node:os";
+import { join } from "node:path";
+import process from "node:process";
+import { fileURLToPath } from "node:url";
+
+const isDeno = "Deno" in globalThis;
+// The Node leg runs against the built package: its CLI is the compiled bin.
+const cli = fileURLToPath(new URL(isDeno ? "../src/cli/main.ts" : "../esm/src/cli/main.js", import.meta.url));
+// The Node leg runs inside npm/ of the same checkout, so the examples are one level further up.
+const examples = fileURLToPath(new URL(isDeno ? "../docs/examples" : "../../docs/examples", import.meta.url));
+
+interface CliRun {
+  code: number | null;
+  stdout: string;
+  stderr: string;
+}
+
+/** Runs the CLI as a subprocess, as a user would. */
+function dshShell(args: string[], options: { stdin?: string; env?: Record<string, string> } = {}): Promise<CliRun> {
+  const argv = isDeno ? ["run", "-A", cli, ...args] : [cli, ...args];
+  const child = spawn(process.execPath, argv, {
+    env: { ...process.env, ...options.env },
+    stdio: ["pipe", "pipe", "pipe"],
+  });
+  let stdout = "";
+  let stderr = "";
+  child.stdout.on("data", (chunk) => stdout += chunk);
+  child.stderr.on("data", (chunk) => stderr += chunk);
+  child.stdin.end(options.stdin ?? "");
+  return new Promise((resolve) => child.once("close", (code) => resolve({ code, stdout, stderr })));
+}
+
+/** A user mistake is exactly one line on stderr, no stack trace, and exit code 64. */
+function assertUsageMistake(run: CliRun, mentions: RegExp): void {
+  assert.equal(run.code, 64, `exit code ${run.code}; stderr: ${run.stderr}`);
+  assert.equal(run.stderr.split("\n").filter((line) => line !== "").length, 1, run.stderr);
+  assert.match(run.stderr, mentions);
+  assert.doesNotMatch(run.stderr, /\n\s+at /);
+}
+
+describe("dsh-shell", () => {
+  let dir: string;
+  before(() => {
+    dir = mkdtempSync(join(tmpdir(), "dsh-cli-"));
+  });
+  after(() => rmSync(dir, { recursive: true, force: true }));
+
+  it("--help lists the commands; no command is a usage mistake", async () => {
+    const help = await dshShell(["--help"]);
+    assert.equal(help.code, 0);
+    for (const command of ["run", "env", "hook"]) assert.match(help.stdout, new RegExp(`dsh-shell ${command}`));
+    assertUsageMistake(await dshShell([]), /missing the command/);
+    assertUsageMistake(await dshShell(["frobnicate"]), /unknown command "frobnicate"/);
+  });
+
+  describe("run", () => {
+    it("--help describes the options", async () => {
+      const help = await dshShell(["run", "--help"]);
+      assert.equal(help.code, 0);
+      for (const flag of ["--stdin", "--env", "--timeout", "--json"]) assert.ok(help.stdout.includes(flag), flag);
+    });
+
+    it("runs the command with stdin, env and the scrub, and passes its exit code through", async () => {
+      const fake = ["sk", "-ant-", "Abc123Def456Ghi789Jkl0"].join("");
+      const run = await dshShell(
+        [
+          "run",
+          "--stdin",
+          "-",
+          "--env",
+          "GREETING=hello",
+          "--",
+          'read -r line; echo "$GREETING $line ${ANTHROPIC_API_KEY:-scrubbed}"; echo oops >&2; exit 3',
+        ],
+        { stdin: "world\n", env: { ANTHROPIC_API_KEY: fake } },
+      );
+      assert.equal(run.code, 3);
+      assert.equal(run.stdout, "hello world scrubbed\n");
+      assert.equal(run.stderr, "oops\n");
+    });
+
+    it("--json prints the whole result", async () => {
+      const run = await dshShell(["run", "--json", "--", "printf abc"]);
+      assert.equal(run.code, 0);
+      const result = JSON.parse(run.stdout);
+      assert.equal(result.stdout.text, "abc");
+      assert.equal(result.exitCode, 0);
+      assert.equal(result.timedOut, false);
+    });
+
+    it("a timeout exits 124 and a signal death 128+n", async () => {
+      assert.equal((await dshShell(["run", "--timeout", "200", "--", "sleep 30"])).code, 124);
+      assert.equal((await dshShell(["run", "--", "kill -TERM $$"])).code, 128 + 15);
+    });
+
+    it("--stdin FILE gives the file to the command", async () => {
+      const file = join(dir, "in.txt");
+      writeFileSync(file, "from a file\n");
+      const run = await dshShell(["run", "--stdin", file, "--", "cat"]);
+      assert.equal(run.stdout, "from a file\n");
+    });
+
+    it("usage mistakes are one line on stderr", async () => {
+      assertUsageMistake(
+        await dshShell(["run", "--timeout", "soon", "--", "true"]),
+        /--timeout needs a positive number/,
+      );
+      assertUsageMistake(await dshShell(["run", "--bogus", "--", "true"]), /unknown option --bogus/);
+      assertUsageMistake(await dshShell(["run", "echo hi"]), /put the command after --/);
+      assertUsageMistake(await dshShell(["run", "--env", "NOEQUALS", "--", "true"]), /--env needs NAME=VALUE/);
+      assertUsageMistake(
+        await dshShell(["run", "--stdin", join(dir, "missing"), "--", "cat"]),
+        /cannot read .*missing/,
+      );
+    });
+
+    it("a command that cannot start exits 125 with one line naming the workdir", async () => {
+      const missing = join(dir, "no-such-dir");
+      const run = await dshShell(["run", "--workdir", missing, "--", "true"]);
+      assert.equal(run.code, 125);
+      assert.equal(run.stderr.trim().split("\n").length, 1);
+      assert.ok(run.stderr.includes(missing), run.stderr);
+    });
+  });
+
+  describe("env", () => {
+    it("shows names and sources, never a value", async () => {
+      const secret = ["ghp", "_", "Zz9Yy8Xx7Ww6Vv5Uu4Tt3Ss2Rr1Qq0Pp9Oo8"].join("");
+      const run = await dshShell(["env", "--env", "EXPLICIT=1"], {
+        env: { MY_SERVICE_TOKEN: "token-value-123", INNOCENT: secret, DSH_FORGED: "x" },
+      });
+      assert.equal(run.code, 0);
+      assert.match(run.stdout, /^EXPLICIT\s+env$/m);
+      assert.match(run.stdout, /^TERM\s+override$/m);
+      assert.match(run.stdout, /^MY_SERVICE_TOKEN\s+credential-name$/m);
+      assert.match(run.stdout, /^INNOCENT\s+credential-value$/m);
+      assert.match(run.stdout, /^DSH_FORGED\s+managed$/m);
+      assert.ok(!run.stdout.includes("token-value-123") && !run.stdout.includes(secret));
+    });
+
+    it("--json and --help work; a stray argument is a usage mistake", async () => {
+      const json = JSON.parse((await dshShell(["env", "--json"])).stdout);
+      assert.ok(Array.isArray(json.entries) && Array.isArray(json.dropped));
+      assert.equal((await dshShell(["env", "--help"])).code, 0);
+      assertUsageMistake(await dshShell(["env", "extra"]), /unexpected argument "extra"/);
+    });
+  });
+
+  describe("hook", () => {
+    it("--help describes the options", async () => {
+      const help = await dshShell(["hook", "--help"]);
+      assert.equal(help.code, 0);
+      for (const flag of ["--settings", "--dialect", "--match", "--payload", "--project-dir"]) {
+        assert.ok(help.stdout.includes(flag), flag);
+      }
+    });
+
+    it("dispatches the example PreToolUse event: blocked, exit 2, with the hook's reason", async () => {
+      const run = await dshShell([
+        "hook",
+        "PreToolUse",
+        "--settings",
+        join(examples, "settings.json"),
+        "--payload",
+        join(examples, "events", "pre_tool_use_rm.json"),
+        "--project-dir",
+        examples,
+      ]);
+      assert.equal(run.code, 2, run.stdout + run.stderr);
+      assert.match(run.stdout, /decision: deny \(blocked\)/);
+      assert.match(run.stdout, /rm -rf/);
+    });
+
+    it("an allowed event exits 0, and --json gives the dispatch result", async () => {
+      const settings = join(dir, "settings.json");
+      writeFileSync(
+        settings,
+        JSON.stringify({
+          hooks: {
+            PreToolUse: [{
+              matcher: "Bash",
+              hooks: [{
+                type: "command",
+                command:
+                  `echo '{"hookSpecificOutput":{"hookEventName":"PreToolUse","permissionDecision":"allow","permissionDecisionReason":"fine"}}'`,
+              }],
+            }],
+          },
+        }),
+      );
+      const run = await dshShell(["hook", "PreToolUse", "--settings", settings, "--match", "Bash", "--json"]);
+      assert.equal(run.code, 0, run.stderr);
+      const result = JSON.parse(run.stdout);
+      assert.equal(result.permission, "allow");
+      assert.deepEqual(result.reasons, ["fine"]);
+      assert.equal(result.blocked, false);
+    });
+
+    it("usage mistakes are one line on stderr", async () => {
+      assertUsageMistake(await dshShell(["hook", "PreToolUse"]), /--settings FILE is required/);
+      assertUsageMistake(await dshShell(["hook", "--settings", "x.json"]), /missing the EVENT/);
+      const settings = join(dir, "ok.json");
+      writeFileSync(settings, "{}");
+      assertUsageMistake(
+        await dshShell(["hook", "PreToolUse", "--settings", settings, "--dialect", "vim"]),
+        /--dialect must be claude-code or codex/,
+      );
+      const broken = join(dir, "broken.json");
+      writeFileSync(broken, "{ not json");
+      assertUsageMistake(await dshShell(["hook", "PreToolUse", "--settings", broken]), /is not valid JSON/);
+    });
+  });
+});
