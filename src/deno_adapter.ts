@@ -158,7 +158,18 @@ function onHostExit(listener: () => void): void {
   (globalThis as unknown as EventTarget).addEventListener("unload", listener);
 }
 
-/** The adapter for Deno. */
+/**
+ * The adapter for Deno.
+ *
+ * @example
+ * ```ts
+ * import { createShell } from "@dsh/shell/seam";
+ * import { denoAdapter } from "@dsh/shell/deno";
+ * await using shell = createShell(denoAdapter, { timeoutMs: 5_000 });
+ * const result = await shell.run(shell.resolve({ command: "echo $$", owner: null }));
+ * console.log(denoAdapter.name, result.exitCode); // "deno" 0
+ * ```
+ */
 export const denoAdapter: ProcessAdapter = {
   name: "deno",
   spawn: spawnChild,

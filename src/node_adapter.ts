@@ -131,7 +131,18 @@ function spawnWatchdog(script: string, env: Record<string, string>): WatchdogHan
   };
 }
 
-/** The adapter for Node.js (also usable under Deno's Node compatibility). */
+/**
+ * The adapter for Node.js (also usable under Deno's Node compatibility).
+ *
+ * @example
+ * ```ts
+ * import { createShell } from "@dsh/shell/seam";
+ * import { nodeAdapter } from "@dsh/shell/node";
+ * await using shell = createShell(nodeAdapter, { timeoutMs: 5_000 });
+ * const result = await shell.run(shell.resolve({ command: "echo $$", owner: null }));
+ * console.log(nodeAdapter.name, result.exitCode); // "node" 0
+ * ```
+ */
 export const nodeAdapter: ProcessAdapter = {
   name: "node",
   spawn: spawnChild,

@@ -9,7 +9,22 @@ import { readFileSync } from "node:fs";
 import process from "node:process";
 import { UsageError } from "./args.ts";
 
-/** Where the CLI writes; tests and embedders may capture it. */
+/**
+ * Where the CLI writes; tests and embedders may capture it.
+ *
+ * @example
+ * ```ts
+ * import { type CliOutput, main } from "@dsh/shell/cli";
+ * let stdout = "";
+ * let stderr = "";
+ * const captured: CliOutput = {
+ *   out: (text) => void (stdout += text),
+ *   err: (text) => void (stderr += text),
+ * };
+ * const code = await main(["run", "--", "echo hello"], captured);
+ * console.log(code, stdout, stderr); // 0 "hello\n" ""
+ * ```
+ */
 export interface CliOutput {
   /** Writes to standard output. */
   out(text: string): void;

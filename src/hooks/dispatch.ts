@@ -14,7 +14,29 @@ import { matcherOf } from "./settings.ts";
 import type { HookCommand, HookDialect, HookDispatchResult, HookSettings } from "./types.ts";
 import { readHookVerdict } from "./verdict.ts";
 
-/** The event {@linkcode dispatchHookEvent} runs the hooks for. */
+/**
+ * The event {@linkcode dispatchHookEvent} runs the hooks for.
+ *
+ * @example
+ * ```ts
+ * import { createLocalShell } from "@dsh/shell";
+ * import { dispatchHookEvent, type DispatchHookEventOptions, parseHookSettings } from "@dsh/shell/hooks";
+ * const settings = parseHookSettings({
+ *   hooks: { PostToolUse: [{ matcher: "Write", hooks: [{ type: "command", command: "echo formatted" }] }] },
+ * }, { dialect: "claude-code" });
+ * const turn = new AbortController();
+ * const options: DispatchHookEventOptions = {
+ *   event: "PostToolUse",
+ *   payload: { hook_event_name: "PostToolUse", tool_name: "Write", tool_input: { file_path: "/tmp/a.ts" } },
+ *   projectDir: "/tmp",
+ *   owner: "session-7",
+ *   signal: turn.signal,
+ * };
+ * await using shell = createLocalShell();
+ * const outcome = await dispatchHookEvent(shell, settings, options);
+ * console.log(outcome.results.map((entry) => entry.result.stdout)); // [ "formatted\n" ]
+ * ```
+ */
 export interface DispatchHookEventOptions {
   /** The event name, e.g. `"PreToolUse"`: the key under `hooks` in the settings. */
   event: string;

@@ -41,6 +41,13 @@ export function compileMatcher(pattern: string | undefined, dialect: HookDialect
  * The payload field each event's matchers test when the caller gives no
  * `matchTarget`. Events not listed have no matcher concept: every group
  * applies, whatever its matcher says.
+ *
+ * @example
+ * ```ts
+ * import { HOOK_MATCH_FIELDS } from "@dsh/shell/hooks";
+ * console.log(HOOK_MATCH_FIELDS.PreToolUse); // "tool_name"
+ * console.log(Object.hasOwn(HOOK_MATCH_FIELDS, "Stop")); // false: every Stop group runs
+ * ```
  */
 export const HOOK_MATCH_FIELDS: Readonly<Record<string, string>> = Object.freeze({
   PreToolUse: "tool_name",

@@ -30,7 +30,26 @@ export const HOOK_DEFAULTS: Readonly<{ timeoutMs: number; stdoutMaxBytes: number
   stdoutMaxBytes: 1024 * 1024,
 });
 
-/** What {@linkcode runHook} needs to run one hook. */
+/**
+ * What {@linkcode runHook} needs to run one hook.
+ *
+ * @example
+ * ```ts
+ * import { createLocalShell } from "@dsh/shell";
+ * import { runHook, type RunHookOptions } from "@dsh/shell/hooks";
+ * const options: RunHookOptions = {
+ *   command: 'echo "session started in $CLAUDE_PROJECT_DIR"',
+ *   payload: { hook_event_name: "SessionStart", source: "startup" },
+ *   dialect: "claude-code",
+ *   projectDir: "/tmp",
+ *   owner: "session-7",
+ *   timeoutMs: 5_000,
+ * };
+ * await using shell = createLocalShell();
+ * const result = await runHook(shell, options);
+ * console.log(result.outcome, result.stdout); // "success" "session started in /tmp\n"
+ * ```
+ */
 export interface RunHookOptions {
   /** The hook's command line, run as `bash -c <command>`; `"${CLAUDE_PLUGIN_ROOT}/x.sh"` expands. */
   command: string;

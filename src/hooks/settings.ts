@@ -10,7 +10,26 @@ import { HookSettingsError } from "./errors.ts";
 import { compileMatcher, type MatcherTest } from "./matcher.ts";
 import type { HookCommand, HookDialect, HookMatcherGroup, HookSettings, SkippedHookEntry } from "./types.ts";
 
-/** How {@linkcode parseHookSettings} reads the settings. */
+/**
+ * How {@linkcode parseHookSettings} reads the settings.
+ *
+ * @example
+ * ```ts
+ * import { parseHookSettings, type ParseHookSettingsOptions } from "@dsh/shell/hooks";
+ * // A plugin's hooks/hooks.json: every run gets CLAUDE_PLUGIN_ROOT and CLAUDE_PLUGIN_DATA.
+ * const options: ParseHookSettingsOptions = {
+ *   dialect: "claude-code",
+ *   pluginRoot: "/home/me/.claude/plugins/formatter",
+ *   pluginData: "/home/me/.claude/plugins/data/formatter",
+ * };
+ * const settings = parseHookSettings({
+ *   hooks: {
+ *     PostToolUse: [{ matcher: "Edit|Write", hooks: [{ type: "command", command: '"${CLAUDE_PLUGIN_ROOT}"/format.sh' }] }],
+ *   },
+ * }, options);
+ * console.log(settings.pluginRoot); // "/home/me/.claude/plugins/formatter"
+ * ```
+ */
 export interface ParseHookSettingsOptions {
   /** The conventions of these hooks: stdin, matchers, deduplication. */
   dialect: HookDialect;

@@ -14,19 +14,85 @@
  * alternation; identical commands run once per event. `"codex"`: stdin is
  * the JSON payload without a newline; a matcher is always a regular
  * expression; nothing is deduplicated.
+ *
+ * @example
+ * ```ts
+ * import { type HookDialect, parseHookSettings } from "@dsh/shell/hooks";
+ * function dialectOf(file: string): HookDialect {
+ *   return file.endsWith("/.codex/hooks.json") ? "codex" : "claude-code";
+ * }
+ * const settings = parseHookSettings({ hooks: {} }, { dialect: dialectOf("/home/me/.codex/hooks.json") });
+ * console.log(settings.dialect); // "codex"
+ * ```
  */
 export type HookDialect = "claude-code" | "codex";
 
-/** How a hook ended, in the terms of the hook protocol. */
+/**
+ * How a hook ended, in the terms of the hook protocol.
+ *
+ * @example
+ * ```ts
+ * import { createLocalShell } from "@dsh/shell";
+ * import { type HookOutcome, runHook } from "@dsh/shell/hooks";
+ * const shown: Record<HookOutcome, string> = {
+ *   "success": "ok",
+ *   "blocking": "blocked",
+ *   "non-blocking-error": "hook failed (ignored)",
+ * };
+ * await using shell = createLocalShell();
+ * const result = await runHook(shell, {
+ *   command: "echo 'lint failed' >&2; exit 1",
+ *   payload: { hook_event_name: "Stop" },
+ *   dialect: "claude-code",
+ *   projectDir: "/tmp",
+ *   owner: null,
+ * });
+ * console.log(shown[result.outcome], result.reason); // "hook failed (ignored)" "exit code 1: lint failed"
+ * ```
+ */
 export type HookOutcome = "success" | "blocking" | "non-blocking-error";
 
-/** A permission decision, from the strongest (`deny`) to the weakest (`allow`). */
+/**
+ * A permission decision, from the strongest (`deny`) to the weakest (`allow`).
+ *
+ * @example
+ * ```ts
+ * import type { HookPermission } from "@dsh/shell/hooks";
+ * function nextStep(permission: HookPermission | undefined): "run" | "refuse" | "ask the user" {
+ *   if (permission === "deny") return "refuse";
+ *   if (permission === "allow") return "run";
+ *   return "ask the user"; // "ask", or no hook decided and the harness's own rules ask
+ * }
+ * console.log(nextStep("deny")); // "refuse"
+ * ```
+ */
 export type HookPermission = "allow" | "deny" | "ask";
 
 /**
  * The `hookSpecificOutput` object of a hook's JSON answer: fields that
  * apply only to the event named by `hookEventName`. Fields of a wrong type
  * are dropped; unknown fields are kept as the hook wrote them.
+ *
+ * @example
+ * ```ts
+ * import { createLocalShell } from "@dsh/shell";
+ * import { type HookSpecificOutput, runHook } from "@dsh/shell/hooks";
+ * // What a PreToolUse hook prints to refuse a call.
+ * const answer: HookSpecificOutput = {
+ *   hookEventName: "PreToolUse",
+ *   permissionDecision: "deny",
+ *   permissionDecisionReason: "run the tests with npm test",
+ * };
+ * await using shell = createLocalShell();
+ * const result = await runHook(shell, {
+ *   command: `echo '${JSON.stringify({ hookSpecificOutput: answer })}'`,
+ *   payload: { hook_event_name: "PreToolUse", tool_name: "Bash", tool_input: { command: "jest" } },
+ *   dialect: "claude-code",
+ *   projectDir: "/tmp",
+ *   owner: null,
+ * });
+ * console.log(result.json?.hookSpecificOutput?.permissionDecision); // "deny"
+ * ```
  */
 export interface HookSpecificOutput {
   /** The event these fields are meant for; they are ignored for any other event. */
@@ -48,6 +114,23 @@ export interface HookSpecificOutput {
  * each known field is kept when it has the right type and dropped when it
  * has not, so one wrong field never discards the whole answer. Unknown
  * fields are kept as the hook wrote them.
+ *
+ * @example
+ * ```ts
+ * import { createLocalShell } from "@dsh/shell";
+ * import { type HookJsonOutput, runHook } from "@dsh/shell/hooks";
+ * await using shell = createLocalShell();
+ * const result = await runHook(shell, {
+ *   command: `echo '{"continue": false, "stopReason": "the build is red", "suppressOutput": "yes"}'`,
+ *   payload: { hook_event_name: "Stop" },
+ *   dialect: "claude-code",
+ *   projectDir: "/tmp",
+ *   owner: null,
+ * });
+ * const json: HookJsonOutput | undefined = result.json;
+ * console.log(json?.continue, json?.stopReason); // false "the build is red"
+ * console.log(json?.suppressOutput); // undefined: not a boolean, so dropped
+ * ```
  */
 export interface HookJsonOutput {
   /** `false` stops the agent after this event (default `true`). */
@@ -68,7 +151,28 @@ export interface HookJsonOutput {
   [field: string]: unknown;
 }
 
-/** What one hook run returns. {@linkcode runHook} always resolves with one. */
+/**
+ * What one hook run returns. {@linkcode runHook} always resolves with one.
+ *
+ * @example
+ * ```ts
+ * import { createLocalShell } from "@dsh/shell";
+ * import { type HookResult, runHook } from "@dsh/shell/hooks";
+ * function report(result: HookResult): string {
+ *   return result.outcome === "success" ? `ok in ${result.durationMs}ms` : `${result.outcome}: ${result.reason}`;
+ * }
+ * await using shell = createLocalShell();
+ * const result = await runHook(shell, {
+ *   command: "sleep 5",
+ *   payload: { hook_event_name: "Stop" },
+ *   dialect: "claude-code",
+ *   projectDir: "/tmp",
+ *   owner: null,
+ *   timeoutMs: 200,
+ * });
+ * console.log(report(result), result.timedOut); // "non-blocking-error: timed out after 200ms" true
+ * ```
+ */
 export interface HookResult {
   /**
    * `success` (exit 0), `blocking` (exit 2), or `non-blocking-error` (any
@@ -99,6 +203,22 @@ export interface HookResult {
  * What one hook's result means for one event: the fields of its answer
  * that apply, after the event-scoped ones for another event are dropped.
  * See {@linkcode readHookVerdict}.
+ *
+ * @example
+ * ```ts
+ * import { createLocalShell } from "@dsh/shell";
+ * import { type HookVerdict, readHookVerdict, runHook } from "@dsh/shell/hooks";
+ * await using shell = createLocalShell();
+ * const result = await runHook(shell, {
+ *   command: "echo 'Release day: no force pushes.'",
+ *   payload: { hook_event_name: "SessionStart", source: "startup" },
+ *   dialect: "claude-code",
+ *   projectDir: "/tmp",
+ *   owner: null,
+ * });
+ * const verdict: HookVerdict = readHookVerdict(result, "SessionStart");
+ * console.log(verdict.additionalContext, verdict.continue); // "Release day: no force pushes." true
+ * ```
  */
 export interface HookVerdict {
   /** The permission decision, when the hook made one (exit 2 is `deny`). */
@@ -119,7 +239,19 @@ export interface HookVerdict {
   suppressOutput: boolean;
 }
 
-/** One hook of a matcher group: a shell command and its timeout. */
+/**
+ * One hook of a matcher group: a shell command and its timeout.
+ *
+ * @example
+ * ```ts
+ * import { type HookCommand, parseHookSettings } from "@dsh/shell/hooks";
+ * const settings = parseHookSettings({
+ *   hooks: { Stop: [{ hooks: [{ type: "command", command: "npm test", timeout: 120 }] }] },
+ * }, { dialect: "claude-code" });
+ * const hook: HookCommand = settings.events.Stop[0].hooks[0];
+ * console.log(hook); // { command: "npm test", timeoutMs: 120000 }
+ * ```
+ */
 export interface HookCommand {
   /** The command line, run as `bash -c <command>`. */
   readonly command: string;
@@ -127,7 +259,29 @@ export interface HookCommand {
   readonly timeoutMs?: number;
 }
 
-/** One matcher group of an event: a pattern and the hooks it selects. */
+/**
+ * One matcher group of an event: a pattern and the hooks it selects.
+ *
+ * @example
+ * ```ts
+ * import { createLocalShell } from "@dsh/shell";
+ * import { dispatchHookEvent, type HookMatcherGroup } from "@dsh/shell/hooks";
+ * // Built by hand instead of parsed: "Edit|Write" matches exactly Edit or Write.
+ * const guard: HookMatcherGroup = { matcher: "Edit|Write", hooks: [{ command: "echo checked", timeoutMs: 5_000 }] };
+ * await using shell = createLocalShell();
+ * const outcome = await dispatchHookEvent(shell, {
+ *   dialect: "claude-code",
+ *   events: { PreToolUse: [guard] },
+ *   skipped: [],
+ * }, {
+ *   event: "PreToolUse",
+ *   payload: { hook_event_name: "PreToolUse", tool_name: "Write", tool_input: { file_path: "/tmp/a.ts" } },
+ *   projectDir: "/tmp",
+ *   owner: null,
+ * });
+ * console.log(outcome.results.map((entry) => entry.command)); // [ "echo checked" ]
+ * ```
+ */
 export interface HookMatcherGroup {
   /** The pattern as written; absent, `""` and `"*"` match everything. */
   readonly matcher?: string;
@@ -135,7 +289,20 @@ export interface HookMatcherGroup {
   readonly hooks: readonly HookCommand[];
 }
 
-/** A hook entry that {@linkcode parseHookSettings} skipped because it is not a shell command. */
+/**
+ * A hook entry that {@linkcode parseHookSettings} skipped because it is not a shell command.
+ *
+ * @example
+ * ```ts
+ * import { parseHookSettings, type SkippedHookEntry } from "@dsh/shell/hooks";
+ * const settings = parseHookSettings({
+ *   hooks: { Stop: [{ hooks: [{ type: "prompt", prompt: "Is every task done?" }] }] },
+ * }, { dialect: "claude-code" });
+ * const skipped: readonly SkippedHookEntry[] = settings.skipped;
+ * for (const entry of skipped) console.warn(`not run by the shell: ${entry.path} (${entry.type})`);
+ * // not run by the shell: hooks.Stop[0].hooks[0] (prompt)
+ * ```
+ */
 export interface SkippedHookEntry {
   /** Where it is, e.g. `hooks.Stop[0].hooks[1]`. */
   readonly path: string;
@@ -146,6 +313,29 @@ export interface SkippedHookEntry {
 /**
  * Parsed hook settings, as {@linkcode parseHookSettings} returns them and
  * {@linkcode dispatchHookEvent} takes them: plain, frozen data.
+ *
+ * @example
+ * ```ts
+ * import { createLocalShell } from "@dsh/shell";
+ * import { dispatchHookEvent, type HookSettings, parseHookSettings } from "@dsh/shell/hooks";
+ * // User settings first, then the project's: their hooks run together, reported in this order.
+ * const layers: HookSettings[] = [
+ *   parseHookSettings({ hooks: { Stop: [{ hooks: [{ type: "command", command: "echo user" }] }] } }, {
+ *     dialect: "claude-code",
+ *   }),
+ *   parseHookSettings({ hooks: { Stop: [{ hooks: [{ type: "command", command: "echo project" }] }] } }, {
+ *     dialect: "claude-code",
+ *   }),
+ * ];
+ * await using shell = createLocalShell();
+ * const outcome = await dispatchHookEvent(shell, layers, {
+ *   event: "Stop",
+ *   payload: { hook_event_name: "Stop" },
+ *   projectDir: "/tmp",
+ *   owner: null,
+ * });
+ * console.log(outcome.results.map((entry) => entry.command)); // [ "echo user", "echo project" ]
+ * ```
  */
 export interface HookSettings {
   /** The conventions these hooks follow. */
@@ -160,7 +350,28 @@ export interface HookSettings {
   readonly skipped: readonly SkippedHookEntry[];
 }
 
-/** One hook that ran during a dispatch, with its result. */
+/**
+ * One hook that ran during a dispatch, with its result.
+ *
+ * @example
+ * ```ts
+ * import { createLocalShell } from "@dsh/shell";
+ * import { dispatchHookEvent, type HookDispatchEntry, parseHookSettings } from "@dsh/shell/hooks";
+ * const settings = parseHookSettings({
+ *   hooks: { Stop: [{ hooks: [{ type: "command", command: "exit 0" }, { type: "command", command: "./missing.sh" }] }] },
+ * }, { dialect: "claude-code" });
+ * await using shell = createLocalShell();
+ * const outcome = await dispatchHookEvent(shell, settings, {
+ *   event: "Stop",
+ *   payload: { hook_event_name: "Stop" },
+ *   projectDir: "/tmp",
+ *   owner: null,
+ * });
+ * const failed: HookDispatchEntry[] = outcome.results.filter((entry) => entry.result.outcome !== "success");
+ * for (const { command, result } of failed) console.warn(`${command}: ${result.reason}`);
+ * // ./missing.sh: exit code 127: /usr/bin/bash: line 1: ./missing.sh: No such file or directory
+ * ```
+ */
 export interface HookDispatchEntry {
   /** The command as the settings wrote it. */
   command: string;
@@ -168,7 +379,41 @@ export interface HookDispatchEntry {
   result: HookResult;
 }
 
-/** The merged outcome of one event: every hook's result and what they decided together. */
+/**
+ * The merged outcome of one event: every hook's result and what they decided together.
+ *
+ * @example
+ * ```ts
+ * import { createLocalShell } from "@dsh/shell";
+ * import { dispatchHookEvent, type HookDispatchResult, parseHookSettings } from "@dsh/shell/hooks";
+ * function nextStep(outcome: HookDispatchResult): string {
+ *   if (outcome.stop) return `stop: ${outcome.stop.reason ?? "a hook asked to stop"}`;
+ *   if (outcome.blocked) return `refuse: ${outcome.reasons.join("; ")}`;
+ *   if (outcome.permission === "ask") return `ask the user: ${outcome.reasons.join("; ")}`;
+ *   return "run the tool";
+ * }
+ * const ask = { hookEventName: "PreToolUse", permissionDecision: "ask", permissionDecisionReason: "pushes need a human" };
+ * const settings = parseHookSettings({
+ *   hooks: {
+ *     PreToolUse: [{
+ *       matcher: "Bash",
+ *       hooks: [
+ *         { type: "command", command: `echo '{"decision": "approve"}'` },
+ *         { type: "command", command: `echo '${JSON.stringify({ hookSpecificOutput: ask })}'` },
+ *       ],
+ *     }],
+ *   },
+ * }, { dialect: "claude-code" });
+ * await using shell = createLocalShell();
+ * const outcome = await dispatchHookEvent(shell, settings, {
+ *   event: "PreToolUse",
+ *   payload: { hook_event_name: "PreToolUse", tool_name: "Bash", tool_input: { command: "git push" } },
+ *   projectDir: "/tmp",
+ *   owner: null,
+ * });
+ * console.log(nextStep(outcome)); // "ask the user: pushes need a human"
+ * ```
+ */
 export interface HookDispatchResult {
   /** Every hook that ran, in configuration order (not finish order); a deduplicated command appears once. */
   results: HookDispatchEntry[];

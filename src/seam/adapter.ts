@@ -6,10 +6,47 @@
  * @module
  */
 
-/** The signals the seam sends to a process group; `0` only probes. */
+/**
+ * The signals the seam sends to a process group; `0` only probes.
+ *
+ * @example
+ * ```ts
+ * import type { GroupSignal, ProcessAdapter } from "@dsh/shell/seam";
+ * // SIGTERM, then SIGKILL if group `pgid` is still there after `graceMs`.
+ * async function endGroup(adapter: ProcessAdapter, pgid: number, graceMs: number): Promise<GroupSignal | "gone"> {
+ *   if (!adapter.signalGroup(pgid, "SIGTERM")) return "gone";
+ *   await new Promise((resolve) => setTimeout(resolve, graceMs));
+ *   if (!adapter.signalGroup(pgid, 0)) return "SIGTERM";
+ *   adapter.signalGroup(pgid, "SIGKILL");
+ *   return "SIGKILL";
+ * }
+ * ```
+ */
 export type GroupSignal = "SIGTERM" | "SIGKILL" | 0;
 
-/** What the seam asks an adapter to start. */
+/**
+ * What the seam asks an adapter to start.
+ *
+ * @example
+ * ```ts
+ * import type { SpawnRequest } from "@dsh/shell/seam";
+ * import { nodeAdapter } from "@dsh/shell/node";
+ * const decoder = new TextDecoder();
+ * let stdout = "";
+ * const request: SpawnRequest = {
+ *   shell: "/bin/sh",
+ *   command: "cat; echo done",
+ *   cwd: "/tmp",
+ *   env: { PATH: "/usr/bin:/bin" },
+ *   stdin: new TextEncoder().encode("input "),
+ *   onStdout: (chunk) => void (stdout += decoder.decode(chunk, { stream: true })),
+ *   onStderr: () => {},
+ * };
+ * const child = nodeAdapter.spawn(request);
+ * await Promise.all([child.exited, child.drained]);
+ * console.log(stdout); // "input done\n"
+ * ```
+ */
 export interface SpawnRequest {
   /** The shell program, run as `<shell> -c <command>`. */
   shell: string;
@@ -33,7 +70,25 @@ export interface SpawnRequest {
   onStderr(chunk: Uint8Array): void;
 }
 
-/** How a child ended. */
+/**
+ * How a child ended.
+ *
+ * @example
+ * ```ts
+ * import type { ChildExit } from "@dsh/shell/seam";
+ * import { nodeAdapter } from "@dsh/shell/node";
+ * const child = nodeAdapter.spawn({
+ *   shell: "/bin/sh",
+ *   command: "exit 3",
+ *   cwd: "/",
+ *   env: {},
+ *   onStdout: () => {},
+ *   onStderr: () => {},
+ * });
+ * const exit: ChildExit = await child.exited;
+ * console.log(exit); // { code: 3, signal: null }
+ * ```
+ */
 export interface ChildExit {
   /** The exit code, or `null` when a signal ended it. */
   code: number | null;
@@ -41,7 +96,31 @@ export interface ChildExit {
   signal: string | null;
 }
 
-/** A started child: the leader of its own process group. */
+/**
+ * A started child: the leader of its own process group.
+ *
+ * @example
+ * ```ts
+ * import { type ChildHandle, createShell, type ProcessAdapter } from "@dsh/shell/seam";
+ * import { nodeAdapter } from "@dsh/shell/node";
+ * // A wrapping adapter that counts spawns and records how each child ended.
+ * const exits: string[] = [];
+ * const counting: ProcessAdapter = {
+ *   name: "node+count",
+ *   spawn(request) {
+ *     const child: ChildHandle = nodeAdapter.spawn(request);
+ *     child.exited.then(({ code, signal }) => exits.push(`${child.pid}: ${signal ?? code}`));
+ *     return child;
+ *   },
+ *   signalGroup: (pgid, signal) => nodeAdapter.signalGroup(pgid, signal),
+ *   onHostExit: (listener) => nodeAdapter.onHostExit(listener),
+ *   spawnWatchdog: (script, env) => nodeAdapter.spawnWatchdog(script, env),
+ * };
+ * await using shell = createShell(counting);
+ * await shell.run(shell.resolve({ command: "exit 4", owner: null }));
+ * console.log(exits.length, exits[0].endsWith(": 4")); // 1 true
+ * ```
+ */
 export interface ChildHandle {
   /** The child's pid, which is also its process group id. */
   readonly pid: number;
@@ -53,7 +132,37 @@ export interface ChildHandle {
   releaseOutput(): void;
 }
 
-/** A long-lived helper process fed through its stdin pipe (the watchdog). */
+/**
+ * A long-lived helper process fed through its stdin pipe (the watchdog).
+ *
+ * @example
+ * ```ts
+ * import { createShell, type ProcessAdapter, type WatchdogHandle } from "@dsh/shell/seam";
+ * import { nodeAdapter } from "@dsh/shell/node";
+ * // A wrapping adapter that records what the seam tells its watchdog.
+ * const told: string[] = [];
+ * const tracing: ProcessAdapter = {
+ *   name: "node+trace",
+ *   spawn: (request) => nodeAdapter.spawn(request),
+ *   signalGroup: (pgid, signal) => nodeAdapter.signalGroup(pgid, signal),
+ *   onHostExit: (listener) => nodeAdapter.onHostExit(listener),
+ *   spawnWatchdog(script, env) {
+ *     const inner: WatchdogHandle = nodeAdapter.spawnWatchdog(script, env);
+ *     return {
+ *       pid: inner.pid,
+ *       send: (text) => {
+ *         told.push(text.trim());
+ *         inner.send(text);
+ *       },
+ *       close: () => inner.close(),
+ *     };
+ *   },
+ * };
+ * await using shell = createShell(tracing);
+ * await shell.run(shell.resolve({ command: "true", owner: null }));
+ * console.log(told[0].startsWith("+")); // true: "+<pgid>", the group it must kill if this host dies
+ * ```
+ */
 export interface WatchdogHandle {
   /** The helper's pid. */
   readonly pid: number;

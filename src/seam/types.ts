@@ -9,18 +9,54 @@
 
 import type { ProcessAdapter } from "./adapter.ts";
 
-/** Environment variables in the managed `DSH_*` channel. */
+/**
+ * Environment variables in the managed `DSH_*` channel.
+ *
+ * @example
+ * ```ts
+ * import { createLocalShell, type DshEnv } from "@dsh/shell";
+ * const dshEnv: DshEnv = { DSH_SESSION: "session-7" };
+ * await using shell = createLocalShell();
+ * const result = await shell.run(shell.resolve({ command: 'echo "$DSH_SESSION"', owner: "session-7", dshEnv }));
+ * console.log(result.stdout.text); // "session-7\n"
+ * ```
+ */
 export type DshEnv = Record<`DSH_${string}`, string>;
 
 /**
  * Ordinary environment entries passed by a trusted caller. A value of
  * `undefined` removes the entry from the ambient environment.
+ *
+ * @example
+ * ```ts
+ * import { createLocalShell, type EnvPatch } from "@dsh/shell";
+ * const env: EnvPatch = { LANG: "C.UTF-8", EDITOR: undefined }; // set LANG, remove EDITOR
+ * await using shell = createLocalShell({ ambientEnv: { PATH: "/usr/bin:/bin", EDITOR: "vim" } });
+ * const result = await shell.run(shell.resolve({ command: 'echo "$LANG ${EDITOR:-none}"', owner: null, env }));
+ * console.log(result.stdout.text); // "C.UTF-8 none\n"
+ * ```
  */
 export type EnvPatch = Record<string, string | undefined>;
 
 /**
  * What a model, a plugin or a hook bridge asks to run. `resolve()` turns it
  * into a {@linkcode ShellExecSpec}.
+ *
+ * @example
+ * ```ts
+ * import { createLocalShell, type ShellExecRequest } from "@dsh/shell";
+ * const turn = new AbortController();
+ * const request: ShellExecRequest = {
+ *   command: "ls -1 | head -n 3",
+ *   owner: "session-7",
+ *   workdir: "/",
+ *   timeoutMs: 30_000,
+ *   signal: turn.signal,
+ * };
+ * await using shell = createLocalShell();
+ * const result = await shell.run(shell.resolve(request));
+ * console.log(result.exitCode); // 0
+ * ```
  */
 export interface ShellExecRequest {
   /** The command line, run as `<shell> -c <command>`. Must not be empty. */
@@ -49,6 +85,16 @@ export interface ShellExecRequest {
 
 /**
  * A validated, defaulted and capped request: what `run()` acts on.
+ *
+ * @example
+ * ```ts
+ * import { createLocalShell, type ShellExecSpec } from "@dsh/shell";
+ * await using shell = createLocalShell({ workdir: "/tmp", timeoutMs: 10_000, maxTimeoutMs: 60_000 });
+ * const spec: ShellExecSpec = shell.resolve({ command: "pwd", owner: null, timeoutMs: 90_000 });
+ * console.log(spec.workdir, spec.timeoutMs, spec.stdoutMaxBytes); // "/tmp" 60000 64000
+ * const result = await shell.run(spec);
+ * console.log(result.stdout.text); // "/tmp\n"
+ * ```
  */
 export interface ShellExecSpec {
   /** The command line, run as `<shell> -c <command>`. */
@@ -74,6 +120,18 @@ export interface ShellExecSpec {
 /**
  * One captured stream. `text` is the whole stream when it fit its budget,
  * otherwise its head and tail around a marker line.
+ *
+ * @example
+ * ```ts
+ * import { type CollectedOutput, createLocalShell } from "@dsh/shell";
+ * function describe(output: CollectedOutput): string {
+ *   if (!output.truncated) return `${output.totalBytes} bytes`;
+ *   return `${output.totalBytes} bytes, truncated; full stream: ${output.spillPath ?? "not kept"}`;
+ * }
+ * await using shell = createLocalShell({ maxOutputBytes: 1_000 });
+ * const result = await shell.run(shell.resolve({ command: "seq 1 10000", owner: null }));
+ * console.log(describe(result.stdout)); // "48894 bytes, truncated; full stream: /tmp/dsh-shell-…/stdout-….log"
+ * ```
  */
 export interface CollectedOutput {
   /** The text (UTF-8), possibly truncated in the middle. */
@@ -86,7 +144,22 @@ export interface CollectedOutput {
   spillPath?: string;
 }
 
-/** The settled outcome of one foreground command. */
+/**
+ * The settled outcome of one foreground command.
+ *
+ * @example
+ * ```ts
+ * import { createLocalShell, type ShellRunResult } from "@dsh/shell";
+ * function summary(result: ShellRunResult): string {
+ *   if (result.timedOut) return `timed out after ${result.timeoutMs}ms`;
+ *   if (result.aborted) return "aborted";
+ *   return result.exitCode === null ? `killed by ${result.signal}` : `exit code ${result.exitCode}`;
+ * }
+ * await using shell = createLocalShell();
+ * const result = await shell.run(shell.resolve({ command: "sleep 5", owner: null, timeoutMs: 100 }));
+ * console.log(summary(result)); // "timed out after 100ms"
+ * ```
+ */
 export interface ShellRunResult {
   /** The exit code, or `null` when a signal ended the command. */
   exitCode: number | null;
@@ -106,7 +179,24 @@ export interface ShellRunResult {
   stderr: CollectedOutput;
 }
 
-/** Options of {@linkcode createLocalShell}; every one is optional. */
+/**
+ * Options of {@linkcode createLocalShell}; every one is optional.
+ *
+ * @example
+ * ```ts
+ * import { createLocalShell, type LocalShellOptions } from "@dsh/shell";
+ * const options: LocalShellOptions = {
+ *   workdir: "/tmp",
+ *   timeoutMs: 30_000,
+ *   maxOutputBytes: 16_000,
+ *   ambientEnv: { PATH: "/usr/local/bin:/usr/bin:/bin", HOME: "/tmp" },
+ *   maxTasksPerOwner: 4,
+ * };
+ * await using shell = createLocalShell(options);
+ * const result = await shell.run(shell.resolve({ command: 'echo "$HOME"', owner: null }));
+ * console.log(result.stdout.text); // "/tmp\n"
+ * ```
+ */
 export interface LocalShellOptions {
   /** Default working directory (default: the process cwd at creation). */
   workdir?: string;
@@ -134,7 +224,22 @@ export interface LocalShellOptions {
   adapter?: ProcessAdapter;
 }
 
-/** {@linkcode LocalShellOptions} after validation, with every default filled in. */
+/**
+ * {@linkcode LocalShellOptions} after validation, with every default filled in.
+ *
+ * @example
+ * ```ts
+ * import { DEFAULTS, type ResolvedShellOptions } from "@dsh/shell/seam";
+ * // What `createLocalShell({ workdir: "/srv/app" })` works with.
+ * const resolved: ResolvedShellOptions = {
+ *   ...DEFAULTS,
+ *   workdir: "/srv/app",
+ *   spillDir: undefined,
+ *   ambientEnv: undefined,
+ * };
+ * console.log(resolved.timeoutMs, resolved.shell); // 120000 "bash"
+ * ```
+ */
 export interface ResolvedShellOptions {
   /** Absolute default working directory. */
   workdir: string;
@@ -163,6 +268,20 @@ export interface ResolvedShellOptions {
 /**
  * A shell: validates requests and runs commands in their own process
  * groups, with a scrubbed environment and bounded output.
+ *
+ * @example
+ * ```ts
+ * import { createLocalShell, type Shell } from "@dsh/shell";
+ * const shell: Shell = createLocalShell();
+ * try {
+ *   const result = await shell.run(shell.resolve({ command: "echo hi", owner: "session-7" }));
+ *   console.log(result.stdout.text); // "hi\n"
+ *   const task = shell.start(shell.resolve({ command: "sleep 60", owner: "session-7" }));
+ *   console.log(shell.tasks("session-7").map((t) => t.id).includes(task.id)); // true
+ * } finally {
+ *   await shell.close(); // ends the sleep's whole process group
+ * }
+ * ```
  */
 export interface Shell {
   /** Validates `request`, applies defaults and caps, and returns the spec. Throws `ShellSpecError`. */
@@ -197,10 +316,36 @@ export interface Shell {
   [Symbol.asyncDispose](): Promise<void>;
 }
 
-/** Where a background task is: running, ended by itself, or ended by us. */
+/**
+ * Where a background task is: running, ended by itself, or ended by us.
+ *
+ * @example
+ * ```ts
+ * import { createLocalShell, type TaskStatus } from "@dsh/shell";
+ * await using shell = createLocalShell();
+ * const task = shell.start(shell.resolve({ command: "sleep 60", owner: null }));
+ * const before: TaskStatus = task.status;
+ * task.kill();
+ * await task.done;
+ * console.log(before, task.status); // "running" "killed"
+ * ```
+ */
 export type TaskStatus = "running" | "completed" | "killed";
 
-/** What {@linkcode ShellTask.read} returns: each stream's output since the previous read. */
+/**
+ * What {@linkcode ShellTask.read} returns: each stream's output since the previous read.
+ *
+ * @example
+ * ```ts
+ * import { createLocalShell, type TaskOutput } from "@dsh/shell";
+ * await using shell = createLocalShell();
+ * const task = shell.start(shell.resolve({ command: "echo one; echo oops >&2; echo two", owner: null }));
+ * await task.done;
+ * const output: TaskOutput = task.read();
+ * console.log(output.stdout, output.stderr, output.lossy); // "one\ntwo\n" "oops\n" false
+ * console.log(task.read().stdout); // "": already read
+ * ```
+ */
 export interface TaskOutput {
   /** New stdout text since the previous read. */
   stdout: string;
@@ -217,7 +362,20 @@ export interface TaskOutput {
   stderrSpillPath?: string;
 }
 
-/** A command running (or finished) in the background. */
+/**
+ * A command running (or finished) in the background.
+ *
+ * @example
+ * ```ts
+ * import { createLocalShell, type ShellTask } from "@dsh/shell";
+ * await using shell = createLocalShell();
+ * const started: ShellTask = shell.start(shell.resolve({ command: "sleep 0.2; echo built", owner: "session-7" }));
+ * // Later, e.g. in another tool call: look the task up by id, as its owner.
+ * const task = shell.task(started.id, "session-7");
+ * const result = await task.done;
+ * console.log(task.status, result.exitCode, task.read().stdout); // "completed" 0 "built\n"
+ * ```
+ */
 export interface ShellTask {
   /** The task's id, unique within its shell. */
   readonly id: string;

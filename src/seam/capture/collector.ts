@@ -11,7 +11,28 @@ import { SpillFile } from "./spill.ts";
 import { TailRing } from "./tail_ring.ts";
 import { boundaryStartOffset, completePrefixLength } from "./utf8.ts";
 
-/** Settings of one {@linkcode OutputCollector}. */
+/**
+ * Settings of one {@linkcode OutputCollector}.
+ *
+ * @example
+ * ```ts
+ * import { mkdtempSync } from "node:fs";
+ * import { tmpdir } from "node:os";
+ * import { join } from "node:path";
+ * import { type CollectorOptions, OutputCollector } from "@dsh/shell/seam";
+ * const options: CollectorOptions = {
+ *   budget: 16,
+ *   maxSpillBytes: 1 << 20,
+ *   spillDirectory: () => mkdtempSync(join(tmpdir(), "spill-")),
+ *   label: "stdout",
+ * };
+ * const out = new OutputCollector(options);
+ * out.write(new TextEncoder().encode("line 1\nline 2\nline 3\nline 4\n"));
+ * const result = out.finish();
+ * console.log(result.truncated, result.totalBytes); // true 28
+ * console.log(result.spillPath); // "/tmp/spill-…/stdout-….log": all 28 bytes
+ * ```
+ */
 export interface CollectorOptions {
   /** In-memory budget in bytes: a stream of at most this many bytes is kept whole. */
   budget: number;
@@ -23,7 +44,22 @@ export interface CollectorOptions {
   label: string;
 }
 
-/** What {@linkcode OutputCollector.readFrom} returns. */
+/**
+ * What {@linkcode OutputCollector.readFrom} returns.
+ *
+ * @example
+ * ```ts
+ * import { OutputCollector, type StreamDelta } from "@dsh/shell/seam";
+ * const out = new OutputCollector({ budget: 1024, maxSpillBytes: 1 << 20, spillDirectory: () => "/tmp", label: "stdout" });
+ * const bytes = new TextEncoder().encode("café");
+ * out.write(bytes.subarray(0, 4)); // "caf" and the first byte of "é"
+ * let delta: StreamDelta = out.readFrom(0, false);
+ * console.log(delta.text, delta.next); // "caf" 3: the split character is held back
+ * out.write(bytes.subarray(4));
+ * delta = out.readFrom(delta.next, false);
+ * console.log(delta.text, delta.next, delta.lossy); // "é" 5 false
+ * ```
+ */
 export interface StreamDelta {
   /** The bytes read, decoded; never split inside a character. */
   text: string;
