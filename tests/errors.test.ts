@@ -299,7 +299,8 @@ describe("createLocalShell validates its options", () => {
 
   it("the largest timer value and an existing directory are accepted", async () => {
     const target = join(dir, "ok-dir");
-    mkdirSync(target);
+    // An explicit mode: under a umask of 002 a plain mkdir would be group-writable, which spillDir refuses.
+    mkdirSync(target, { mode: 0o700 });
     const shell = createLocalShell({
       graceMs: 2_147_483_647,
       timeoutMs: 2_147_483_647,

@@ -240,7 +240,8 @@ describe("survivors and close()", () => {
       const sid = Number(result.stdout.text);
       assert.ok(await eventually(() => sessionMembers(sid).length === 0, 10_000), "the survivor's session never ended");
       // Hand the same number to a stranger that leads a session of its own.
-      for (let attempt = 0; attempt < 50 && stranger === undefined; attempt++) {
+      // Other processes may take the number first: try until it comes round to us.
+      for (let attempt = 0; attempt < 500 && stranger === undefined; attempt++) {
         writeFileSync(lastPid, String(sid - 1));
         const child = spawn("sleep", ["30"], { detached: true, stdio: "ignore" });
         if (child.pid === sid) stranger = child;

@@ -6,8 +6,8 @@
  */
 
 import process from "node:process";
-import { lstatSync } from "node:fs";
 import { resolve as resolvePath } from "node:path";
+import { SPILL_DIR_MISSING, spillDirProblem } from "./capture/spill.ts";
 import { ShellSpecError } from "./errors.ts";
 import { optionsSchema, requestSchema, specSchema } from "./schemas.ts";
 import { parseOrThrow } from "./validate.ts";
@@ -47,19 +47,17 @@ export function resolveOptions(options: LocalShellOptions | undefined): Resolved
 }
 
 /**
- * An existing spill directory must be a real directory: a symlink could
- * point the complete output of every command somewhere an attacker reads.
- * A missing one is created (0700) at the first spill.
+ * An existing spill directory must be the caller's own private directory
+ * (see `spillDirProblem`): not a symbolic link (never followed: it could
+ * point the complete output of every command somewhere an attacker reads),
+ * a directory, owned by this process's user, not writable by group or
+ * others, and writable by us. A missing one is created (0700) at the first
+ * spill, and every spill checks the directory again.
  */
 function checkSpillDir(dir: string): void {
-  let stat;
-  try {
-    stat = lstatSync(dir);
-  } catch {
-    return;
-  }
-  if (stat.isSymbolicLink()) throw new ShellSpecError("spillDir", `is a symbolic link, which is not followed: ${dir}`);
-  if (!stat.isDirectory()) throw new ShellSpecError("spillDir", `is not a directory: ${dir}`);
+  const problem = spillDirProblem(dir);
+  if (problem === undefined || problem === SPILL_DIR_MISSING) return;
+  throw new ShellSpecError("spillDir", `${problem}: ${dir}`);
 }
 
 /** Validates `request`, applies the shell's defaults and caps, and returns the spec. */

@@ -5,11 +5,80 @@
  * @module
  */
 
-import { closeSync, lstatSync, mkdirSync, mkdtempSync, openSync, unlinkSync, writeSync } from "node:fs";
+import process from "node:process";
+import { closeSync, lstatSync, mkdirSync, mkdtempSync, openSync, type Stats, unlinkSync, writeSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 
-/** Where spill files go: a directory, resolved lazily at the first spill. */
+/** This process's user id, or undefined where the platform has none. */
+function currentUid(): number | undefined {
+  return typeof process.getuid === "function" ? process.getuid() : undefined;
+}
+
+/** What {@linkcode spillDirProblem} says of a path that does not exist (yet). */
+export const SPILL_DIR_MISSING = "does not exist";
+
+/**
+ * Why `dir` must not receive spill files, or undefined when it is a fit
+ * place for them. The spill files hold the complete output of commands, so
+ * the directory must be the caller's own and private to writes:
+ *
+ * - not a symbolic link (it is never followed: the link could send every
+ *   command's output somewhere another user reads);
+ * - a directory;
+ * - owned by this process's user;
+ * - not writable by group or others (`mode & 0o022`): another user could
+ *   rename or delete a spill file and put their own in its place;
+ * - writable and searchable by this process.
+ *
+ * A missing directory is reported as missing; callers that create it
+ * decide what that means. Uses `lstat`, so the path itself is never
+ * followed.
+ *
+ * @param dir An absolute path.
+ * @returns The reason, worded to follow the path (`"is a symbolic link …"`).
+ */
+export function spillDirProblem(dir: string): string | undefined {
+  let stat: Stats;
+  try {
+    stat = lstatSync(dir);
+  } catch (error) {
+    const code = (error as { code?: unknown }).code;
+    if (code === "ENOENT") return SPILL_DIR_MISSING;
+    if (code === "ENOTDIR") return "is inside a path that is not a directory";
+    return `cannot be examined (${error instanceof Error ? error.message : String(error)})`;
+  }
+  if (stat.isSymbolicLink()) return "is a symbolic link, which is not followed";
+  if (!stat.isDirectory()) return "is not a directory";
+  const uid = currentUid();
+  if (uid !== undefined && stat.uid !== uid) {
+    return `is owned by uid ${stat.uid}, not by this process's user (uid ${uid})`;
+  }
+  const mode = stat.mode & 0o7777;
+  if ((mode & 0o022) !== 0) {
+    const who = [mode & 0o020 ? "group" : "", mode & 0o002 ? "others" : ""].filter((w) => w !== "").join(" and ");
+    const octal = mode.toString(8).padStart(4, "0");
+    return `is writable by ${who} (mode ${octal}); use a directory that only its owner can write (chmod 700)`;
+  }
+  // The directory is ours: its owner bits say whether we may add files to
+  // it (root may anyway). Deno's node:fs `accessSync` judges by mode bits
+  // even for root, so the bits are read here rather than asked of access().
+  if (uid !== undefined && uid !== 0 && (mode & 0o300) !== 0o300) return "is not writable by this process";
+  return undefined;
+}
+
+/** Throws when `dir` is no place for spill files (see {@linkcode spillDirProblem}). */
+function checkUsable(dir: string): void {
+  const problem = spillDirProblem(dir);
+  if (problem !== undefined) throw new Error(`spillDir ${problem}: ${dir}`);
+}
+
+/**
+ * Where spill files go: a directory, resolved lazily at the first spill and
+ * checked again (with `lstat`) before every spill file is created, since
+ * the path could be swapped for a symbolic link or another user's
+ * directory after the shell was created.
+ */
 export class SpillDirectory {
   #configured: string | undefined;
   #resolved: string | undefined;
@@ -22,18 +91,23 @@ export class SpillDirectory {
     this.#configured = configured;
   }
 
-  /** The directory path, creating it on first use. Throws when unusable. */
+  /**
+   * The directory path, creating it on first use. Throws when the
+   * directory is unusable; the message names `spillDir`, the path and why.
+   */
   path(): string {
-    if (this.#resolved !== undefined) return this.#resolved;
-    if (this.#configured === undefined) {
-      // mkdtemp creates the directory with mode 0700 and an unpredictable name.
-      this.#resolved = mkdtempSync(join(tmpdir(), "dsh-shell-"));
-    } else {
-      mkdirSync(this.#configured, { recursive: true, mode: 0o700 });
-      const stat = lstatSync(this.#configured);
-      if (!stat.isDirectory()) throw new Error(`spillDir is not a directory: ${this.#configured}`);
-      this.#resolved = this.#configured;
+    if (this.#resolved === undefined) {
+      if (this.#configured === undefined) {
+        // mkdtemp creates the directory with mode 0700 and an unpredictable name.
+        this.#resolved = mkdtempSync(join(tmpdir(), "dsh-shell-"));
+      } else {
+        // Does nothing when the path exists (also as a symlink to a
+        // directory): the check below sees the path itself, not its target.
+        mkdirSync(this.#configured, { recursive: true, mode: 0o700 });
+        this.#resolved = this.#configured;
+      }
     }
+    checkUsable(this.#resolved);
     return this.#resolved;
   }
 }

@@ -34,11 +34,13 @@ export function completePrefixLength(bytes: Uint8Array): number {
 
 /**
  * How many leading bytes to skip so `bytes` starts on a character boundary:
- * the continuation bytes of a character whose lead was cut off (at most 3;
- * longer runs are invalid input and kept as they are).
+ * the continuation bytes of a character whose lead was cut off. A lead is at
+ * most 3 bytes back, so at most 3 are skipped; from a fourth continuation
+ * byte on, the run is invalid in the whole stream too and decodes the same
+ * from there.
  */
 export function boundaryStartOffset(bytes: Uint8Array): number {
   let skip = 0;
   while (skip < 3 && skip < bytes.length && isContinuation(bytes[skip])) skip++;
-  return skip < bytes.length && isContinuation(bytes[skip]) ? 0 : skip;
+  return skip;
 }
