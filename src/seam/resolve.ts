@@ -13,7 +13,15 @@ import { optionsSchema, requestSchema, specSchema } from "./schemas.ts";
 import { parseOrThrow } from "./validate.ts";
 import type { LocalShellOptions, ResolvedShellOptions, ShellExecRequest, ShellExecSpec } from "./types.ts";
 
-/** The spec's defaults, in one place. */
+/**
+ * The defaults of {@linkcode LocalShellOptions}, in one place.
+ *
+ * @example
+ * ```ts
+ * import { DEFAULTS } from "@dsh/shell";
+ * console.log(DEFAULTS.timeoutMs, DEFAULTS.graceMs); // 120000 3000
+ * ```
+ */
 export const DEFAULTS = {
   timeoutMs: 120_000,
   maxTimeoutMs: 600_000,

@@ -37,7 +37,17 @@ export interface ShellSchema<T> {
   safeParse(input: unknown): { success: true; data: T } | { success: false; error: Error };
 }
 
-/** The largest delay a JavaScript timer honours; longer ones fire at once. */
+/**
+ * The largest delay a JavaScript timer honours; longer ones fire at once.
+ * It bounds `timeoutMs`, `maxTimeoutMs` and `graceMs`.
+ *
+ * @example
+ * ```ts
+ * import { createLocalShell, MAX_TIMER_MS } from "@dsh/shell";
+ * const shell = createLocalShell({ maxTimeoutMs: MAX_TIMER_MS }); // the longest cap allowed
+ * await shell.close();
+ * ```
+ */
 export const MAX_TIMER_MS = 2_147_483_647;
 
 /**
@@ -228,17 +238,63 @@ export const optionsSchema: z.ZodType<LocalShellOptions> = z.strictObject({
   adapter: adapter.optional(),
 }, { error: (issue) => issue.code === "unrecognized_keys" ? undefined : "options must be an object" });
 
-/** Schema of {@linkcode ShellExecRequest}. */
+/**
+ * Schema of {@linkcode ShellExecRequest}: validate a request that arrived as JSON before handing it over.
+ *
+ * @example
+ * ```ts
+ * import { ShellExecRequestSchema } from "@dsh/shell";
+ * const checked = ShellExecRequestSchema.safeParse(JSON.parse('{"command":"ls","owner":"s1"}'));
+ * console.log(checked.success); // true
+ * ```
+ */
 export const ShellExecRequestSchema: ShellSchema<ShellExecRequest> = requestSchema;
 
-/** Schema of {@linkcode ShellExecSpec}. */
+/**
+ * Schema of {@linkcode ShellExecSpec}: what `run()` checks a hand-built spec with.
+ *
+ * @example
+ * ```ts
+ * import { ShellExecSpecSchema } from "@dsh/shell";
+ * const spec = { command: "true", workdir: "relative/dir", timeoutMs: 1000, stdoutMaxBytes: 1000, owner: null };
+ * console.log(ShellExecSpecSchema.safeParse(spec).success); // false: workdir must be absolute
+ * ```
+ */
 export const ShellExecSpecSchema: ShellSchema<ShellExecSpec> = specSchema;
 
-/** Schema of {@linkcode CollectedOutput}. */
+/**
+ * Schema of {@linkcode CollectedOutput}.
+ *
+ * @example
+ * ```ts
+ * import { CollectedOutputSchema } from "@dsh/shell";
+ * const output = CollectedOutputSchema.parse({ text: "hi\n", truncated: false, totalBytes: 3 });
+ * console.log(output.totalBytes); // 3
+ * ```
+ */
 export const CollectedOutputSchema: ShellSchema<CollectedOutput> = collectedOutputSchema;
 
-/** Schema of {@linkcode ShellRunResult}. */
+/**
+ * Schema of {@linkcode ShellRunResult}: check a result that crossed a process or network boundary.
+ *
+ * @example
+ * ```ts
+ * import { createLocalShell, ShellRunResultSchema } from "@dsh/shell";
+ * await using shell = createLocalShell();
+ * const result = await shell.run(shell.resolve({ command: "echo hi", owner: null }));
+ * const copy = ShellRunResultSchema.parse(JSON.parse(JSON.stringify(result)));
+ * console.log(copy.stdout.text); // "hi\n"
+ * ```
+ */
 export const ShellRunResultSchema: ShellSchema<ShellRunResult> = runResultSchema;
 
-/** Schema of {@linkcode LocalShellOptions}. */
+/**
+ * Schema of {@linkcode LocalShellOptions}: check options read from a configuration file.
+ *
+ * @example
+ * ```ts
+ * import { LocalShellOptionsSchema } from "@dsh/shell";
+ * console.log(LocalShellOptionsSchema.safeParse({ graceMs: 0 }).success); // false: must be positive
+ * ```
+ */
 export const LocalShellOptionsSchema: ShellSchema<LocalShellOptions> = optionsSchema;
