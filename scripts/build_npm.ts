@@ -3,17 +3,32 @@
  *
  * This does the job of dnt with the TypeScript compiler from npm, because
  * only the npm registry is reachable (no JSR, so no dnt). `deno.json` is the
- * single source of the name, version, license, exports and dependencies; an
- * optional `npm` field in it adds `bin`, `engines`, `description` and any
- * other package.json field.
+ * single source of the name, version, license and exports; an optional `npm`
+ * field in it adds `bin`, `engines`, `description` and any other
+ * package.json field.
  *
- * Steps: install the build-only types (`@types/node`, the dependencies) into
- * a cache, write the `Deno` namespace declarations, type-check and compile
- * the package to `npm/esm/`, write `npm/package.json`, then compile
- * `tests/` to `npm/test/` with the entry imports pointed at the package's
- * own exports, install the runtime dependencies and run `node --test`.
+ * Dependencies are found, not declared: the published `dependencies` are the
+ * `npm:` packages (import-mapped or inline) that the package's own files
+ * reach from its exports and bins. An `npm:` package that only the tests
+ * reach (e.g. `npm:fast-check@^4`) is a test-only dependency: it is installed
+ * for the type-check and the test run, never written to package.json.
  *
- * Usage: `deno run -A scripts/build_npm.ts [--no-test] [--node <path>]`
+ * Steps: install the build-only types (`@types/node`, the dependencies, the
+ * test-only dependencies) into a cache, write the `Deno` namespace
+ * declarations, type-check and compile the package to `npm/esm/`, write
+ * `npm/package.json`, then compile `tests/` to `npm/test/` with the entry
+ * imports pointed at the package's own exports and `npm:` specifiers made
+ * bare, install the runtime and test-only dependencies into
+ * `npm/node_modules` (`--no-save`: package.json is not touched) and run
+ * `node --test` with each Node binary given.
+ *
+ * Usage: `deno run -A scripts/build_npm.ts [--no-test | --test-only] [--node <path>]…`
+ * - `--no-test`: build the package only;
+ * - `--test-only`: run the compiled tests of an earlier build, without
+ *   building (for running one build on several Node versions);
+ * - `--node <path>` (repeatable; default `node`): the Node binaries to run
+ *   the tests with, one after the other; every one runs even if an earlier
+ *   one failed.
  *
  * @module
  */
@@ -102,29 +117,49 @@ interface BuildPlan {
   entries: Map<string, string>;
   /** Bin command name to absolute source file. */
   bins: Map<string, string>;
-  /** npm package name to version range, from the `imports` map. */
+  /** npm package name to version range: what the package's own files import. */
   dependencies: Map<string, string>;
 }
 
+/** What to do: build and test, only build, or only test an earlier build. */
+type BuildMode = "build-and-test" | "build" | "test-only";
+
 /** The command-line options. */
 interface BuildArgs {
-  runTests: boolean;
-  nodeBinary: string;
+  mode: BuildMode;
+  /** The Node binaries to test with, in order. */
+  nodeBinaries: string[];
+}
+
+/** The outcome of testing with one Node binary. */
+interface NodeRun {
+  binary: string;
+  /** `v22.12.0`, or null when the binary did not run. */
+  version: string | null;
+  code: number;
 }
 
 /**
- * Runs the build and, unless `--no-test`, the Node test run.
+ * Runs the build and, unless `--no-test`, the Node test runs; with
+ * `--test-only`, only the test runs.
  *
  * @returns The process exit code.
  */
 async function main(argv: string[]): Promise<number> {
   const args = parseArgs(argv);
   const config = await readDenoConfig();
-  const plan = planBuild(config);
+  const testSources = args.mode === "build" ? [] : await listFiles(TESTS_DIR);
+  const testRoots = testSources.filter(isTypeScript);
+  if (args.mode === "test-only") {
+    await checkBuildIsCurrent(testRoots);
+    return await runNodeTestsWithEach(testRoots, args.nodeBinaries);
+  }
   log(`building ${config.name}@${config.version} into npm/`);
 
+  const plan = planBuild(config);
+  const testDependencies = testOnlyDependencies(testRoots, plan);
   await Deno.remove(OUT_DIR, { recursive: true }).catch(ignoreNotFound);
-  await installBuildTypes(plan.dependencies);
+  await installBuildTypes(new Map([...plan.dependencies, ...testDependencies]));
   const denoTypes = await writeDenoNamespaceTypes();
 
   const options = compilerOptions(config);
@@ -139,37 +174,44 @@ async function main(argv: string[]): Promise<number> {
   await verifyPackageFiles();
   log("package written to npm/");
 
-  if (!args.runTests) return 0;
-  const testSources = await listFiles(TESTS_DIR);
-  const testRoots = testSources.filter(isTypeScript);
+  if (args.mode === "build") return 0;
   const testOptions = { ...options, declaration: false };
   const testFiles = compileProgram("tests", [...testRoots, denoTypes], testOptions, host, plan, packageFiles);
   if (!testFiles) return 1;
   warnAboutTestOnlySources(testFiles);
   await copyTestAssets(testSources);
-  await installRuntimeDependencies(plan.dependencies);
-  return await runNodeTests(testRoots, args.nodeBinary);
+  await installRuntimeDependencies(plan.dependencies, testDependencies);
+  return await runNodeTestsWithEach(testRoots, args.nodeBinaries);
 }
 
+/** The usage line, for argument errors. */
+const USAGE = "usage: build_npm.ts [--no-test | --test-only] [--node <path>]...";
+
 /**
- * Reads `--no-test` and `--node <path>` (or `--node=<path>`).
+ * Reads `--no-test`, `--test-only` and `--node <path>` (or `--node=<path>`,
+ * repeatable).
  *
  * @throws On an unknown argument, so a typo does not silently change the run.
  */
 function parseArgs(argv: string[]): BuildArgs {
-  const args: BuildArgs = { runTests: true, nodeBinary: "node" };
+  let mode = "build-and-test" as BuildMode;
+  const nodeBinaries: string[] = [];
+  const setMode = (next: BuildMode) => {
+    if (mode !== "build-and-test" && mode !== next) {
+      throw new Error(`--no-test and --test-only exclude each other; ${USAGE}`);
+    }
+    mode = next;
+  };
   for (let i = 0; i < argv.length; i++) {
     const arg = argv[i];
-    if (arg === "--no-test") args.runTests = false;
-    else if (arg === "--node" && i + 1 < argv.length) args.nodeBinary = argv[++i];
-    else if (arg.startsWith("--node=")) args.nodeBinary = arg.slice("--node=".length);
-    else {
-      throw new Error(
-        `unknown argument ${JSON.stringify(arg)}; usage: build_npm.ts [--no-test] [--node <path>]`,
-      );
-    }
+    if (arg === "--no-test") setMode("build");
+    else if (arg === "--test-only") setMode("test-only");
+    else if (arg === "--node" && i + 1 < argv.length) nodeBinaries.push(argv[++i]);
+    else if (arg.startsWith("--node=")) nodeBinaries.push(arg.slice("--node=".length));
+    else throw new Error(`unknown argument ${JSON.stringify(arg)}; ${USAGE}`);
   }
-  return args;
+  if (mode === "build" && nodeBinaries.length > 0) throw new Error(`--node means nothing with --no-test; ${USAGE}`);
+  return { mode, nodeBinaries: nodeBinaries.length > 0 ? nodeBinaries : ["node"] };
 }
 
 /**
@@ -185,9 +227,12 @@ async function readDenoConfig(): Promise<DenoConfig> {
 }
 
 /**
- * Derives entry points, bins and dependencies from `deno.json`.
+ * Derives entry points, bins and the published dependencies from
+ * `deno.json` and the sources the exports and bins reach.
  */
 function planBuild(config: DenoConfig): BuildPlan {
+  const imports = config.imports ?? {};
+  checkImportMap(imports);
   const exports = typeof config.exports === "string" ? { ".": config.exports } : config.exports;
   const entries = new Map(
     Object.entries(exports).map(([subpath, file]) => [subpath, path.resolve(ROOT, file)]),
@@ -195,28 +240,82 @@ function planBuild(config: DenoConfig): BuildPlan {
   const bins = new Map(
     Object.entries(config.npm?.bin ?? {}).map(([name, file]) => [name, path.resolve(ROOT, file)]),
   );
-  return { config, entries, bins, dependencies: npmDependencies(config.imports ?? {}) };
+  const dependencies = npmPackagesReached([...entries.values(), ...bins.values()], imports);
+  for (const [key, target] of Object.entries(imports)) {
+    if (target.startsWith("npm:") && !dependencies.has(parseNpmSpecifier(target).name)) {
+      log(`note: deno.json imports "${key}" (${target}) is not reached by the package: not a dependency`);
+    }
+  }
+  return { config, entries, bins, dependencies };
 }
 
 /**
- * Turns the `npm:` targets of the import map into package.json dependencies:
- * `"zod": "npm:zod@^4.1.0"` gives `zod` → `^4.1.0`.
+ * Checks that every import-map target has an npm counterpart.
  *
- * @throws On a `jsr:` or remote mapping: it has no npm counterpart here.
+ * @throws On a `jsr:` or remote mapping: it cannot be built for npm here.
  */
-function npmDependencies(imports: Record<string, string>): Map<string, string> {
-  const dependencies = new Map<string, string>();
+function checkImportMap(imports: Record<string, string>): void {
   for (const [key, target] of Object.entries(imports)) {
-    if (target.startsWith("npm:")) {
-      const { name, version } = parseNpmSpecifier(target);
-      dependencies.set(name, version);
-    } else if (!target.startsWith("node:") && !target.startsWith(".")) {
+    if (!/^(?:npm:|node:|\.)/.test(target)) {
       throw new Error(
         `deno.json imports "${key}": "${target}" cannot be built for npm (only npm:, node: and relative targets can)`,
       );
     }
   }
-  return dependencies;
+}
+
+/**
+ * The `npm:` packages (name to version range) that `roots` reach: follows
+ * local imports (relative, or import-mapped to a local path) from file to
+ * file, and collects every import that maps to `npm:`, type-only and
+ * dynamic imports included. When a package is imported with two ranges,
+ * the first one found wins, with a warning.
+ */
+function npmPackagesReached(roots: Iterable<string>, imports: Record<string, string>): Map<string, string> {
+  const packages = new Map<string, string>();
+  const seen = new Set<string>();
+  const queue = [...roots];
+  while (queue.length > 0) {
+    const file = queue.shift()!;
+    if (seen.has(file)) continue;
+    seen.add(file);
+    const text = ts.sys.readFile(file);
+    if (text === undefined) continue; // the type-check reports it
+    for (const { fileName: specifier } of ts.preProcessFile(text, true, true).importedFiles) {
+      const mapped = applyImportMap(specifier, imports);
+      if (mapped.startsWith("npm:")) {
+        const { name, version } = parseNpmSpecifier(mapped);
+        const known = packages.get(name);
+        if (known === undefined) packages.set(name, version);
+        else if (known !== version) {
+          log(`warning: ${name} is imported as both ${name}@${known} and ${name}@${version}; using ${known}`);
+        }
+      } else if (isRelative(mapped) || path.isAbsolute(mapped)) {
+        // A relative import-map target is relative to deno.json.
+        const base = mapped === specifier ? path.dirname(file) : ROOT;
+        queue.push(sourceFileOf(path.resolve(base, mapped)));
+      }
+    }
+  }
+  return packages;
+}
+
+/**
+ * The test-only dependencies: the `npm:` packages the tests reach that the
+ * package does not depend on.
+ */
+function testOnlyDependencies(testRoots: string[], plan: BuildPlan): Map<string, string> {
+  const reached = npmPackagesReached(testRoots, plan.config.imports ?? {});
+  const testOnly = new Map([...reached].filter(([name]) => !plan.dependencies.has(name)));
+  if (testOnly.size > 0) {
+    log(`test-only dependencies (installed for the tests, not published): ${formatPackages(testOnly)}`);
+  }
+  return testOnly;
+}
+
+/** `a@^1, b@^2`: packages as npm names them, for log lines. */
+function formatPackages(packages: Map<string, string>): string {
+  return [...packages].map(([name, version]) => `${name}@${version}`).join(", ");
 }
 
 /**
@@ -638,6 +737,11 @@ async function writePackageJson(plan: BuildPlan): Promise<void> {
     ...(plan.dependencies.size > 0 ? { dependencies: Object.fromEntries(plan.dependencies) } : {}),
     // Only the compiled library: npm adds package.json, README and LICENSE.
     files: ["esm/"],
+    // No module does anything when imported (the CLI runs only as the main
+    // module), so bundlers may drop the unused ones.
+    sideEffects: false,
+    // A scoped package is private on its first publish unless said otherwise.
+    publishConfig: { access: "public" },
     ...extraFields,
   };
   await Deno.writeTextFile(
@@ -709,45 +813,112 @@ async function copyTestAssets(testSources: string[]): Promise<void> {
 
 /**
  * Installs the package's dependencies into `npm/node_modules` so the tests
- * load them as a user's install would.
+ * load them as a user's install would, and the test-only dependencies
+ * beside them with `--no-save`, so that package.json (what `npm pack`
+ * publishes) never names them.
  */
-async function installRuntimeDependencies(dependencies: Map<string, string>): Promise<void> {
-  if (dependencies.size === 0) return;
-  log("installing runtime dependencies into npm/node_modules");
-  await runOrThrow("npm", [...NPM_QUIET_INSTALL, "--omit=dev"], OUT_DIR);
+async function installRuntimeDependencies(
+  dependencies: Map<string, string>,
+  testDependencies: Map<string, string>,
+): Promise<void> {
+  if (dependencies.size === 0 && testDependencies.size === 0) return;
+  log("installing runtime and test-only dependencies into npm/node_modules");
+  const testOnly = [...testDependencies].map(([name, version]) => `${name}@${version}`);
+  await runOrThrow("npm", [...NPM_QUIET_INSTALL, "--omit=dev", "--no-save", ...testOnly], OUT_DIR);
+  const written = JSON.parse(await Deno.readTextFile(path.join(OUT_DIR, "package.json")));
+  const leaked = Object.keys({ ...written.dependencies, ...written.devDependencies })
+    .filter((name) => testDependencies.has(name));
+  if (leaked.length > 0) throw new Error(`test-only dependencies got into npm/package.json: ${leaked.join(", ")}`);
+}
+
+/**
+ * With `--test-only`: checks that `npm/` holds a build with compiled tests
+ * that is newer than every source, so an old build is not tested by mistake.
+ *
+ * @throws When there is no build, a test was not compiled, or a source
+ *   changed after the build.
+ */
+async function checkBuildIsCurrent(testRoots: string[]): Promise<void> {
+  const builtAt = (await Deno.stat(path.join(OUT_DIR, "package.json")).catch(() => null))?.mtime;
+  if (!builtAt) throw new Error("--test-only: npm/ holds no build; run build_npm.ts without --test-only first");
+  const missing = testRoots.filter((file) => !ts.sys.fileExists(emittedPath(file)));
+  if (missing.length > 0) {
+    throw new Error(
+      `--test-only: npm/ has no compiled ${missing.map((file) => path.relative(ROOT, file)).join(", ")}; rebuild`,
+    );
+  }
+  // What a build reads: deno.json, this script, the root modules, src/ and tests/ (fixtures included).
+  const rootModules: string[] = [];
+  for await (const entry of Deno.readDir(ROOT)) {
+    if (entry.isFile && isTypeScript(entry.name)) rootModules.push(path.join(ROOT, entry.name));
+  }
+  const sources = [
+    path.join(ROOT, "deno.json"),
+    fileURLToPath(import.meta.url),
+    ...rootModules,
+    ...await listFiles(path.join(ROOT, "src")),
+    ...await listFiles(TESTS_DIR),
+  ];
+  for (const source of sources) {
+    const changedAt = (await Deno.stat(source)).mtime;
+    if (changedAt && changedAt > builtAt) {
+      throw new Error(`--test-only: ${path.relative(ROOT, source)} changed after npm/ was built; rebuild`);
+    }
+  }
+}
+
+/**
+ * Runs the compiled tests with each Node binary in turn (all of them, even
+ * after a failure) and prints one verdict line per binary.
+ *
+ * @returns 0 when every run passed, else 1.
+ */
+async function runNodeTestsWithEach(testRoots: string[], nodeBinaries: string[]): Promise<number> {
+  const runs: NodeRun[] = [];
+  for (const binary of nodeBinaries) runs.push(await runNodeTests(testRoots, binary));
+  for (const { binary, version, code } of runs) {
+    const name = `node ${version ?? "(did not run)"} (${binary})`;
+    log(`${name}: ${code === 0 ? "tests ok" : `tests FAILED (exit code ${code})`}`);
+  }
+  return runs.every((run) => run.code === 0) ? 0 : 1;
 }
 
 /**
  * Runs the compiled test files with `node --test` from inside `npm/`, with
- * node's own output passed through.
+ * node's own output (its summary lines included) passed through, after
+ * printing the Node version.
  *
- * @returns node's exit code (0 when there is no test file).
+ * @returns The binary's absolute path, its version and node's exit code (0
+ *   when there is no test file).
  */
-async function runNodeTests(testRoots: string[], nodeBinary: string): Promise<number> {
+async function runNodeTests(testRoots: string[], given: string): Promise<NodeRun> {
+  // The absolute path (node runs in npm/, where a relative one means nothing) and the version.
+  let binary: string, version: string;
+  try {
+    const probe = "JSON.stringify([process.execPath, process.version])";
+    [binary, version] = JSON.parse(await outputOf(given, ["-p", probe]));
+  } catch (error) {
+    log(`node binary did not run: ${given}: ${error instanceof Error ? error.message : error}`);
+    return { binary: given, version: null, code: 1 };
+  }
   const testFiles = testRoots
     .filter((file) => TEST_FILE_PATTERN.test(path.basename(file)))
     .map((file) => path.relative(OUT_DIR, emittedPath(file)))
     .sort();
   if (testFiles.length === 0) {
     log("no test files in tests/: nothing to run with node");
-    return 0;
+    return { binary, version, code: 0 };
   }
   // Node 20's --test takes no globs, so the files are listed.
-  log(`running ${testFiles.length} test files with ${nodeBinary} --test`);
-  const command = new Deno.Command(nodeBinary, {
+  log(`node ${version} (${binary}): running ${testFiles.length} test files with --test`);
+  const { code } = await new Deno.Command(binary, {
     args: ["--test", ...testFiles],
     cwd: OUT_DIR,
     stdin: "null",
     stdout: "inherit",
     stderr: "inherit",
-  });
-  try {
-    return (await command.output()).code;
-  } catch (error) {
-    ignoreNotFound(error);
-    log(`node binary not found: ${nodeBinary}`);
-    return 1;
-  }
+  }).output();
+  return { binary, version, code };
 }
 
 /** All files under `dir`, recursively; none when it does not exist. */

@@ -2,19 +2,34 @@
  * Runs the whole test suite on both runtimes: the Deno leg
  * (`deno test -A tests/`) and then the Node leg (`scripts/build_npm.ts`,
  * which builds the npm package and runs the same tests against it with
- * `node --test`). Both legs always run, so one failure does not hide the
- * other; the exit code is nonzero if either failed.
+ * `node --test`). Every leg always runs, so one failure does not hide
+ * another; the exit code is nonzero if any failed.
  *
- * Usage: `deno run -A scripts/test_all.ts [build_npm args…]`: extra
- * arguments (e.g. `--node <path>`) go to the Node leg.
+ * With `--node-matrix` (what CI runs), the Node leg is one leg per Node
+ * line we support, 20, 22 and 24: the package is built once, by the first,
+ * and the others run the same compiled tests (`build_npm.ts --test-only`).
+ * The `node` on PATH serves its own line; the other lines come from the npm
+ * packages `node@22`, `node@24` (…), installed once into
+ * `node_modules/.cache/dsh-node/` (git-ignored).
+ *
+ * Usage: `deno run -A scripts/test_all.ts [--node-matrix | build_npm args…]`:
+ * without `--node-matrix`, extra arguments (e.g. `--node <path>`) go to the
+ * Node leg.
  *
  * @module
  */
 
+import * as path from "node:path";
 import { fileURLToPath } from "node:url";
 
 /** The repository root: this script lives in `<root>/scripts/`. */
 const ROOT = fileURLToPath(new URL("..", import.meta.url));
+
+/** The Node lines the package is tested on; the first is the oldest. */
+export const NODE_MATRIX: readonly number[] = [20, 22, 24];
+
+/** Where the Node binaries from npm are installed, one folder per line. */
+const NODE_CACHE_DIR = path.join(ROOT, "node_modules", ".cache", "dsh-node");
 
 /** One leg of the run: a name and the deno arguments that run it. */
 interface Leg {
@@ -28,8 +43,17 @@ interface LegResult {
   code: number;
 }
 
+/** A Node binary of one line of the matrix, or why there is none. */
+export interface MatrixNode {
+  major: number;
+  /** The absolute path of the binary; null when it could not be had. */
+  binary: string | null;
+  /** `v22.12.0`, or the reason there is no binary. */
+  version: string;
+}
+
 /**
- * The legs, in order. Both use the deno that runs this script, so
+ * The legs, in order. All use the deno that runs this script, so
  * `npx -y deno@2.9.6 task test` tests with that exact version even when
  * another deno (or none) is on PATH.
  */
@@ -41,9 +65,35 @@ function legs(nodeLegArgs: string[]): Leg[] {
 }
 
 /**
- * Runs one leg with its output streamed through.
+ * The legs with `--node-matrix`: the Deno leg, then one Node leg per line;
+ * the first available line builds the package, the others reuse that build.
+ * A line without a binary gets a leg that fails at once.
+ */
+function matrixLegs(nodes: MatrixNode[]): Leg[] {
+  const result: Leg[] = [{ name: "deno", args: ["test", "-A", "tests/"] }];
+  let built = false;
+  for (const { major, binary, version } of nodes) {
+    const name = `node ${major} (${version})`;
+    if (binary === null) {
+      result.push({ name, args: [] });
+      continue;
+    }
+    const mode = built ? ["--test-only"] : [];
+    result.push({ name, args: ["run", "-A", "scripts/build_npm.ts", ...mode, "--node", binary] });
+    built = true;
+  }
+  return result;
+}
+
+/**
+ * Runs one leg with its output streamed through. A leg without arguments
+ * stands for a Node line that could not be had, and fails.
  */
 async function runLeg(leg: Leg): Promise<LegResult> {
+  if (leg.args.length === 0) {
+    console.log(`\n=== test_all: ${leg.name} leg: no node binary ===`);
+    return { name: leg.name, code: 1 };
+  }
   console.log(`\n=== test_all: ${leg.name} leg: deno ${leg.args.join(" ")} ===`);
   const { code } = await new Deno.Command(Deno.execPath(), {
     args: leg.args,
@@ -67,11 +117,85 @@ function printVerdicts(results: LegResult[]): void {
 }
 
 /**
+ * The Node binary of each line of {@linkcode NODE_MATRIX}: the `node` on
+ * PATH when it is of that line, else the binary of the npm package
+ * `node@<line>`, installed into the cache on first use. A line that cannot
+ * be had is reported, not thrown, so the other lines still run.
+ */
+export async function matrixNodes(): Promise<MatrixNode[]> {
+  const onPath = await nodeVersion("node").catch(() => null);
+  return await Promise.all(NODE_MATRIX.map(async (major): Promise<MatrixNode> => {
+    try {
+      if (onPath && majorOf(onPath.version) === major) return { major, ...onPath };
+      const binary = await nodeFromNpm(major);
+      const found = await nodeVersion(binary);
+      if (majorOf(found.version) !== major) throw new Error(`${binary} is ${found.version}, not Node ${major}`);
+      return { major, ...found };
+    } catch (error) {
+      const reason = error instanceof Error ? error.message : String(error);
+      console.error(`test_all: no Node ${major}: ${reason}`);
+      return { major, binary: null, version: "unavailable" };
+    }
+  }));
+}
+
+/** The absolute path and version of a Node binary (a path or a name on PATH). */
+async function nodeVersion(binary: string): Promise<{ binary: string; version: string }> {
+  const { code, stdout } = await new Deno.Command(binary, {
+    args: ["-p", "JSON.stringify([process.execPath, process.version])"],
+    stdin: "null",
+    stderr: "null",
+  }).output();
+  if (code !== 0) throw new Error(`${binary} exited with ${code}`);
+  const [execPath, version] = JSON.parse(new TextDecoder().decode(stdout));
+  return { binary: execPath, version };
+}
+
+/** 22 for `v22.12.0`. */
+function majorOf(version: string): number {
+  return Number(/^v(\d+)\./.exec(version)?.[1]);
+}
+
+/**
+ * The binary of the npm package `node@<major>` (latest of that line),
+ * installed into `NODE_CACHE_DIR/<major>/` unless it is there already. The
+ * package's install script fetches the platform's binary package from npm.
+ */
+async function nodeFromNpm(major: number): Promise<string> {
+  const dir = path.join(NODE_CACHE_DIR, String(major));
+  const binary = path.join(dir, "node_modules", "node", "bin", "node");
+  if (await isFile(binary)) return binary;
+  console.log(`test_all: installing node@${major} from npm into ${path.relative(ROOT, dir)}/`);
+  await Deno.mkdir(dir, { recursive: true });
+  await Deno.writeTextFile(path.join(dir, "package.json"), '{ "private": true }\n');
+  const { code, stderr } = await new Deno.Command("npm", {
+    args: ["install", "--no-package-lock", "--no-audit", "--no-fund", "--loglevel=error", `node@${major}`],
+    cwd: dir,
+    stdin: "null",
+    stdout: "null",
+  }).output();
+  if (code !== 0) throw new Error(`npm install node@${major} failed:\n${new TextDecoder().decode(stderr)}`);
+  if (!await isFile(binary)) throw new Error(`npm install node@${major} left no ${binary}`);
+  return binary;
+}
+
+/** True when `file` exists and is a file (symlinks followed). */
+async function isFile(file: string): Promise<boolean> {
+  return (await Deno.stat(file).catch(() => null))?.isFile ?? false;
+}
+
+/**
  * Runs every leg, prints the verdicts and returns the exit code.
  */
 async function main(args: string[]): Promise<number> {
+  const matrix = args.includes("--node-matrix");
+  if (matrix && args.length > 1) {
+    console.error("test_all: --node-matrix takes no other argument");
+    return 2;
+  }
+  const plan = matrix ? matrixLegs(await matrixNodes()) : legs(args);
   const results: LegResult[] = [];
-  for (const leg of legs(args)) results.push(await runLeg(leg));
+  for (const leg of plan) results.push(await runLeg(leg));
   printVerdicts(results);
   return results.every((result) => result.code === 0) ? 0 : 1;
 }

@@ -153,11 +153,14 @@ describe("termination", () => {
     const controller = new AbortController();
     try {
       const running = slow.run(slow.resolve({
-        command: `sleep 60 & echo $! > ${pids}; echo hi`,
+        command: `sleep 60 & echo $! > ${pids}; echo $$ >> ${pids}; echo hi`,
         owner: null,
         signal: controller.signal,
       }));
-      assert.ok(await eventually(() => existsSync(pids) && readPids(pids).length === 1));
+      // Abort only once the leader has exited by itself: the run is then draining, held by the sleeper.
+      assert.ok(
+        await eventually(() => existsSync(pids) && readPids(pids).length === 2 && !isRunning(readPids(pids)[1])),
+      );
       controller.abort();
       const result = await running;
       assert.equal(result.exitCode, 0, "the leader had exited by itself");
@@ -247,7 +250,8 @@ describe("survivors and close()", () => {
         if (child.pid === sid) stranger = child;
         else child.kill("SIGKILL");
       }
-      assert.ok(stranger !== undefined, `could not get pid ${sid} again`);
+      // Other processes forking at the same moment can keep taking the number: that says nothing about the library.
+      if (stranger === undefined) return t.skip(`pid ${sid} could not be steered to a stranger on this busy machine`);
       await shell.close();
       assert.equal(isRunning(sid), true, "close() killed a process that was not ours");
     } finally {
