@@ -1,0 +1,347 @@
+/**
+ * Turns the workers' raw samples into the markdown report: one table per
+ * scenario and runtime (medians, ratios against the raw spawn and, on
+ * Node, `run()` against each peer) and the final targets table.
+ *
+ * Conventions: a time ratio is shown as the relative difference (`+3.1%`
+ * means 3.1% slower than the reference, `−19.0%` faster); a speed ratio as
+ * a factor (`×0.93` is 93% of the reference's MiB/s).
+ *
+ * @module
+ */
+
+import type { BenchConfig } from "./config.ts";
+import type { MachineInfo } from "./machine.ts";
+import { duration, fixed, median, mib, percent, quantile, times } from "./stats.ts";
+import type { Runtime } from "./workers.ts";
+
+/** One measured 1 GiB run (one worker process). */
+export interface BigOutputSample {
+  ms: number;
+  bytes: number;
+  baselineRss: number;
+  sampledGrowth: number;
+  hwmGrowth: number | null;
+  peakGrowth: number;
+}
+
+/** Everything one runtime measured, by scenario and variant. */
+export interface LegResults {
+  runtime: Runtime;
+  /** The runtime's version, as the worker reported it. */
+  version: string;
+  /** The name of the raw baseline variant. */
+  rawName: string;
+  /** The peers' variant names (Node only). */
+  peers: string[];
+  latency?: Record<string, { roundMeanMs: number[]; callMs: number[] }>;
+  concurrent?: Record<string, { roundWallMs: number[] }>;
+  bigOutput?: Record<string, BigOutputSample[]>;
+  stdin?: Record<string, { roundMs: number[] }>;
+  kill?: Record<string, { goneMs: number[]; settledMs: number[]; survived: number; runs: number }>;
+}
+
+/** One line of the targets table. */
+export interface TargetRow {
+  target: string;
+  measured: string;
+  met: boolean | undefined;
+}
+
+const RUN = "run()";
+const MiB = 1024 * 1024;
+
+/** What each big-output variant does with the stream, for the table. */
+const BIG_OUTPUT_DISK: Record<string, string> = {
+  "run()": "64 MiB spilled, then dropped (default `maxSpillBytes`)",
+  "run() spill all": "all of it (`maxSpillBytes` 2 GiB)",
+  "raw spawn": "all of it (`writeSync` per chunk)",
+  "raw Deno.Command": "all of it (BYOB buffer, `writeSync` per chunk)",
+  "raw for-await": "all of it (default reader, `writeSync` per chunk)",
+  "execa": "all of it (`stdout: { file }, buffer: false`: an fs.WriteStream)",
+};
+
+/** A markdown table; the first column is left-aligned, the others right-aligned. */
+export function table(headers: string[], rows: string[][]): string {
+  const align = headers.map((_, i) => i === 0 ? ":--" : "--:");
+  return [headers, align, ...rows].map((cells) => `| ${cells.join(" | ")} |`).join("\n");
+}
+
+/** Rows in report order: run() first, the raw baseline, the peers, then the rest. */
+function ordered(names: string[], leg: LegResults): string[] {
+  const rank = (name: string): number => {
+    if (name === RUN) return 0;
+    if (name.startsWith(RUN)) return 1;
+    if (name === leg.rawName) return 2;
+    const peer = leg.peers.indexOf(name);
+    return peer >= 0 ? 3 + peer : 10;
+  };
+  return [...names].sort((a, b) => rank(a) - rank(b));
+}
+
+/** `run()` against another variant, in time: negative means run() is faster. */
+function runVersus(runTime: number, otherTime: number, name: string): string {
+  if (name === RUN) return "—";
+  const difference = runTime / otherTime - 1;
+  return `${percent(difference)} ${difference < 0 ? "(run() faster)" : "(run() slower)"}`;
+}
+
+function legTitle(leg: LegResults): string {
+  return leg.runtime === "node" ? `Node ${leg.version}` : `Deno ${leg.version}`;
+}
+
+/** Scenario 1. */
+export function latencyTable(leg: LegResults, config: BenchConfig): string {
+  const data = leg.latency!;
+  const mean = (name: string) => median(data[name].roundMeanMs);
+  const raw = mean(leg.rawName);
+  const rows = ordered(Object.keys(data), leg).map((name) => [
+    name === RUN ? `**${name}**` : name,
+    fixed(mean(name), 2),
+    fixed(quantile(data[name].callMs, 0.5), 2),
+    fixed(quantile(data[name].callMs, 0.9), 2),
+    name === leg.rawName ? "—" : percent(mean(name) / raw - 1),
+    runVersus(mean(RUN), mean(name), name),
+  ]);
+  return [
+    `### 1. Latency: ${config.latency.calls} sequential \`bash -c true\` — ${legTitle(leg)}`,
+    "",
+    table([
+      "variant",
+      `ms/call (median of ${data[RUN].roundMeanMs.length} rounds)`,
+      "p50 call ms",
+      "p90 call ms",
+      "vs raw",
+      "run() vs this",
+    ], rows),
+  ].join("\n");
+}
+
+/** Scenario 2. */
+export function concurrentTable(leg: LegResults, config: BenchConfig): string {
+  const data = leg.concurrent!;
+  const { commands, inFlight, batches } = config.concurrent;
+  const wall = (name: string) => median(data[name].roundWallMs);
+  const raw = wall(leg.rawName);
+  const rows = ordered(Object.keys(data), leg).map((name) => [
+    name === RUN ? `**${name}**` : name,
+    fixed(wall(name), 0),
+    fixed(commands / (wall(name) / 1000), 1),
+    name === leg.rawName ? "—" : percent(wall(name) / raw - 1),
+    runVersus(wall(RUN), wall(name), name),
+  ]);
+  return [
+    `### 2. Concurrent throughput: ${commands} \`echo\`, ${inFlight} in flight ` +
+    `(${batches} interleaved slices) — ${legTitle(leg)}`,
+    "",
+    table([
+      "variant",
+      `wall ms (median of ${data[RUN].roundWallMs.length} rounds)`,
+      "commands/s",
+      "vs raw (time)",
+      "run() vs this",
+    ], rows),
+  ].join("\n");
+}
+
+/** MiB/s of one big-output sample. */
+const speed = (sample: BigOutputSample): number => sample.bytes / MiB / (sample.ms / 1000);
+
+/** Scenario 3. */
+export function bigOutputTable(leg: LegResults, config: BenchConfig): string {
+  const data = leg.bigOutput!;
+  const mibs = (name: string) => median(data[name].map(speed));
+  const raw = mibs(leg.rawName);
+  const rows = ordered(Object.keys(data), leg).map((name) => {
+    const growth = data[name].map((sample) => sample.peakGrowth);
+    return [
+      name === RUN ? `**${name}**` : name,
+      fixed(mibs(name), 0),
+      fixed(median(data[name].map((sample) => sample.ms)) / 1000, 2),
+      `${mib(median(growth))} / ${mib(Math.max(...growth))}`,
+      BIG_OUTPUT_DISK[name] ?? "",
+      name === leg.rawName ? "—" : times(mibs(name) / raw),
+    ];
+  });
+  const gib = config.bigOutput.bytes / (1024 * MiB);
+  return [
+    `### 3. Big output: ${gib === 1 ? "1 GiB" : `${mib(config.bigOutput.bytes)} MiB`} on stdout — ${legTitle(leg)}`,
+    "",
+    table([
+      "variant",
+      `MiB/s (median of ${data[RUN].length})`,
+      "seconds",
+      "peak RSS growth MiB (median / max)",
+      "written to disk",
+      "speed vs raw",
+    ], rows),
+  ].join("\n");
+}
+
+/** Scenario 4. */
+export function stdinTable(leg: LegResults, config: BenchConfig): string {
+  const data = leg.stdin!;
+  const ms = (name: string) => median(data[name].roundMs);
+  const mibs = (name: string) => config.stdin.bytes / MiB / (ms(name) / 1000);
+  const raw = mibs(leg.rawName);
+  const rows = ordered(Object.keys(data), leg).map((name) => [
+    name === RUN ? `**${name}**` : name,
+    fixed(mibs(name), 0),
+    fixed(ms(name), 0),
+    name === leg.rawName ? "—" : times(mibs(name) / raw),
+    runVersus(ms(RUN), ms(name), name),
+  ]);
+  return [
+    `### 4. Stdin: ${mib(config.stdin.bytes)} MiB into \`wc -c\` — ${legTitle(leg)}`,
+    "",
+    table([
+      "variant",
+      `MiB/s (median of ${data[RUN].roundMs.length})`,
+      "ms per run",
+      "speed vs raw",
+      "run() vs this",
+    ], rows),
+  ].join("\n");
+}
+
+/** Scenario 5. */
+export function killTable(leg: LegResults, config: BenchConfig): string {
+  const data = leg.kill!;
+  const rows = ordered(Object.keys(data), leg).map((name) => {
+    const { goneMs, settledMs, survived, runs } = data[name];
+    return [
+      name === RUN ? `**${name}**` : name,
+      fixed(median(goneMs), 1),
+      fixed(quantile(goneMs, 0.9), 1),
+      goneMs.length > 0 ? fixed(Math.max(...goneMs), 1) : "—",
+      fixed(median(settledMs), 1),
+      survived === 0 ? `${runs}/${runs}` : `${runs - survived}/${runs} (rest alive after ${config.kill.capMs} ms)`,
+    ];
+  });
+  return [
+    `### 5. Kill latency: abort \`sleep 30 & sleep 30 & wait\` — ${legTitle(leg)}`,
+    "",
+    table([
+      "variant",
+      "abort → tree gone, median ms",
+      "p90 ms",
+      "max ms",
+      "abort → call settled, median ms",
+      "tree gone",
+    ], rows),
+  ].join("\n");
+}
+
+/** The targets of issue 5, measured on one leg. */
+export function targets(leg: LegResults): TargetRow[] {
+  const rows: TargetRow[] = [];
+  const who = legTitle(leg).split(" ")[0];
+  const raw = leg.rawName;
+  const within = (label: string, run: number, base: number, unit: string) =>
+    rows.push({
+      target: `${who} ${label}: run() within 10% of ${raw}`,
+      measured: `${percent(run / base - 1)} (${fixed(run, 2)} vs ${fixed(base, 2)} ${unit})`,
+      met: run <= base * 1.1,
+    });
+  const faster = (label: string, run: number, peers: [string, number][], unit: string) => {
+    for (const [peer, time] of peers) {
+      rows.push({
+        target: `${who} ${label}: run() faster than ${peer}`,
+        measured: `${percent(run / time - 1)} (${fixed(run, 2)} vs ${fixed(time, 2)} ${unit})`,
+        met: run < time,
+      });
+    }
+  };
+  if (leg.latency) {
+    const mean = (name: string) => median(leg.latency![name].roundMeanMs);
+    within("latency", mean(RUN), mean(raw), "ms/call");
+    faster("latency", mean(RUN), leg.peers.filter((p) => leg.latency![p]).map((p) => [p, mean(p)]), "ms/call");
+  }
+  if (leg.concurrent) {
+    const wall = (name: string) => median(leg.concurrent![name].roundWallMs);
+    within("concurrent throughput", wall(RUN), wall(raw), "ms wall");
+    faster(
+      "concurrent throughput",
+      wall(RUN),
+      leg.peers.filter((p) => leg.concurrent![p]).map((p) => [p, wall(p)]),
+      "ms wall",
+    );
+  }
+  if (leg.bigOutput?.[RUN] && leg.bigOutput[raw]) {
+    const mibs = (name: string) => median(leg.bigOutput![name].map(speed));
+    rows.push({
+      target: `${who} 1 GiB output: run() ≥ 0.8× the raw drain-to-file loop`,
+      measured: `${times(mibs(RUN) / mibs(raw))} (${fixed(mibs(RUN), 0)} vs ${fixed(mibs(raw), 0)} MiB/s)`,
+      met: mibs(RUN) >= 0.8 * mibs(raw),
+    });
+    const growth = leg.bigOutput[RUN].map((sample) => sample.peakGrowth);
+    rows.push({
+      target: `${who} 1 GiB output: run() peak RSS growth < 64 MiB`,
+      measured: `${mib(Math.max(...growth))} MiB (worst of ${growth.length})`,
+      met: Math.max(...growth) < 64 * MiB,
+    });
+  }
+  if (leg.stdin) {
+    const ms = (name: string) => median(leg.stdin![name].roundMs);
+    rows.push({
+      target: `${who} 256 MiB stdin: run() ≥ 0.9× raw`,
+      measured: `${times(ms(raw) / ms(RUN))} (${fixed(ms(RUN), 0)} vs ${fixed(ms(raw), 0)} ms)`,
+      met: ms(RUN) * 0.9 <= ms(raw),
+    });
+  }
+  if (leg.kill?.[RUN]) {
+    const { goneMs, survived } = leg.kill[RUN];
+    rows.push({
+      target: `${who} kill latency: median abort → group gone < 50 ms`,
+      measured: `${fixed(median(goneMs), 1)} ms${survived > 0 ? ` (${survived} runs not gone in time)` : ""}`,
+      met: survived === 0 && median(goneMs) < 50,
+    });
+  }
+  return rows;
+}
+
+/** The targets table. */
+export function targetsTable(rows: TargetRow[]): string {
+  const status = (met: boolean | undefined) => met === undefined ? "n/a" : met ? "met" : "**not met**";
+  return [
+    "### Targets",
+    "",
+    table(["target", "measured", "status"], rows.map((row) => [row.target, row.measured, status(row.met)])),
+  ].join("\n");
+}
+
+/** The header: where and with what the numbers were measured. */
+export function header(
+  machine: MachineInfo,
+  peers: Record<string, string> | undefined,
+  config: BenchConfig,
+  quick: boolean,
+): string {
+  const lines = [
+    `## Benchmark results${quick ? " (--quick: smoke sizes, not for reading)" : ""}`,
+    "",
+    `- Date: ${machine.date}`,
+    `- Machine: ${machine.cpuModel}, ${machine.cores} cores, ${
+      fixed(machine.memoryGiB, 1)
+    } GiB RAM, ${machine.kernel}; ` +
+    `load average at start ${machine.loadAverage}`,
+    `- Runtimes: Node ${machine.node ?? "(not run)"} (the npm package built from this tree), ` +
+    `Deno ${machine.deno} (the sources)`,
+  ];
+  if (peers) {
+    lines.push(`- Peers: ${Object.entries(peers).map(([name, version]) => `${name} ${version}`).join(", ")}`);
+  }
+  lines.push(
+    `- Sizes (rounds are maxima; a scenario stops early when the next round would overrun its time budget): ` +
+      `latency ${config.latency.calls} calls × ${config.latency.rounds} rounds; ` +
+      `concurrent ${config.concurrent.commands} commands (${config.concurrent.inFlight} in flight) × ` +
+      `${config.concurrent.rounds}; big output ${mib(config.bigOutput.bytes)} MiB × ${config.bigOutput.rounds}; ` +
+      `stdin ${mib(config.stdin.bytes)} MiB × ${config.stdin.rounds}; kill ${config.kill.runs} cycles`,
+  );
+  return lines.join("\n");
+}
+
+/** The closing line: how long the whole bench took. */
+export function footer(elapsedMs: number): string {
+  return `Total bench time: ${duration(elapsedMs)}.`;
+}

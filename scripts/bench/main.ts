@@ -1,0 +1,231 @@
+/**
+ * `deno task bench`: the benchmark suite of `@dsh/shell`, against a raw
+ * spawn in each runtime and, on Node, against execa, tinyexec and
+ * nano-spawn — all measured side by side in the same run.
+ *
+ * What it does:
+ *
+ * 1. Node leg setup (`lib/node_setup.ts`): builds the npm package with
+ *    `scripts/build_npm.ts --no-test`, packs it and installs it, with the
+ *    pinned peers, into the git-ignored `.bench/node/` (never a dependency
+ *    of the library).
+ * 2. For each scenario (`lib/config.ts` has the sizes) and each runtime,
+ *    starts a fresh worker process (`workers/node.mjs`, `workers/deno.ts`)
+ *    that runs the variants interleaved and prints raw samples; the 1 GiB
+ *    scenario starts one worker per variant and round so that no run
+ *    inherits another's heap.
+ * 3. Prints one markdown table per scenario and runtime as it completes
+ *    (`lib/report.ts`), then the targets table, and writes the whole report
+ *    to `.bench/results.md` (raw samples in `.bench/results.json`).
+ *
+ * Progress goes to stderr, the report to stdout.
+ *
+ * Usage: `deno task bench [--quick] [--skip-build] [--only=latency,concurrent,big-output,stdin,kill]
+ * [--runtime=node|deno] [--node=<path>]`
+ *
+ * @module
+ */
+
+import { join } from "node:path";
+import { type BenchConfig, FULL, QUICK, type Scenario, SCENARIOS } from "./lib/config.ts";
+import { describeMachine, loadAverageNow } from "./lib/machine.ts";
+import { BENCH_DIR, type NodeLeg, prepareNodeLeg } from "./lib/node_setup.ts";
+import {
+  type BigOutputSample,
+  bigOutputTable,
+  concurrentTable,
+  footer,
+  header,
+  killTable,
+  latencyTable,
+  type LegResults,
+  stdinTable,
+  targets,
+  targetsTable,
+} from "./lib/report.ts";
+import { duration } from "./lib/stats.ts";
+import { type Runtime, runWorker } from "./lib/workers.ts";
+
+/** The command-line options. */
+interface Args {
+  quick: boolean;
+  build: boolean;
+  only: ReadonlySet<Scenario>;
+  runtimes: Runtime[];
+  node: string;
+}
+
+/** The raw baseline of each runtime, and the peers (Node only). */
+const LEG_SHAPE: Record<Runtime, { rawName: string; peers: string[] }> = {
+  node: { rawName: "raw spawn", peers: ["execa", "tinyexec", "nano-spawn"] },
+  deno: { rawName: "raw Deno.Command", peers: [] },
+};
+
+/**
+ * The contestants of the 1 GiB scenario. tinyexec and nano-spawn are left
+ * out: both collect the whole output into one string, which cannot hold
+ * 1 GiB (V8 strings stop at 2^29 − 24 characters).
+ */
+const BIG_OUTPUT_VARIANTS: Record<Runtime, string[]> = {
+  node: ["run()", "run() spill all", "raw spawn", "execa"],
+  deno: ["run()", "run() spill all", "raw Deno.Command", "raw for-await"],
+};
+
+/** Progress, on stderr. */
+function log(line: string): void {
+  console.error(`bench: ${line}`);
+}
+
+function parseArgs(argv: string[]): Args {
+  const args: Args = { quick: false, build: true, only: new Set(SCENARIOS), runtimes: ["node", "deno"], node: "node" };
+  for (const arg of argv) {
+    const [flag, value] = arg.includes("=") ? [arg.slice(0, arg.indexOf("=")), arg.slice(arg.indexOf("=") + 1)] : [arg];
+    if (flag === "--quick") args.quick = true;
+    else if (flag === "--skip-build") args.build = false;
+    else if (flag === "--node" && value) args.node = value;
+    else if (flag === "--runtime" && (value === "node" || value === "deno")) args.runtimes = [value];
+    else if (flag === "--only" && value) {
+      const names = value.split(",");
+      const unknown = names.filter((name) => !(SCENARIOS as readonly string[]).includes(name));
+      if (unknown.length > 0) throw new Error(`unknown scenario ${unknown.join(", ")}; known: ${SCENARIOS.join(", ")}`);
+      args.only = new Set(names as Scenario[]);
+    } else {
+      throw new Error(
+        `unknown argument ${JSON.stringify(arg)}; usage: main.ts [--quick] [--skip-build] ` +
+          `[--only=${SCENARIOS.join(",")}] [--runtime=node|deno] [--node=<path>]`,
+      );
+    }
+  }
+  return args;
+}
+
+/** Where the workers may write: the spill directory and the raw loops' scratch file. */
+interface Scratch {
+  spillDir: string;
+  scratchFile: (runtime: Runtime) => string;
+}
+
+/**
+ * Measures one scenario on one runtime and stores the samples in `leg`.
+ */
+async function measure(
+  scenario: Scenario,
+  leg: LegResults,
+  config: BenchConfig,
+  scratch: Scratch,
+  args: Args,
+  nodeLeg: NodeLeg | undefined,
+): Promise<void> {
+  const base = { packages: nodeLeg?.packagesDir, spillDir: scratch.spillDir };
+  const ask = async (payload: object) => {
+    const answer = await runWorker(leg.runtime, { ...base, ...payload }, args.node);
+    leg.version = answer.version;
+    return answer.results;
+  };
+  // Each worker gets its scenario's settings with this runtime's budget.
+  const budgeted = <T extends { budgetMs: Record<Runtime, number> }>(settings: T) => ({
+    ...settings,
+    budgetMs: settings.budgetMs[leg.runtime],
+  });
+  switch (scenario) {
+    case "latency":
+      leg.latency = await ask({ scenario, latency: budgeted(config.latency) });
+      return;
+    case "concurrent":
+      leg.concurrent = await ask({ scenario, concurrent: budgeted(config.concurrent) });
+      return;
+    case "stdin":
+      leg.stdin = await ask({ scenario, stdin: budgeted(config.stdin) });
+      return;
+    case "kill":
+      leg.kill = await ask({ scenario, kill: budgeted(config.kill) });
+      return;
+    case "big-output": {
+      const variants = BIG_OUTPUT_VARIANTS[leg.runtime];
+      const samples: Record<string, BigOutputSample[]> = Object.fromEntries(variants.map((v) => [v, []]));
+      const bigOutput = { ...config.bigOutput, scratchFile: scratch.scratchFile(leg.runtime) };
+      const started = performance.now();
+      const roundMs: number[] = [];
+      for (let round = 0; round < config.bigOutput.rounds; round++) {
+        // Another round only if it fits the budget (judged by the slowest round so far).
+        const budget = config.bigOutput.budgetMs[leg.runtime];
+        if (round > 0 && performance.now() - started + Math.max(...roundMs) > budget) break;
+        const roundStarted = performance.now();
+        // Rotate the order so that no variant always runs right after the same one (page cache, writeback).
+        const order = [...variants.slice(round % variants.length), ...variants.slice(0, round % variants.length)];
+        for (const variant of order) {
+          const results = await ask({ scenario, variant, bigOutput });
+          samples[variant].push(results[variant] as BigOutputSample);
+        }
+        roundMs.push(performance.now() - roundStarted);
+      }
+      leg.bigOutput = samples;
+      return;
+    }
+  }
+}
+
+/** The table of one scenario for one leg. */
+function render(scenario: Scenario, leg: LegResults, config: BenchConfig): string {
+  switch (scenario) {
+    case "latency":
+      return latencyTable(leg, config);
+    case "concurrent":
+      return concurrentTable(leg, config);
+    case "big-output":
+      return bigOutputTable(leg, config);
+    case "stdin":
+      return stdinTable(leg, config);
+    case "kill":
+      return killTable(leg, config);
+  }
+}
+
+/** Runs the bench; returns the exit code. */
+async function main(argv: string[]): Promise<number> {
+  const started = performance.now();
+  const args = parseArgs(argv);
+  const config = args.quick ? QUICK : FULL;
+  const nodeLeg = args.runtimes.includes("node") ? await prepareNodeLeg(args.build, log) : undefined;
+  const machine = await describeMachine(nodeLeg ? args.node : undefined);
+  const scratchDir = await Deno.makeTempDir({ prefix: "dsh-bench-" });
+  const scratch: Scratch = {
+    spillDir: join(scratchDir, "spill"),
+    scratchFile: (runtime) => join(scratchDir, `raw-${runtime}.bin`),
+  };
+  const report: string[] = [header(machine, nodeLeg?.peers, config, args.quick)];
+  console.log(report[0] + "\n");
+  const legs: LegResults[] = args.runtimes.map((runtime) => ({ runtime, version: "?", ...LEG_SHAPE[runtime] }));
+  try {
+    for (const scenario of SCENARIOS) {
+      if (!args.only.has(scenario)) continue;
+      for (const leg of legs) {
+        const scenarioStarted = performance.now();
+        log(`${scenario} on ${leg.runtime} (load average ${loadAverageNow()})`);
+        await measure(scenario, leg, config, scratch, args, nodeLeg);
+        log(`${scenario} on ${leg.runtime} took ${duration(performance.now() - scenarioStarted)}`);
+        const section = render(scenario, leg, config);
+        console.log(section + "\n");
+        report.push(section);
+      }
+    }
+  } finally {
+    await Deno.remove(scratchDir, { recursive: true }).catch(() => {});
+  }
+  const targetRows = legs.flatMap(targets);
+  const closing = [targetsTable(targetRows), footer(performance.now() - started)];
+  console.log(closing.join("\n\n"));
+  report.push(...closing);
+  await Deno.mkdir(BENCH_DIR, { recursive: true });
+  await Deno.writeTextFile(join(BENCH_DIR, "results.md"), report.join("\n\n") + "\n");
+  await Deno.writeTextFile(
+    join(BENCH_DIR, "results.json"),
+    JSON.stringify({ machine, peers: nodeLeg?.peers, config, legs, targets: targetRows }, null, 1) + "\n",
+  );
+  log(`report written to ${join(BENCH_DIR, "results.md")} (raw samples in results.json)`);
+  return 0;
+}
+
+if (import.meta.main) {
+  Deno.exit(await main(Deno.args));
+}

@@ -1,0 +1,172 @@
+// @ts-check
+/**
+ * The Node worker: runs one scenario with `run()` of the built npm package,
+ * a minimal raw `child_process.spawn`, execa, tinyexec and nano-spawn, and
+ * prints the samples as one JSON line.
+ *
+ * Usage (done by `main.ts`): `node [--expose-gc] node.mjs '<config json>'`.
+ * `config.packages` is the bench-only folder where `@dsh/shell` (packed from
+ * `npm/`) and the peers are installed; nothing here is a dependency of the
+ * library.
+ *
+ * @module
+ */
+
+import { spawn } from "node:child_process";
+import { closeSync, openSync, statSync, unlinkSync, writeSync } from "node:fs";
+import { createRequire } from "node:module";
+import { join } from "node:path";
+import process from "node:process";
+import { pathToFileURL } from "node:url";
+import { runWorker } from "./common.mjs";
+
+const config = JSON.parse(process.argv[2]);
+const fromPackages = createRequire(join(config.packages, "package.json"));
+/** @param {string} name */
+const load = (name) => import(pathToFileURL(fromPackages.resolve(name)).href);
+
+const { createLocalShell } = await load("@dsh/shell");
+const { execa } = await load("execa");
+const { x: tinyexec } = await load("tinyexec");
+const { default: nanoSpawn } = await load("nano-spawn");
+
+/** The shell under test: default options (budget 64 000 bytes per stream, spill on, 64 MiB spill cap). */
+const shell = createLocalShell({ spillDir: config.spillDir });
+/** The same, with a spill cap above the big output, so the whole stream is written to disk like the raw loop does. */
+const spillAllShell = createLocalShell({ spillDir: config.spillDir, maxSpillBytes: 2 ** 31 });
+
+/** @param {any} result @param {string} who */
+function checkRunResult(result, who) {
+  if (result.exitCode !== 0) throw new Error(`${who}: exit ${result.exitCode} ${result.stderr.text}`);
+}
+
+/**
+ * `run()` exactly as a harness calls it: resolve the request, then run it.
+ *
+ * @param {any} on A `Shell` of the built package.
+ * @param {Record<string, unknown>} request
+ */
+const run = (on, request) => on.run(on.resolve({ owner: null, ...request }));
+
+/**
+ * The raw baseline: `bash -c` in its own group, output piped and drained.
+ *
+ * @param {string} command
+ * @param {{ stdin?: Uint8Array, onStdout?: (chunk: Buffer) => void, signal?: AbortSignal }} [options]
+ * @returns {Promise<{ code: number | null, stdout: string }>}
+ */
+function rawSpawn(command, options = {}) {
+  return new Promise((resolve, reject) => {
+    const child = spawn("bash", ["-c", command], {
+      detached: true,
+      stdio: [options.stdin ? "pipe" : "ignore", "pipe", "pipe"],
+    });
+    let stdout = "";
+    child.stdout?.on("data", options.onStdout ?? ((chunk) => stdout += chunk));
+    child.stderr?.on("data", () => {});
+    if (options.stdin && child.stdin) {
+      child.stdin.on("error", () => {});
+      child.stdin.end(options.stdin);
+    }
+    options.signal?.addEventListener("abort", () => process.kill(-(child.pid ?? 0), "SIGTERM"), { once: true });
+    child.on("error", reject);
+    child.on("close", (code) => resolve({ code, stdout }));
+  });
+}
+
+/** @param {string} file @param {number} bytes @param {string} who */
+function checkFileAndRemove(file, bytes, who) {
+  const size = statSync(file).size;
+  unlinkSync(file);
+  if (size !== bytes) throw new Error(`${who}: wrote ${size} bytes, expected ${bytes}`);
+}
+
+/** @type {import("./common.mjs").Variant[]} */
+const variants = [
+  {
+    name: "run()",
+    exec: async (command) => checkRunResult(await run(shell, { command }), "run()"),
+    execStdin: async (command, stdin) => (await run(shell, { command, stdin })).stdout.text,
+    execAbortable: (command, signal) => run(shell, { command, signal }),
+    bigOutput: async (command, _file, bytes) => {
+      const result = await run(shell, { command });
+      checkRunResult(result, "run()");
+      if (result.stdout.totalBytes !== bytes) throw new Error(`run(): ${result.stdout.totalBytes} bytes`);
+      if (result.stdout.spillPath) unlinkSync(result.stdout.spillPath);
+    },
+  },
+  {
+    name: "run() spill all",
+    bigOutput: async (command, _file, bytes) => {
+      const result = await run(spillAllShell, { command });
+      checkRunResult(result, "run() spill all");
+      if (!result.stdout.spillPath) throw new Error("run() spill all: no spill file");
+      checkFileAndRemove(result.stdout.spillPath, bytes, "run() spill all");
+    },
+  },
+  {
+    name: "raw spawn",
+    exec: async (command) => {
+      const { code } = await rawSpawn(command);
+      if (code !== 0) throw new Error(`raw spawn: exit ${code}`);
+    },
+    execStdin: async (command, stdin) => (await rawSpawn(command, { stdin })).stdout,
+    execAbortable: (command, signal) => rawSpawn(command, { signal }),
+    bigOutput: async (command, file, bytes) => {
+      // The raw drain-to-file loop: every chunk written synchronously, as the spill does.
+      const fd = openSync(file, "w", 0o600);
+      try {
+        await rawSpawn(command, {
+          onStdout: (chunk) => {
+            for (let at = 0; at < chunk.length;) at += writeSync(fd, chunk, at);
+          },
+        });
+      } finally {
+        closeSync(fd);
+      }
+      checkFileAndRemove(file, bytes, "raw spawn");
+    },
+  },
+  {
+    name: "execa",
+    exec: async (command) => void await execa("bash", ["-c", command]),
+    execStdin: async (command, stdin) => (await execa("bash", ["-c", command], { input: stdin })).stdout,
+    execAbortable: (command, signal) => execa("bash", ["-c", command], { cancelSignal: signal }),
+    bigOutput: async (command, file, bytes) => {
+      // execa's own way to keep a big stream out of memory: stdout to a file, and no buffering
+      // (with `buffer` left on, execa still collects the stream and V8 aborts on 1 GiB).
+      await execa("bash", ["-c", command], { stdout: { file }, buffer: false });
+      checkFileAndRemove(file, bytes, "execa");
+    },
+  },
+  {
+    name: "tinyexec",
+    exec: async (command) => {
+      const result = await tinyexec("bash", ["-c", command]);
+      if (result.exitCode !== 0) throw new Error(`tinyexec: exit ${result.exitCode}`);
+    },
+    execStdin: async (command, stdin) => {
+      const proc = tinyexec("bash", ["-c", command]);
+      proc.process?.stdin?.end(stdin);
+      return (await proc).stdout;
+    },
+    execAbortable: (command, signal) => tinyexec("bash", ["-c", command], { signal }),
+  },
+  {
+    name: "nano-spawn",
+    exec: async (command) => void await nanoSpawn("bash", ["-c", command]),
+    execStdin: async (command, stdin) => {
+      const subprocess = nanoSpawn("bash", ["-c", command]);
+      (await subprocess.nodeChildProcess).stdin?.end(stdin);
+      return (await subprocess).stdout;
+    },
+    execAbortable: (command, signal) => nanoSpawn("bash", ["-c", command], { signal }),
+  },
+];
+
+try {
+  await runWorker(config, variants, { runtime: "node", version: process.version });
+} finally {
+  await shell.close();
+  await spillAllShell.close();
+}

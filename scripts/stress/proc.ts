@@ -1,0 +1,131 @@
+/**
+ * What the operating system says, read from /proc: processes (state,
+ * group, session, start time, environment marker), this process's file
+ * descriptors and its direct children. The stress suite trusts these, not
+ * the library's own bookkeeping.
+ *
+ * @module
+ */
+
+import { readdirSync, readFileSync, readlinkSync } from "node:fs";
+
+/** A process as /proc/<pid>/stat describes it. */
+export interface Stat {
+  pid: number;
+  state: string;
+  ppid: number;
+  pgrp: number;
+  sid: number;
+  /** Start time in clock ticks since boot: tells a recycled pid from the original. */
+  start: string;
+  comm: string;
+}
+
+/** Reads /proc/<pid>/stat, or undefined when there is no such process. */
+export function readStat(pid: number): Stat | undefined {
+  let line: string;
+  try {
+    line = readFileSync(`/proc/${pid}/stat`, "latin1");
+  } catch {
+    return undefined;
+  }
+  const open = line.indexOf("(");
+  const close = line.lastIndexOf(")");
+  const f = line.slice(close + 2).split(" ");
+  return {
+    pid,
+    state: f[0],
+    ppid: Number(f[1]),
+    pgrp: Number(f[2]),
+    sid: Number(f[3]),
+    start: f[19],
+    comm: line.slice(open + 1, close),
+  };
+}
+
+/** Zombies and dead processes are finished: they wait to be reaped and count as gone. */
+export function isFinished(stat: Stat): boolean {
+  return stat.state === "Z" || stat.state === "X" || stat.state === "x";
+}
+
+/** Every process now in /proc. */
+export function allStats(): Stat[] {
+  const out: Stat[] = [];
+  for (const entry of readdirSync("/proc")) {
+    const c = entry.charCodeAt(0);
+    if (c < 48 || c > 57) continue;
+    const stat = readStat(Number(entry));
+    if (stat !== undefined) out.push(stat);
+  }
+  return out;
+}
+
+/** The environment a process was started with, as `NAME=value` strings (empty when unreadable). */
+export function environ(pid: number): string[] {
+  try {
+    return readFileSync(`/proc/${pid}/environ`, "latin1").split("\0");
+  } catch {
+    return [];
+  }
+}
+
+/** The command line of a process, space-joined (empty when unreadable). */
+export function cmdline(pid: number): string {
+  try {
+    return readFileSync(`/proc/${pid}/cmdline`, "latin1").split("\0").join(" ").trim();
+  } catch {
+    return "";
+  }
+}
+
+/** This process's open file descriptors as `fd -> target`, without the one used to list them. */
+export function fdList(): string[] {
+  const out: string[] = [];
+  for (const name of readdirSync("/proc/self/fd")) {
+    let target: string;
+    try {
+      target = readlinkSync(`/proc/self/fd/${name}`);
+    } catch {
+      continue; // the directory handle that listed them, already closed
+    }
+    if (/^\/proc\/\d+\/fd$/.test(target)) continue;
+    out.push(`${name} -> ${target}`);
+  }
+  return out.sort((a, b) => parseInt(a) - parseInt(b));
+}
+
+/** The pids of this process's direct children (from every thread's `children` list). */
+export function hostChildren(): number[] {
+  const pids: number[] = [];
+  let tasks: string[];
+  try {
+    tasks = readdirSync("/proc/self/task");
+  } catch {
+    return pids;
+  }
+  for (const tid of tasks) {
+    let text: string;
+    try {
+      text = readFileSync(`/proc/self/task/${tid}/children`, "latin1");
+    } catch {
+      continue;
+    }
+    for (const word of text.split(" ")) if (word.trim() !== "") pids.push(Number(word));
+  }
+  return pids;
+}
+
+/** CPU seconds (user + system) from a /proc stat line's fields 14-17. */
+function cpuOf(path: string): { self: number; children: number } {
+  const line = readFileSync(path, "latin1");
+  const f = line.slice(line.lastIndexOf(")") + 2).split(" ").map(Number);
+  // After the comm: state is index 0, so utime/stime/cutime/cstime are 11..14.
+  return { self: (f[11] + f[12]) / 100, children: (f[13] + f[14]) / 100 };
+}
+
+/** CPU seconds used so far: this process, its main thread, and its reaped children. */
+export function cpuSeconds(): { process: number; mainThread: number; children: number } {
+  const all = cpuOf("/proc/self/stat");
+  const main = cpuOf(`/proc/self/task/${Deno.pid}/stat`);
+  return { process: all.self, mainThread: main.self, children: all.children };
+}
