@@ -16,7 +16,9 @@
  *    inherits another's heap.
  * 3. Prints one markdown table per scenario and runtime as it completes
  *    (`lib/report.ts`), then the targets table, and writes the whole report
- *    to `.bench/results.md` (raw samples in `.bench/results.json`).
+ *    to `.bench/results.md` (raw samples in `.bench/results.json`);
+ *    `--quick` and partial runs write `results-quick.*` / `results-partial.*`
+ *    instead, so they never replace the numbers of a full run.
  *
  * Progress goes to stderr, the report to stdout.
  *
@@ -212,17 +214,20 @@ async function main(argv: string[]): Promise<number> {
   } finally {
     await Deno.remove(scratchDir, { recursive: true }).catch(() => {});
   }
-  const targetRows = legs.flatMap(targets);
+  const targetRows = legs.flatMap((leg) => targets(leg, config));
   const closing = [targetsTable(targetRows), footer(performance.now() - started)];
   console.log(closing.join("\n\n"));
   report.push(...closing);
+  // Only a complete full run replaces results.md: a smoke or partial run never overwrites the real numbers.
+  const complete = !args.quick && args.only.size === SCENARIOS.length && args.runtimes.length === 2;
+  const name = complete ? "results" : args.quick ? "results-quick" : "results-partial";
   await Deno.mkdir(BENCH_DIR, { recursive: true });
-  await Deno.writeTextFile(join(BENCH_DIR, "results.md"), report.join("\n\n") + "\n");
+  await Deno.writeTextFile(join(BENCH_DIR, `${name}.md`), report.join("\n\n") + "\n");
   await Deno.writeTextFile(
-    join(BENCH_DIR, "results.json"),
+    join(BENCH_DIR, `${name}.json`),
     JSON.stringify({ machine, peers: nodeLeg?.peers, config, legs, targets: targetRows }, null, 1) + "\n",
   );
-  log(`report written to ${join(BENCH_DIR, "results.md")} (raw samples in results.json)`);
+  log(`report written to ${join(BENCH_DIR, `${name}.md`)} (raw samples in ${name}.json)`);
   return 0;
 }
 
