@@ -1,7 +1,10 @@
 import { after, before, describe, it } from "node:test";
 import assert from "node:assert/strict";
 import process from "node:process";
+import { existsSync, rmSync, writeFileSync } from "node:fs";
+import { join } from "node:path";
 import { createLocalShell, ENV_OVERRIDES, type Shell } from "../mod.ts";
+import { freshDir, removeDir, shQuote } from "./helpers/capture.ts";
 
 /** Parses `env -0` output into a record. */
 function parseEnv0(text: string): Record<string, string> {
@@ -97,4 +100,42 @@ describe("the child's environment", () => {
       await local.close();
     }
   });
+});
+
+describe("bash reads no startup file", () => {
+  // bash sources ~/.bashrc for a "remote" top-level shell: stdin a socket
+  // (what Node gives a child) or SSH_CLIENT set, with SHLVL absent. A hook
+  // always has stdin, so without the nesting mark every hook on Node would
+  // run the user's ~/.bashrc first.
+  let home: string;
+  let marker: string;
+  before(() => {
+    home = freshDir("dsh-bashrc-");
+    marker = join(home, "bashrc-ran");
+    writeFileSync(join(home, ".bashrc"), `echo ran >> ${shQuote(marker)}\necho from-bashrc\n`);
+  });
+  after(() => removeDir(home));
+
+  const cases: { name: string; ambient: Record<string, string | undefined>; shlvl: string }[] = [
+    { name: "no SHLVL", ambient: {}, shlvl: "2" },
+    { name: "no SHLVL, SSH_CLIENT set", ambient: { SSH_CLIENT: "10.0.0.1 5000 22" }, shlvl: "2" },
+    { name: "SHLVL=0", ambient: { SHLVL: "0" }, shlvl: "2" },
+    { name: "SHLVL=3 is kept", ambient: { SHLVL: "3" }, shlvl: "4" },
+  ];
+  for (const { name, ambient, shlvl } of cases) {
+    it(`a command with stdin: ${name}`, async () => {
+      rmSync(marker, { force: true });
+      const shell = createLocalShell({ ambientEnv: { PATH: process.env.PATH, HOME: home, ...ambient } });
+      try {
+        const result = await shell.run(
+          shell.resolve({ command: 'read -r line; echo "$line $SHLVL"', owner: null, stdin: "payload\n" }),
+        );
+        assert.equal(result.exitCode, 0, result.stderr.text);
+        assert.equal(result.stdout.text, `payload ${shlvl}\n`);
+        assert.equal(existsSync(marker), false, "~/.bashrc was sourced");
+      } finally {
+        await shell.close();
+      }
+    });
+  }
 });

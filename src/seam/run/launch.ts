@@ -11,6 +11,7 @@ import { statSync } from "node:fs";
 import type { ChildHandle, ProcessAdapter } from "../adapter.ts";
 import { OutputCollector } from "../capture/collector.ts";
 import { mergeEnv } from "../env/mod.ts";
+import { markNestedShell } from "../env/shell_level.ts";
 import { ShellSpawnError } from "../errors.ts";
 import type { ResolvedShellOptions, ShellExecSpec, ShellRunResult } from "../types.ts";
 import { Deadline, type StopCause } from "./deadline.ts";
@@ -68,7 +69,7 @@ export function launch(spec: ShellExecSpec, context: LaunchContext, timeoutMs: n
     shell: options.shell,
     command: spec.command,
     cwd: spec.workdir,
-    env: mergeEnv({ ambient: context.ambientEnv(), env: spec.env, dshEnv: spec.dshEnv }),
+    env: markNestedShell(mergeEnv({ ambient: context.ambientEnv(), env: spec.env, dshEnv: spec.dshEnv })),
     stdin: typeof spec.stdin === "string" ? encoder.encode(spec.stdin) : spec.stdin,
     onStdout: (chunk) => stdout.write(chunk),
     onStderr: (chunk) => stderr.write(chunk),
