@@ -4,9 +4,18 @@
  * grandchild that outlived its shell). `close()` terminates all of them;
  * the watchdog hears of each one as it starts and as it is seen gone.
  *
+ * A finished command's session is a survivor while **any** process of the
+ * session runs, whatever its group (`set -m; sleep 300 &` puts the sleeper
+ * in a group of its own). Telling that takes a pass over `/proc`, too dear
+ * for every settle: so each settled session is kept as a survivor, and all
+ * survivors are re-checked together, in one shared pass, at most every
+ * {@linkcode RECHECK_MS} (and whenever `close()` asks). A settle costs no
+ * `/proc` read at all.
+ *
  * @module
  */
 
+import { setTimeout as setNodeTimeout } from "node:timers";
 import type { CommandSession } from "./session.ts";
 
 /** Told of each session as it starts and as it is seen gone. */
@@ -17,11 +26,21 @@ export interface GroupObserver {
   removed(sid: number): void;
 }
 
+/**
+ * How soon after a settle the survivors are re-checked. Short, because a
+ * session that is over stays on the watchdog's list until then, and its id
+ * may come round to a stranger; long enough that a burst of commands costs
+ * a handful of passes.
+ */
+export const RECHECK_MS = 250;
+
 /** The live sessions of one shell. */
 export class GroupRegistry {
   readonly #observer: GroupObserver;
   readonly #running = new Set<CommandSession>();
   readonly #survivors = new Set<CommandSession>();
+  /** The pending re-check; unref'd: survivors never hold the event loop open. */
+  #recheck: ReturnType<typeof setNodeTimeout> | undefined;
 
   /** @param observer Told of every session as it starts and ends. */
   constructor(observer: GroupObserver) {
@@ -35,25 +54,23 @@ export class GroupRegistry {
   }
 
   /**
-   * Records that a session's leader has exited and its result settled; one
-   * whose group still has members is kept as a survivor. Survivors found
-   * gone meanwhile are forgotten here too, so a recycled id is never
-   * signalled later.
+   * Records that a session's leader has exited, been reaped and its result
+   * settled. The session is kept as a survivor until a re-check finds
+   * nothing of it running.
    */
   settled(session: CommandSession): void {
     this.#running.delete(session);
-    for (const survivor of this.#survivors) {
-      if (!survivor.groupAlive()) this.#forget(survivor);
-    }
-    if (session.groupAlive()) this.#survivors.add(session);
-    else this.#forget(session);
+    session.leaderReaped();
+    this.#survivors.add(session);
+    this.#recheck ??= setNodeTimeout(() => {
+      this.#recheck = undefined;
+      this.#prune();
+    }, RECHECK_MS).unref();
   }
 
-  /** Survivors still alive; the dead are forgotten. */
+  /** Survivors still alive; the dead are forgotten. One shared `/proc` pass for all. */
   survivors(): CommandSession[] {
-    for (const survivor of this.#survivors) {
-      if (!survivor.alive()) this.#forget(survivor);
-    }
+    this.#prune();
     return [...this.#survivors];
   }
 
@@ -67,8 +84,14 @@ export class GroupRegistry {
     return [...this.#running, ...this.#survivors];
   }
 
+  /** Forgets the survivors that are gone; they all share this turn's `/proc` pass. */
+  #prune(): void {
+    for (const survivor of this.#survivors) {
+      if (!survivor.alive()) this.#forget(survivor);
+    }
+  }
+
   #forget(session: CommandSession): void {
-    this.#survivors.delete(session);
-    this.#observer.removed(session.id);
+    if (this.#survivors.delete(session)) this.#observer.removed(session.id);
   }
 }

@@ -3,67 +3,54 @@
  * pid is the id of its session and of its first process group. Commands
  * may make more groups inside the session (`timeout`, `set -m`), so
  * termination and liveness look at the whole session where `/proc` tells
- * who is in it, and at the leader's group elsewhere (macOS).
+ * who is in it (`proc_table.ts`, one pass shared by every session asking in
+ * the same turn), and at the leader's group elsewhere (macOS).
  *
- * A session id is a pid that the system may hand out again once everything
- * in the session is gone: the leader's start time, recorded at spawn, tells
- * our session from a stranger that got the same number.
+ * **Whose id is it?** A session id is a pid, and the system hands a pid out
+ * again only once nothing uses it any more: not as a process id, not as a
+ * process group id, not as a session id (POSIX; on Linux the `struct pid`
+ * outlives its process while any group or session refers to it). So while
+ * any process of our session exists, zombies included, the id is ours and
+ * nobody else can hold the number. Two consequences, which need no start
+ * time read at spawn:
+ *
+ * - Before the leader is reaped, the process holding the id is our leader.
+ * - After the leader is reaped (the registry says so when the command
+ *   settles), any process holding the id proves that the number was given
+ *   out again, which can only happen after every member of our session was
+ *   gone: the session is over and is never signalled again.
+ *
+ * And a session once seen with no running member is over for good (a
+ * zombie cannot fork, and nothing can join a session from outside), so that
+ * verdict is kept. What this cannot tell, like a start-time check could not
+ * either: a stranger that got the number, made it a session and whose
+ * leader died leaving members, all between two of our looks. Survivors are
+ * re-checked often (see `group_registry.ts`) to keep that window short. The
+ * time between the leader's reaping and the settle (at most `graceMs`) is
+ * covered by the first rule only: for the number to come round in it, the
+ * whole session must have been reaped and the pid space gone round.
  *
  * @module
  */
 
-import { existsSync, readdirSync, readFileSync } from "node:fs";
 import type { GroupSignal, ProcessAdapter } from "../adapter.ts";
-
-/** What `/proc/<pid>/stat` says about a process. */
-interface ProcStat {
-  pid: number;
-  state: string;
-  pgrp: number;
-  session: number;
-  startTime: string;
-}
-
-const hasProc = existsSync("/proc/self/stat");
-
-/** Zombie and dead: finished processes waiting to be reaped, which count as gone. */
-const isFinished = (state: string): boolean => state === "Z" || state === "X" || state === "x";
-
-function readStat(pid: number): ProcStat | undefined {
-  let line: string;
-  try {
-    line = readFileSync(`/proc/${pid}/stat`, "latin1");
-  } catch {
-    return undefined;
-  }
-  // The command name (field 2) may hold spaces and parentheses: fields resume after the last ")".
-  const fields = line.slice(line.lastIndexOf(")") + 2).split(" ");
-  return { pid, state: fields[0], pgrp: Number(fields[2]), session: Number(fields[3]), startTime: fields[19] };
-}
-
-/** Every running (not finished) process of session `sid`. */
-function scanSession(sid: number): ProcStat[] {
-  const members: ProcStat[] = [];
-  for (const entry of readdirSync("/proc")) {
-    const first = entry.charCodeAt(0);
-    if (first < 48 || first > 57) continue;
-    const stat = readStat(Number(entry));
-    if (stat !== undefined && stat.session === sid && !isFinished(stat.state)) members.push(stat);
-  }
-  return members;
-}
+import { forgetProcSnapshot, hasProc, type ProcEntry, procSnapshot, readProc } from "./proc_table.ts";
 
 /** One command's session, as the shell tracks it from spawn until it is gone. */
 export class CommandSession {
   /** The session id: the leader's pid, also its first process group's id. */
   readonly id: number;
   readonly #adapter: ProcessAdapter;
-  readonly #leaderStart: string | undefined;
-  /** Members seen by the last scan: re-checked one by one before scanning again. */
+  /** The leader was reaped: from now on a process holding `id` is a stranger. */
+  #reaped = false;
+  /** Seen over (no running member, or the id seen given out again): never signalled again. */
+  #over = false;
+  /** Members seen by the last pass: re-checked one by one before asking for a pass. */
   #known: number[] = [];
 
   /**
-   * Call right after the spawn, while the leader cannot have been reaped.
+   * Call right after the spawn. Reads nothing (see the module notes), but
+   * drops a pass taken earlier in this turn, which cannot know the session.
    *
    * @param adapter Signals groups.
    * @param leader The leader's pid.
@@ -71,37 +58,21 @@ export class CommandSession {
   constructor(adapter: ProcessAdapter, leader: number) {
     this.#adapter = adapter;
     this.id = leader;
-    this.#leaderStart = hasProc ? readStat(leader)?.startTime : undefined;
+    forgetProcSnapshot();
   }
 
-  /** False when the id now belongs to someone else's process: then it must never be signalled. */
-  isOurs(): boolean {
-    if (!hasProc) return true;
-    const holder = readStat(this.id);
-    return holder === undefined || holder.startTime === this.#leaderStart;
-  }
-
-  /**
-   * A cheap check for the hot path: whether the leader's group still has a
-   * member (zombies aside). Groups the command made for itself are not
-   * looked for here.
-   */
-  groupAlive(): boolean {
-    if (!this.#adapter.signalGroup(this.id, 0)) return false;
-    return !hasProc || this.alive();
+  /** Told once the leader has been reaped (its command settled). */
+  leaderReaped(): void {
+    this.#reaped = true;
   }
 
   /** Whether any process of the session still runs. */
   alive(): boolean {
     if (!hasProc) return this.#adapter.signalGroup(this.id, 0);
-    this.#known = this.#known.filter((pid) => {
-      const stat = readStat(pid);
-      return stat !== undefined && stat.session === this.id && !isFinished(stat.state);
-    });
-    if (this.#known.length > 0) return true;
-    if (!this.isOurs()) return false;
-    this.#known = scanSession(this.id).map((member) => member.pid);
-    return this.#known.length > 0;
+    if (this.#over) return false;
+    // Cheap first: a member known from the last pass that still runs here is enough.
+    if (this.#known.some((pid) => this.#runsHere(readProc(pid)))) return true;
+    return this.#members().length > 0;
   }
 
   /**
@@ -109,36 +80,26 @@ export class CommandSession {
    * anything was there to receive it.
    */
   signal(signal: Exclude<GroupSignal, 0>): boolean {
-    if (!this.isOurs()) return false;
-    let reached = this.#adapter.signalGroup(this.id, signal);
-    if (!hasProc) return reached;
-    const members = scanSession(this.id);
-    this.#known = members.map((member) => member.pid);
-    for (const group of new Set(members.map((member) => member.pgrp))) {
-      if (group !== this.id) reached = this.#adapter.signalGroup(group, signal) || reached;
+    if (!hasProc) return this.#adapter.signalGroup(this.id, signal);
+    let reached = false;
+    for (const group of new Set(this.#members().map((member) => member.pgrp))) {
+      reached = this.#adapter.signalGroup(group, signal) || reached;
     }
     return reached;
   }
-}
 
-/** Resolves after `ms` milliseconds. */
-export function delay(ms: number): Promise<void> {
-  return new Promise((resolve) => setTimeout(resolve, ms));
-}
-
-/**
- * Waits until `session` is gone or `withinMs` has passed; returns whether
- * it is gone. Polls with a growing interval: fast for the common quick
- * death, cheap for a slow one.
- */
-export async function waitSessionGone(session: CommandSession, withinMs: number): Promise<boolean> {
-  const deadline = performance.now() + withinMs;
-  let interval = 2;
-  while (session.alive()) {
-    const left = deadline - performance.now();
-    if (left <= 0) return false;
-    await delay(Math.min(interval, left));
-    interval = Math.min(interval * 2, 50);
+  /** The running members as of this turn's pass; empty once the session is over. */
+  #members(): readonly ProcEntry[] {
+    if (this.#over) return [];
+    const table = procSnapshot();
+    const holder = table.process(this.id);
+    const members = holder !== undefined && this.#reaped ? [] : table.sessionMembers(this.id);
+    this.#known = members.map((member) => member.pid);
+    if (members.length === 0) this.#over = true;
+    return members;
   }
-  return true;
+
+  #runsHere(entry: ProcEntry | undefined): boolean {
+    return entry !== undefined && entry.session === this.id && !entry.finished;
+  }
 }
