@@ -1,0 +1,116 @@
+/**
+ * `close()` and the survivors of finished runs: many of them are ended with
+ * a bounded number of passes over `/proc` (not one or more per survivor),
+ * and a survivor that left the command's process group but stayed in its
+ * session (`set -m`) is ended too.
+ *
+ * What is gone is checked in /proc by session id, not by trusting the code
+ * under test. The pass count comes from the internal `proc_table.ts`
+ * module (not exported by the package).
+ */
+
+import { describe, it } from "node:test";
+import assert from "node:assert/strict";
+import { readdirSync } from "node:fs";
+import process from "node:process";
+import { createLocalShell } from "../mod.ts";
+import { procScanCount } from "../src/seam/run/proc_table.ts";
+import { isRunning, procInfo } from "./helpers/proc.ts";
+
+const GRACE_MS = 200;
+const SURVIVORS = 200;
+/** Runs started at once while the survivors are made: enough to be quick, few enough for two cores. */
+const BATCH = 20;
+
+/** Every running (not zombie) process whose session is one of `sids`. */
+function runningInSessions(sids: Set<number>): number[] {
+  const found: number[] = [];
+  for (const entry of readdirSync("/proc")) {
+    if (!/^\d+$/.test(entry)) continue;
+    const info = procInfo(Number(entry));
+    if (info && sids.has(info.sid) && info.state !== "Z" && info.state !== "X") found.push(info.pid);
+  }
+  return found;
+}
+
+/** SIGKILLs what a failed test left behind, so that it does not outlive the run. */
+function killLeftovers(pids: number[]): void {
+  for (const pid of pids) {
+    try {
+      process.kill(pid, "SIGKILL");
+    } catch {
+      // Already gone.
+    }
+  }
+}
+
+/** Parses the `"$$ $!"` a command printed: its session id and its background process. */
+function sidAndPid(text: string): [number, number] {
+  const [sid, pid] = text.trim().split(" ").map(Number);
+  assert.ok(sid > 0 && pid > 0, `unexpected output ${JSON.stringify(text)}`);
+  return [sid, pid];
+}
+
+describe("close() and survivors", () => {
+  it(`ends ${SURVIVORS} survivors with a bounded number of /proc passes`, async () => {
+    const shell = createLocalShell({ graceMs: GRACE_MS });
+    const sids = new Set<number>();
+    const sleepers: number[] = [];
+    try {
+      for (let made = 0; made < SURVIVORS; made += BATCH) {
+        const results = await Promise.all(
+          Array.from(
+            { length: BATCH },
+            () => shell.run(shell.resolve({ command: "sleep 300 >/dev/null 2>&1 & echo $$ $!", owner: null })),
+          ),
+        );
+        for (const result of results) {
+          const [sid, pid] = sidAndPid(result.stdout.text);
+          sids.add(sid);
+          sleepers.push(pid);
+        }
+      }
+      assert.equal(sleepers.filter((pid) => isRunning(pid)).length, SURVIVORS, "every sleeper runs before close()");
+
+      const before = procScanCount();
+      await shell.close();
+      const passes = procScanCount() - before;
+
+      assert.deepEqual(runningInSessions(sids), [], "processes of the survivors' sessions still run after close()");
+      // One pass to find the survivors (SIGTERM shares it), then one per poll while they die;
+      // checking them one by one would take at least one pass per survivor.
+      assert.ok(passes >= 1, "close() must look at /proc");
+      assert.ok(passes <= SURVIVORS / 8, `close() made ${passes} passes over /proc for ${SURVIVORS} survivors`);
+    } finally {
+      killLeftovers(sleepers);
+      await shell.close();
+    }
+  });
+
+  it("ends a survivor that left the command's group but not its session (set -m) after a normal exit", async () => {
+    const shell = createLocalShell({ graceMs: GRACE_MS });
+    let sleeper = -1;
+    try {
+      // Job control puts the sleeper in a process group of its own, inside the command's session.
+      const result = await shell.run(shell.resolve({
+        command: "set -m; sleep 300 >/dev/null 2>&1 & echo $$ $!",
+        owner: null,
+      }));
+      assert.equal(result.exitCode, 0);
+      const [sid, pid] = sidAndPid(result.stdout.text);
+      sleeper = pid;
+      const info = procInfo(sleeper);
+      assert.ok(info !== undefined && isRunning(sleeper), "the sleeper runs after the command exited");
+      assert.equal(info.sid, sid, "the sleeper is in the command's session");
+      assert.notEqual(info.pgrp, sid, "the sleeper left the command's process group");
+
+      await shell.close();
+
+      assert.equal(isRunning(sleeper), false, "the sleeper still runs after close()");
+      assert.deepEqual(runningInSessions(new Set([sid])), [], "the command's session still has members");
+    } finally {
+      if (sleeper > 0) killLeftovers([sleeper]);
+      await shell.close();
+    }
+  });
+});
