@@ -20,18 +20,19 @@ export const NEXT_FILE = "live.next";
 /**
  * The file is compacted once it has grown by this many bytes since the last
  * compaction, or by twice the compacted size if that is more (so a large
- * live set is not rewritten at every line). About 600 commands of 7-byte
+ * live set is not rewritten at every line). About 300 commands of 7-byte
  * lines: the watchdog's replay stays short, and a compaction, which writes
  * only the few live ids, is rare.
  */
-export const COMPACT_AT_BYTES = 8 * 1024;
+export const COMPACT_AT_BYTES = 4 * 1024;
 
 /**
  * The live sessions a record lists, replayed line by line the way the
  * watchdog's script does: `+sid` adds one, `-sid` takes one away (a pid
  * that came round again while its old session was still listed is counted
- * twice, so the old session's end leaves the new one listed). Lines that
- * are not `+` or `-` and a whole number above 1 are ignored.
+ * twice, so the old session's end leaves the new one listed; the host
+ * never removes an id it has not added, and such a line does nothing).
+ * Lines that are not `+` or `-` and a whole number above 1 are ignored.
  *
  * @example
  * ```ts
@@ -45,7 +46,9 @@ export function replayLiveList(text: string): number[] {
     const match = /^([+-])([1-9][0-9]*)$/.exec(line);
     if (match === null || match[2] === "1") continue;
     const sid = Number(match[2]);
-    counts.set(sid, (counts.get(sid) ?? 0) + (match[1] === "+" ? 1 : -1));
+    const count = counts.get(sid) ?? 0;
+    if (match[1] === "+") counts.set(sid, count + 1);
+    else if (count > 0) counts.set(sid, count - 1);
   }
   return [...counts].filter(([, count]) => count > 0).map(([sid]) => sid);
 }
@@ -132,7 +135,10 @@ export class LiveList {
   }
 
   #append(line: string): void {
-    this.#appended += writeSync(this.#fd, line);
+    const written = writeSync(this.#fd, line);
+    // Only a full disk cuts a write short; the record is no longer to be trusted.
+    if (written !== line.length) throw new Error(`short write to the watchdog's record: ${this.path}`);
+    this.#appended += written;
     if (this.#appended > this.#threshold) this.#compact();
   }
 

@@ -26,12 +26,12 @@ import { COMPACT_AT_BYTES, LIVE_FILE, LiveList, NEXT_FILE } from "./live_list.ts
 export const REPLAY_FUNCTION = `
 replay() {
   if command -v awk >/dev/null 2>&1; then
-    awk '/^[+-][1-9][0-9]*$/ { id = substr($0, 2); if (id == "1") next; n[id] += (substr($0, 1, 1) == "+") ? 1 : -1 }
+    awk '/^[+-][1-9][0-9]*$/ { id = substr($0, 2); if (id == "1") next; if (substr($0, 1, 1) == "+") n[id]++; else if (n[id] > 0) n[id]-- }
       END { for (id in n) if (n[id] > 0) print id }'
     return
   fi
   live=""
-  while IFS= read -r line; do
+  while IFS= read -r line || [ -n "$line" ]; do
     id="\${line#?}"
     case "$id" in ""|*[!0-9]*|0*|1) continue ;; esac
     case "$line" in
