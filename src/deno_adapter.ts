@@ -127,8 +127,6 @@ function signalGroup(pgid: number, signal: GroupSignal): boolean {
   }
 }
 
-const encoder = new TextEncoder();
-
 function spawnWatchdog(script: string, env: Record<string, string>): WatchdogHandle {
   let child: Deno.ChildProcess;
   try {
@@ -146,18 +144,15 @@ function spawnWatchdog(script: string, env: Record<string, string>): WatchdogHan
   }
   // The watchdog must never keep the host alive.
   child.unref();
-  child.status.catch(() => {});
-  const writer = child.stdin.getWriter();
+  const exited = child.status.then(() => {}, () => {});
   let open = true;
   return {
     pid: child.pid,
-    send: (text) => {
-      if (open) writer.write(encoder.encode(text)).catch(() => {});
-    },
+    exited,
     close: () => {
       if (!open) return;
       open = false;
-      writer.close().catch(() => {});
+      child.stdin.close().catch(() => {});
     },
   };
 }

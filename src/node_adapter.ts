@@ -117,6 +117,11 @@ function spawnWatchdog(script: string, env: Record<string, string>): WatchdogHan
     child.once("error", () => {});
     throw new ShellSpawnError("cannot start the watchdog: /bin/sh is missing", "/bin/sh");
   }
+  // Listened for at once: "exit" is emitted once, after the child is reaped.
+  const exited = new Promise<void>((resolve) => {
+    child.once("exit", () => resolve());
+    child.once("error", () => resolve());
+  });
   // The watchdog must never keep the host alive: neither the process nor its pipe.
   child.unref();
   const stdin = child.stdin as Socket;
@@ -124,10 +129,8 @@ function spawnWatchdog(script: string, env: Record<string, string>): WatchdogHan
   stdin.on("error", () => {});
   return {
     pid: child.pid,
-    send: (text) => {
-      if (stdin.writable) stdin.write(text);
-    },
-    close: () => stdin.end(),
+    exited,
+    close: () => void stdin.destroy(),
   };
 }
 

@@ -1,7 +1,7 @@
 import { describe, it } from "node:test";
 import assert from "node:assert/strict";
 import { spawn } from "node:child_process";
-import { mkdtempSync, rmSync } from "node:fs";
+import { existsSync, mkdtempSync, readFileSync, rmSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import process from "node:process";
@@ -17,10 +17,18 @@ function runHost(
   how: string,
   pidFile: string,
   watchdog = "watchdog",
+  warmUp = 0,
 ): Promise<{ code: number | null; signal: string | null }> {
-  const args = isDeno ? ["run", "-A", fixture, how, pidFile, watchdog] : [fixture, how, pidFile, watchdog];
+  const hostArgs = [how, pidFile, watchdog, String(warmUp)];
+  const args = isDeno ? ["run", "-A", fixture, ...hostArgs] : [fixture, ...hostArgs];
   const child = spawn(process.execPath, args, { stdio: ["ignore", "ignore", "ignore"] });
   return new Promise((resolve) => child.once("exit", (code, signal) => resolve({ code, signal })));
+}
+
+/** What the fixture wrote of its watchdog: pid, record directory, and the record's line count then. */
+function readWatchdog(pidFile: string): { pid: number; dir: string; lines: number } {
+  const [pid, dir, lines] = readFileSync(`${pidFile}.watchdog`, "utf8").trim().split("\n");
+  return { pid: Number(pid), dir, lines: Number(lines) };
 }
 
 describe("a host that ends without close() leaves no process behind", () => {
@@ -41,11 +49,36 @@ describe("a host that ends without close() leaves no process behind", () => {
         assert.equal(pids.length, 3, "task leader, its grandchild, the run's survivor");
         // Killed by the exit guard at once, or by the watchdog once the host's pipe closed.
         assert.ok(await eventually(() => pids.every((pid) => !isRunning(pid)), 5_000), `still running: ${pids}`);
+        // The watchdog acts at the pipe's end whatever the cause, then removes its record and exits.
+        const watchdog = readWatchdog(pidFile);
+        assert.ok(await eventually(() => !existsSync(watchdog.dir), 5_000), `record left behind: ${watchdog.dir}`);
+        assert.ok(await eventually(() => !isRunning(watchdog.pid), 5_000), "the watchdog is still running");
       } finally {
         rmSync(dir, { recursive: true, force: true });
       }
     });
   }
+});
+
+describe("the watchdog's record after many commands", () => {
+  it("a host SIGKILLed after its record was compacted still has its groups killed", async () => {
+    const dir = mkdtempSync(join(tmpdir(), "dsh-host-"));
+    try {
+      const pidFile = join(dir, "pids");
+      // Two lines per command, of 5 bytes or more: 450 commands pass the 4 KiB compaction threshold.
+      const commands = 450;
+      const end = await runHost("sigkill", pidFile, "watchdog", commands);
+      assert.equal(end.signal, "SIGKILL");
+      const watchdog = readWatchdog(pidFile);
+      // Uncompacted, the record would hold both lines of every command and the task's and survivor's.
+      assert.ok(watchdog.lines < 2 * commands, `the record was not compacted: ${watchdog.lines} lines`);
+      const pids = readPids(pidFile);
+      assert.ok(await eventually(() => pids.every((pid) => !isRunning(pid)), 5_000), `still running: ${pids}`);
+      assert.ok(await eventually(() => !existsSync(watchdog.dir), 5_000), `record left behind: ${watchdog.dir}`);
+    } finally {
+      rmSync(dir, { recursive: true, force: true });
+    }
+  });
 });
 
 describe("each guard on its own", () => {

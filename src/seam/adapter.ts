@@ -133,14 +133,16 @@ export interface ChildHandle {
 }
 
 /**
- * A long-lived helper process fed through its stdin pipe (the watchdog).
+ * A long-lived helper process that watches its stdin pipe (the watchdog):
+ * the host never writes to it, and its end of file says the host is gone
+ * or done with it.
  *
  * @example
  * ```ts
  * import { createShell, type ProcessAdapter, type WatchdogHandle } from "@dsh/shell/seam";
  * import { nodeAdapter } from "@dsh/shell/node";
- * // A wrapping adapter that records what the seam tells its watchdog.
- * const told: string[] = [];
+ * // A wrapping adapter that notes the watchdog's pid, to check it is gone after close().
+ * let watchdogPid: number | undefined;
  * const tracing: ProcessAdapter = {
  *   name: "node+trace",
  *   spawn: (request) => nodeAdapter.spawn(request),
@@ -148,27 +150,22 @@ export interface ChildHandle {
  *   onHostExit: (listener) => nodeAdapter.onHostExit(listener),
  *   spawnWatchdog(script, env) {
  *     const inner: WatchdogHandle = nodeAdapter.spawnWatchdog(script, env);
- *     return {
- *       pid: inner.pid,
- *       send: (text) => {
- *         told.push(text.trim());
- *         inner.send(text);
- *       },
- *       close: () => inner.close(),
- *     };
+ *     watchdogPid = inner.pid;
+ *     return inner;
  *   },
  * };
- * await using shell = createShell(tracing);
+ * const shell = createShell(tracing);
  * await shell.run(shell.resolve({ command: "true", owner: null }));
- * console.log(told[0].startsWith("+")); // true: "+<pgid>", the group it must kill if this host dies
+ * await shell.close();
+ * console.log(typeof watchdogPid); // "number": started with the first command, and exited by now
  * ```
  */
 export interface WatchdogHandle {
-  /** The helper's pid. */
+  /** The helper's pid; it leads its own session and process group. */
   readonly pid: number;
-  /** Writes `text` to the helper's stdin; errors (the helper is gone) are ignored. */
-  send(text: string): void;
-  /** Closes the helper's stdin, which tells it to finish. */
+  /** Settles once the helper has exited and been reaped (it never rejects). */
+  readonly exited: Promise<void>;
+  /** Closes the helper's stdin, which tells it to finish; idempotent. */
   close(): void;
 }
 
@@ -204,8 +201,9 @@ export interface ProcessAdapter {
   onHostExit(listener: () => void): void;
   /**
    * Starts `/bin/sh -c <script>` in a new session with a stdin pipe, its
-   * output discarded, and without holding the host's event loop open: it
-   * outlives the host and learns of the host's death from the pipe's end.
+   * output discarded, with exactly `env`, and without holding the host's
+   * event loop open: it outlives the host and learns of the host's death
+   * from the pipe's end.
    */
   spawnWatchdog(script: string, env: Record<string, string>): WatchdogHandle;
 }

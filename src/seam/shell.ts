@@ -137,7 +137,7 @@ class SeamShell implements Shell {
       }),
     );
     if (groups.all().length === 0) {
-      this.#watchdog.stop();
+      await this.#watchdog.stop();
       releaseAtHostExit(adapter, groups);
     }
   }

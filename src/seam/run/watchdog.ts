@@ -1,47 +1,104 @@
 /**
  * The watchdog: a tiny `/bin/sh` process, in its own session, that holds a
- * pipe from the host and is told each command session as it starts (`+sid`)
- * and as it is seen gone (`-sid`). When the pipe closes — the host exited,
- * crashed or was SIGKILLed — it SIGKILLs every session still on its list.
- * This is what covers a host that dies without running any exit handler.
+ * pipe from the host. The host records each command session as it starts
+ * (`+sid`) and as it is seen gone (`-sid`) in a private file
+ * ({@linkcode LiveList}); nothing goes down the pipe, so no command wakes
+ * the watchdog. When the pipe closes — the host exited, crashed or was
+ * SIGKILLed — the watchdog replays the file, SIGKILLs every session still
+ * listed and removes the file and its directory. This is what covers a host
+ * that dies without running any exit handler.
  *
  * @module
  */
 
+import { tmpdir } from "node:os";
 import type { ProcessAdapter, WatchdogHandle } from "../adapter.ts";
+import { COMPACT_AT_BYTES, LIVE_FILE, LiveList, NEXT_FILE } from "./live_list.ts";
+
+/**
+ * The replay, as a shell function `replay` that reads a record on stdin and
+ * prints the live ids, one per line, with the same rule as
+ * `replayLiveList` (`live_list.ts`). awk does it in one pass; without awk, a POSIX
+ * sh loop does it (quadratic, but the record is compacted small). Only ids
+ * made of digits, without a leading zero and other than 1, are printed:
+ * `kill -KILL -1` would signal every process we may signal.
+ */
+export const REPLAY_FUNCTION = `
+replay() {
+  if command -v awk >/dev/null 2>&1; then
+    awk '/^[+-][1-9][0-9]*$/ { id = substr($0, 2); if (id == "1") next; if (substr($0, 1, 1) == "+") n[id]++; else if (n[id] > 0) n[id]-- }
+      END { for (id in n) if (n[id] > 0) print id }'
+    return
+  fi
+  live=""
+  while IFS= read -r line || [ -n "$line" ]; do
+    id="\${line#?}"
+    case "$id" in ""|*[!0-9]*|0*|1) continue ;; esac
+    case "$line" in
+      +*) live="$live $id" ;;
+      -*) kept=""; dropped=""
+          for g in $live; do
+            if [ -z "$dropped" ] && [ "$g" = "$id" ]; then dropped=1; else kept="$kept $g"; fi
+          done
+          live="$kept" ;;
+    esac
+  done
+  for g in $live; do echo "$g"; done
+}
+`;
 
 /**
  * POSIX sh, so it runs wherever `/bin/sh` does (dash, bash, busybox). The
- * list is a space-separated string; removal rebuilds it, which is cheap
- * because only live groups are on it.
+ * pipe carries nothing: `read` returns only at its end. A clean `close()`
+ * removes the record before closing the pipe, so the watchdog then finds
+ * nothing to kill.
  */
 const WATCHDOG_SCRIPT = `
 trap '' INT HUP TERM
-live=""
-while IFS= read -r line; do
-  case "$line" in
-    +*) live="$live \${line#+}" ;;
-    -*) gone="\${line#-}"; kept=""
-        for g in $live; do [ "$g" = "$gone" ] || kept="$kept $g"; done
-        live="$kept" ;;
-  esac
-done
-for g in $live; do
-  kill -KILL -"$g" 2>/dev/null
-  # Groups the command made inside its session (timeout, set -m), where pkill exists.
-  command -v pkill >/dev/null 2>&1 && pkill -KILL -s "$g" 2>/dev/null
-done
+${REPLAY_FUNCTION}
+while read -r _; do :; done
+list="$DSH_WATCHDOG_DIR/${LIVE_FILE}"
+if [ -f "$list" ]; then
+  for g in $(replay < "$list"); do
+    kill -KILL -"$g" 2>/dev/null
+    # Groups the command made inside its session (timeout, set -m), where pkill exists.
+    command -v pkill >/dev/null 2>&1 && pkill -KILL -s "$g" 2>/dev/null
+  done
+fi
+rm -f "$list" "$DSH_WATCHDOG_DIR/${NEXT_FILE}"
+rmdir "$DSH_WATCHDOG_DIR" 2>/dev/null
 `;
+
+/** How long `close()` waits for the watchdog to exit before it SIGKILLs it. */
+const EXIT_WAIT_MS = 2_000;
+/** How long it then waits for the SIGKILLed watchdog to be reaped. */
+const KILLED_WAIT_MS = 1_000;
+
+/** What a watchdog is built with; the defaults are for production. */
+export interface WatchdogOptions {
+  /** Where the record's private directory is created. Default: the OS temp dir. */
+  parent?: string;
+  /** The record's growth, in bytes, that triggers a compaction. */
+  compactAt?: number;
+}
 
 /** One shell's link to its watchdog, started at the first group it is told about. */
 export class Watchdog {
   readonly #adapter: ProcessAdapter;
-  /** undefined: not started yet; null: could not start (the exit hook still covers normal exits). */
+  readonly #parent: string | undefined;
+  readonly #compactAt: number;
+  /** undefined: not started yet; null: could not start or stopped (the exit guard still covers normal exits). */
   #handle: WatchdogHandle | null | undefined;
+  #list: LiveList | undefined;
 
-  /** @param adapter The adapter that starts the watchdog process. */
-  constructor(adapter: ProcessAdapter) {
+  /**
+   * @param adapter The adapter that starts the watchdog process.
+   * @param options Where the record lives and when it is compacted.
+   */
+  constructor(adapter: ProcessAdapter, options: WatchdogOptions = {}) {
     this.#adapter = adapter;
+    this.#parent = options.parent;
+    this.#compactAt = options.compactAt ?? COMPACT_AT_BYTES;
   }
 
   /** The watchdog's pid, once started. */
@@ -49,30 +106,83 @@ export class Watchdog {
     return this.#handle?.pid;
   }
 
-  /** Tells the watchdog a new group exists, starting the watchdog if needed. */
-  added(pgid: number): void {
-    this.#started()?.send(`+${pgid}\n`);
+  /** The record's private directory, while the watchdog runs. */
+  get dir(): string | undefined {
+    return this.#list?.dir;
   }
 
-  /** Tells the watchdog a group is gone, so its id is never signalled again. */
-  removed(pgid: number): void {
-    this.#handle?.send(`-${pgid}\n`);
+  /** Records a new session, starting the watchdog if needed. */
+  added(sid: number): void {
+    if (this.#started() === null) return;
+    this.#record((list) => list.add(sid));
   }
 
-  /** Ends the watchdog (after `close()` has ended every group). */
-  stop(): void {
-    this.#handle?.close();
+  /** Records that a session is gone, so its id is never signalled again. */
+  removed(sid: number): void {
+    if (!this.#handle) return;
+    this.#record((list) => list.remove(sid));
+  }
+
+  /**
+   * Ends the watchdog (after `close()` has ended every session): removes
+   * the record, so the watchdog has nothing to kill, closes its pipe and
+   * waits until it has exited, SIGKILLing it if it takes more than a few
+   * seconds. Resolves once the process is gone.
+   */
+  async stop(): Promise<void> {
+    const handle = this.#handle;
+    this.#list?.dispose();
+    this.#list = undefined;
     this.#handle = null;
+    if (!handle) return;
+    handle.close();
+    if (await exitedWithin(handle, EXIT_WAIT_MS)) return;
+    this.#adapter.signalGroup(handle.pid, "SIGKILL");
+    await exitedWithin(handle, KILLED_WAIT_MS);
+  }
+
+  /**
+   * Applies `change` to the record. A record that cannot be written (disk
+   * full, say) would mislead the watchdog, and a stale `+sid` could make it
+   * kill a recycled id: the watchdog is stopped, on the safe side, and the
+   * exit guard alone covers normal exits from then on.
+   */
+  #record(change: (list: LiveList) => void): void {
+    if (this.#list === undefined) return;
+    try {
+      change(this.#list);
+    } catch {
+      void this.stop();
+    }
   }
 
   #started(): WatchdogHandle | null {
-    if (this.#handle === undefined) {
-      try {
-        this.#handle = this.#adapter.spawnWatchdog(WATCHDOG_SCRIPT, { PATH: "/usr/bin:/bin" });
-      } catch {
-        this.#handle = null;
-      }
+    if (this.#handle !== undefined) return this.#handle;
+    let list: LiveList | undefined;
+    try {
+      list = new LiveList(this.#parent ?? tmpdir(), this.#compactAt);
+      this.#handle = this.#adapter.spawnWatchdog(WATCHDOG_SCRIPT, {
+        PATH: "/usr/bin:/bin",
+        DSH_WATCHDOG_DIR: list.dir,
+      });
+      this.#list = list;
+    } catch {
+      list?.dispose();
+      this.#handle = null;
     }
     return this.#handle;
+  }
+}
+
+/** Whether `handle`'s process exits within `ms`; the timer holds the event loop open meanwhile. */
+async function exitedWithin(handle: WatchdogHandle, ms: number): Promise<boolean> {
+  let timer: ReturnType<typeof setTimeout> | undefined;
+  const timedOut = new Promise<false>((resolve) => {
+    timer = setTimeout(() => resolve(false), ms);
+  });
+  try {
+    return await Promise.race([handle.exited.then(() => true), timedOut]);
+  } finally {
+    clearTimeout(timer);
   }
 }

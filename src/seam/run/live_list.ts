@@ -1,0 +1,174 @@
+/**
+ * The watchdog's record of live sessions: a private append-only file of
+ * `+sid` and `-sid` lines, written synchronously by the host and read by
+ * the watchdog only once, when the host is gone. Appending to a file wakes
+ * no process, so a command costs two small writes and nothing else; and a
+ * line written before `spawn` returns is in the kernel's page cache, which
+ * survives a SIGKILL of the host.
+ *
+ * @module
+ */
+
+import { closeSync, mkdtempSync, openSync, renameSync, rmdirSync, unlinkSync, writeSync } from "node:fs";
+import { join } from "node:path";
+
+/** The record's file name inside its private directory. */
+export const LIVE_FILE = "live";
+/** Where a compaction writes the live set before renaming it over {@linkcode LIVE_FILE}. */
+export const NEXT_FILE = "live.next";
+
+/**
+ * The file is compacted once it has grown by this many bytes since the last
+ * compaction, or by twice the compacted size if that is more (so a large
+ * live set is not rewritten at every line). About 300 commands of 7-byte
+ * lines: the watchdog's replay stays short, and a compaction, which writes
+ * only the few live ids, is rare.
+ */
+export const COMPACT_AT_BYTES = 4 * 1024;
+
+/**
+ * The live sessions a record lists, replayed line by line the way the
+ * watchdog's script does: `+sid` adds one, `-sid` takes one away (a pid
+ * that came round again while its old session was still listed is counted
+ * twice, so the old session's end leaves the new one listed; the host
+ * never removes an id it has not added, and such a line does nothing).
+ * Lines that are not `+` or `-` and a whole number above 1 are ignored.
+ *
+ * @example
+ * ```ts
+ * import { replayLiveList } from "./live_list.ts";
+ * console.log(replayLiveList("+12\n+13\n-12\n+14\n")); // [13, 14]
+ * ```
+ */
+export function replayLiveList(text: string): number[] {
+  const counts = new Map<number, number>();
+  for (const line of text.split("\n")) {
+    const match = /^([+-])([1-9][0-9]*)$/.exec(line);
+    if (match === null || match[2] === "1") continue;
+    const sid = Number(match[2]);
+    const count = counts.get(sid) ?? 0;
+    if (match[1] === "+") counts.set(sid, count + 1);
+    else if (count > 0) counts.set(sid, count - 1);
+  }
+  return [...counts].filter(([, count]) => count > 0).map(([sid]) => sid);
+}
+
+/**
+ * The record file of one watchdog, in a directory of its own created with
+ * `mkdtemp` (mode 0700, unpredictable name); the file is created with
+ * `O_EXCL` and mode 0600, so nothing another user planted is ever opened
+ * or followed. Every method is synchronous and throws on an I/O error.
+ */
+export class LiveList {
+  /** The private directory holding the record. */
+  readonly dir: string;
+  readonly #live = new Map<number, number>();
+  readonly #compactAt: number;
+  #fd: number;
+  /** Bytes appended since the file was created or last compacted. */
+  #appended = 0;
+  /** When {@linkcode #appended} passes this, the file is compacted. */
+  #threshold: number;
+
+  /**
+   * Creates the directory and the empty record.
+   *
+   * @param parent Where the private directory is created (the OS temp dir).
+   * @param compactAt The growth, in bytes, that triggers a compaction.
+   */
+  constructor(parent: string, compactAt: number = COMPACT_AT_BYTES) {
+    this.dir = mkdtempSync(join(parent, "dsh-watchdog-"));
+    this.#compactAt = compactAt;
+    this.#threshold = compactAt;
+    try {
+      this.#fd = openSync(this.path, "ax", 0o600);
+    } catch (error) {
+      rmdirSync(this.dir);
+      throw error;
+    }
+  }
+
+  /** The record file's path. */
+  get path(): string {
+    return join(this.dir, LIVE_FILE);
+  }
+
+  /** The sessions listed as live, as the watchdog would replay the file now. */
+  live(): number[] {
+    return [...this.#live.keys()];
+  }
+
+  /** Records that session `sid` started. */
+  add(sid: number): void {
+    this.#live.set(sid, (this.#live.get(sid) ?? 0) + 1);
+    this.#append(`+${sid}\n`);
+  }
+
+  /** Records that session `sid` is gone, so the watchdog never signals its id. */
+  remove(sid: number): void {
+    const count = this.#live.get(sid);
+    if (count === undefined) return;
+    if (count > 1) this.#live.set(sid, count - 1);
+    else this.#live.delete(sid);
+    this.#append(`-${sid}\n`);
+  }
+
+  /** Closes the file and removes it and its directory; errors are ignored. */
+  dispose(): void {
+    try {
+      closeSync(this.#fd);
+    } catch {
+      // Already closed.
+    }
+    for (const name of [LIVE_FILE, NEXT_FILE]) {
+      try {
+        unlinkSync(join(this.dir, name));
+      } catch {
+        // Not there.
+      }
+    }
+    try {
+      rmdirSync(this.dir);
+    } catch {
+      // Gone already (the watchdog may have removed it).
+    }
+  }
+
+  #append(line: string): void {
+    const written = writeSync(this.#fd, line);
+    // Only a full disk cuts a write short; the record is no longer to be trusted.
+    if (written !== line.length) throw new Error(`short write to the watchdog's record: ${this.path}`);
+    this.#appended += written;
+    if (this.#appended > this.#threshold) this.#compact();
+  }
+
+  /**
+   * Rewrites the record as just the live set: written to a new file, then
+   * renamed over the old one. A rename is atomic, so a watchdog that reads
+   * the record at any moment (the host died mid-compaction) sees either the
+   * whole old file or the whole new one.
+   */
+  #compact(): void {
+    const next = join(this.dir, NEXT_FILE);
+    // Only a compaction that failed half-way leaves it; the directory is ours alone.
+    try {
+      unlinkSync(next);
+    } catch {
+      // Not there: the usual case.
+    }
+    const fd = openSync(next, "ax", 0o600);
+    let text = "";
+    for (const [sid, count] of this.#live) text += `+${sid}\n`.repeat(count);
+    try {
+      writeSync(fd, text);
+      renameSync(next, this.path);
+    } catch (error) {
+      closeSync(fd);
+      throw error;
+    }
+    closeSync(this.#fd);
+    this.#fd = fd;
+    this.#appended = 0;
+    this.#threshold = Math.max(this.#compactAt, 2 * text.length);
+  }
+}
