@@ -1,7 +1,8 @@
 /**
  * The `Deno.Command` adapter: each command leads a new process group
  * (`detached: true`), output is read with BYOB readers that reuse one
- * buffer per stream, and groups are signalled with `Deno.kill(-pgid)`.
+ * buffer per stream (4 KiB at first, grown to 64 KiB for a big stream), and
+ * groups are signalled with `Deno.kill(-pgid)`.
  *
  * @example
  * ```ts
@@ -27,8 +28,14 @@ import type {
 import { ShellSpawnError } from "./seam/errors.ts";
 import { describeShellFailure } from "./seam/run/spawn_failure.ts";
 
-/** Size of the one buffer each stream is read into. */
-const READ_BUFFER_BYTES = 64 * 1024;
+/**
+ * The read buffer of each stream starts at this size. Most commands print
+ * little, and a 64 KiB buffer per stream per command was measurable on the
+ * latency of short commands (allocated, zeroed and collected every time).
+ */
+const FIRST_READ_BUFFER_BYTES = 4 * 1024;
+/** The read buffer grows ×4 each time a read fills it, up to this size. */
+const MAX_READ_BUFFER_BYTES = 64 * 1024;
 
 function spawnChild(request: SpawnRequest): ChildHandle {
   let child: Deno.ChildProcess;
@@ -70,13 +77,15 @@ function spawnChild(request: SpawnRequest): ChildHandle {
 }
 
 /**
- * Reads `reader` to its end, handing each chunk over in the same reused
- * buffer. Never rejects. However it ends — end of file, a read error, or a
- * handler that throws — the reader is cancelled, which closes the pipe: a
- * child still writing gets EPIPE instead of blocking on a full pipe.
+ * Reads `reader` to its end, handing each chunk over in a reused buffer that
+ * starts small and grows ×4 (to {@linkcode MAX_READ_BUFFER_BYTES}) when a
+ * read fills it: a big stream reaches full size after two reads. Never
+ * rejects. However it ends — end of file, a read error, or a handler that
+ * throws — the reader is cancelled, which closes the pipe: a child still
+ * writing gets EPIPE instead of blocking on a full pipe.
  */
 async function pump(reader: ReadableStreamBYOBReader, onChunk: (chunk: Uint8Array) => void): Promise<void> {
-  let buffer = new ArrayBuffer(READ_BUFFER_BYTES);
+  let buffer = new ArrayBuffer(FIRST_READ_BUFFER_BYTES);
   try {
     while (true) {
       // A read error means cancelled by releaseOutput, or the pipe broke: either way the stream is over.
@@ -89,7 +98,12 @@ async function pump(reader: ReadableStreamBYOBReader, onChunk: (chunk: Uint8Arra
         // The handler failed: stop reading (the ChildHandle has no error channel).
         return;
       }
-      buffer = value.buffer as ArrayBuffer;
+      // The read moved the buffer into `value` (the old one is detached); the
+      // handler has copied what it keeps, so the memory can be read into again.
+      const size = value.buffer.byteLength;
+      buffer = value.byteLength === size && size < MAX_READ_BUFFER_BYTES
+        ? new ArrayBuffer(Math.min(size * 4, MAX_READ_BUFFER_BYTES))
+        : value.buffer as ArrayBuffer;
     }
   } finally {
     reader.cancel().catch(() => {});

@@ -404,18 +404,22 @@ const spillMedium: Handler = async (ctx, job, rng, c) => {
 // ---------------------------------------------------------------- stdin
 
 /**
- * The largest stdin payload a command must read whole. Bigger payloads reach
- * the command far too slowly under this load: the Deno adapter hands the
- * whole buffer to one `WritableStream.write()`, which crawls while the event
- * loop is busy (~70 KB/s here: 1 MiB in 10-15 s, 4 MiB in 50-90 s; written
- * in 64 KiB pieces it goes 5-7 times faster). Payloads a command does not
+ * The largest stdin payload a command must read whole. It was 1 MiB while
+ * the Deno adapter handed the whole buffer to one `WritableStream.write()`,
+ * which crawled while the event loop was busy (~70 KB/s here); since commit
+ * 378fed1 it writes 64 KiB pieces, which keep moving under load, so
+ * multi-megabyte payloads are back in the mix. Payloads a command does not
  * read (EPIPE) may be larger.
  */
-const MAX_STDIN_BYTES = 1 << 20;
+const MAX_STDIN_BYTES = 8 << 20;
 
-/** 8 MiB of seeded random bytes that payloads are cut from (a view at a random offset: no copy, odd offsets). */
+/**
+ * 16 MiB of seeded random bytes that payloads are cut from (a view at a
+ * random offset: no copy, odd offsets); twice the largest payload, so that
+ * one starts at a random offset too.
+ */
 let pool: Uint8Array | undefined;
-const POOL_BYTES = 8 << 20;
+const POOL_BYTES = 16 << 20;
 
 function payload(rng: Rng, sizes: number[]): Uint8Array {
   pool ??= new Rng(0x5eed5eed).bytes(POOL_BYTES);

@@ -9,7 +9,7 @@ import process from "node:process";
 import type { ProcessAdapter } from "./adapter.ts";
 import { SpillDirectory } from "./capture/spill.ts";
 import { ShellClosedError, ShellSpawnError } from "./errors.ts";
-import { checkSpec, resolveOptions, resolveRequest } from "./resolve.ts";
+import { checkSpec, ResolvedSpecs, resolveOptions, resolveRequest } from "./resolve.ts";
 import { GroupRegistry } from "./run/group_registry.ts";
 import { guardAtHostExit, releaseAtHostExit } from "./run/host_exit.ts";
 import { launch, type LaunchContext } from "./run/launch.ts";
@@ -51,6 +51,8 @@ class SeamShell implements Shell {
   readonly #watchdog: Watchdog;
   readonly #tasks: TaskRegistry;
   readonly #closer = new AbortController();
+  /** What resolve() returned, so run() and start() validate only what changed since. */
+  readonly #resolved = new ResolvedSpecs();
   /** Results in flight and terminations under way: what `close()` waits for. */
   readonly #pending = new Set<Promise<unknown>>();
   #closing: Promise<void> | undefined;
@@ -75,7 +77,9 @@ class SeamShell implements Shell {
   }
 
   resolve(request: ShellExecRequest): ShellExecSpec {
-    return resolveRequest(request, this.#options);
+    const spec = resolveRequest(request, this.#options);
+    this.#resolved.remember(spec);
+    return spec;
   }
 
   async run(spec: ShellExecSpec): Promise<ShellRunResult> {
@@ -121,7 +125,7 @@ class SeamShell implements Shell {
   /** The checks every new command passes: the shell is open, the spec valid, the signal not aborted. */
   #admit(spec: ShellExecSpec): ShellExecSpec {
     if (this.#closing) throw new ShellClosedError();
-    const checked = checkSpec(spec, this.#options);
+    const checked = this.#resolved.unchanged(spec) ?? checkSpec(spec, this.#options);
     checked.signal?.throwIfAborted();
     return checked;
   }

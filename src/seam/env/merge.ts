@@ -7,6 +7,7 @@
  */
 
 import { isCredentialName, isCredentialValue } from "./credential.ts";
+import { DecisionCache } from "./decision_cache.ts";
 
 /**
  * The prefix of the managed channel. Ambient entries with it (matched
@@ -137,6 +138,14 @@ function scrubReason(name: string, value: string): EnvDropReason | undefined {
   return undefined;
 }
 
+/**
+ * The scrub's decisions for the ambient variables seen so far. The ambient
+ * environment is read at every spawn and rarely changes, so the rules run
+ * once per (name, value). Bounded, so that a changing environment cannot
+ * grow it: an ordinary environment is 30–150 names of short values.
+ */
+const scrubDecisions = new DecisionCache<EnvDropReason | undefined>({ maxNames: 1024, maxValueChars: 256 * 1024 });
+
 function set(
   plan: EnvPlan,
   name: string,
@@ -152,7 +161,7 @@ function scrubbed(ambient: EnvInput["ambient"]): EnvPlan {
   for (const [name, value] of Object.entries(ambient)) {
     // An undefined ambient value is an absent variable, not a dropped one.
     if (value === undefined) continue;
-    const reason = scrubReason(name, value);
+    const reason = scrubDecisions.get(name, value, scrubReason);
     if (reason === undefined) set(plan, name, value, "ambient");
     else plan.dropped.set(name, reason);
   }

@@ -5,6 +5,8 @@
  * @module
  */
 
+import { onAbort } from "./abort_fanout.ts";
+
 /** Why we ended a command. */
 export type StopCause = "timeout" | "abort";
 
@@ -16,7 +18,8 @@ export class Deadline {
   /** Resolves with the first cause when one fires; stays pending otherwise. */
   readonly fired: Promise<StopCause> = new Promise((resolve) => this.#announce = resolve);
   #timer: ReturnType<typeof setTimeout> | undefined;
-  readonly #signals: AbortSignal[];
+  /** Stops listening to each signal; emptied by dispose(). */
+  #unsubscribes: (() => void)[];
   readonly #onStop: (cause: StopCause) => void;
   readonly #onAbort = (): void => {
     this.fire("abort");
@@ -29,9 +32,11 @@ export class Deadline {
    */
   constructor(timeoutMs: number | undefined, signals: (AbortSignal | undefined)[], onStop: (cause: StopCause) => void) {
     this.#onStop = onStop;
-    this.#signals = signals.filter((s): s is AbortSignal => s !== undefined);
-    for (const signal of this.#signals) signal.addEventListener("abort", this.#onAbort, { once: true });
-    if (this.#signals.some((s) => s.aborted)) this.fire("abort");
+    const given = signals.filter((s): s is AbortSignal => s !== undefined);
+    // Shared listeners (see abort_fanout.ts): the shell's close signal and a
+    // caller's signal are listened to by every command in flight.
+    this.#unsubscribes = given.map((signal) => onAbort(signal, this.#onAbort));
+    if (given.some((s) => s.aborted)) this.fire("abort");
     else if (timeoutMs !== undefined) this.#timer = setTimeout(() => this.fire("timeout"), timeoutMs);
   }
 
@@ -44,7 +49,8 @@ export class Deadline {
   dispose(): void {
     this.#disposed = true;
     clearTimeout(this.#timer);
-    for (const signal of this.#signals) signal.removeEventListener("abort", this.#onAbort);
+    for (const unsubscribe of this.#unsubscribes) unsubscribe();
+    this.#unsubscribes = [];
   }
 
   /** Fires `cause` by hand (e.g. a task's `kill()`); false when a cause had already fired or the deadline was disposed. */

@@ -1,0 +1,81 @@
+import { describe, it } from "node:test";
+import assert from "node:assert/strict";
+import { DecisionCache } from "../src/seam/env/decision_cache.ts";
+import { explainEnv, mergeEnv } from "../src/seam/mod.ts";
+
+/** A decision function that counts its calls. */
+function counted(): { decide: (name: string, value: string) => string; calls: () => number } {
+  let calls = 0;
+  return {
+    decide: (name, value) => {
+      calls++;
+      return `${name}=${value}`;
+    },
+    calls: () => calls,
+  };
+}
+
+describe("DecisionCache", () => {
+  it("reuses a decision only for the same name and the same value", () => {
+    const cache = new DecisionCache<string>({ maxNames: 8, maxValueChars: 1024 });
+    const { decide, calls } = counted();
+    assert.equal(cache.get("A", "1", decide), "A=1");
+    assert.equal(cache.get("A", "1", decide), "A=1");
+    assert.equal(calls(), 1);
+    assert.equal(cache.get("A", "2", decide), "A=2", "a new value is decided again");
+    assert.equal(cache.get("B", "2", decide), "B=2", "another name with the same value is decided again");
+    assert.equal(cache.get("A", "1", decide), "A=1", "an old value is decided again");
+    assert.equal(calls(), 4);
+    assert.equal(cache.size, 2, "one entry per name: a changed value replaces the old one");
+    assert.equal(cache.valueChars, 2);
+  });
+
+  it("keeps at most maxNames names, forgetting the oldest first", () => {
+    const cache = new DecisionCache<string>({ maxNames: 4, maxValueChars: 1024 });
+    const { decide, calls } = counted();
+    for (let i = 0; i < 100; i++) cache.get(`N${i}`, "v", decide);
+    assert.equal(cache.size, 4);
+    const before = calls();
+    for (let i = 96; i < 100; i++) cache.get(`N${i}`, "v", decide);
+    assert.equal(calls(), before, "the newest names are still known");
+    cache.get("N0", "v", decide);
+    assert.equal(calls(), before + 1, "the oldest was forgotten");
+    assert.equal(cache.size, 4);
+  });
+
+  it("keeps at most maxValueChars characters of values, and never a longer value", () => {
+    const cache = new DecisionCache<string>({ maxNames: 100, maxValueChars: 10 });
+    const { decide, calls } = counted();
+    for (let i = 0; i < 50; i++) cache.get(`N${i}`, "abc", decide);
+    assert.ok(cache.valueChars <= 10, `holds ${cache.valueChars} characters`);
+    assert.equal(cache.size, 3);
+    const long = "x".repeat(11);
+    cache.get("LONG", long, decide);
+    cache.get("LONG", long, decide);
+    assert.equal(calls(), 52, "a value over the budget is decided every time");
+    assert.ok(cache.valueChars <= 10);
+  });
+});
+
+describe("the scrub with remembered decisions", () => {
+  // Fake secrets are assembled from pieces so that no secret-shaped literal sits in the repository.
+  const secretUrl = ["postgres://app:", "hunter2", "@db:5432/app"].join("");
+
+  it("a variable whose value changes is judged on its new value, each time", () => {
+    const name = "TEST_CACHE_DATABASE_URL";
+    for (let round = 0; round < 3; round++) {
+      assert.equal(mergeEnv({ ambient: { [name]: "postgres://db:5432/app" } })[name], "postgres://db:5432/app");
+      assert.equal(mergeEnv({ ambient: { [name]: secretUrl } })[name], undefined);
+      assert.deepEqual(explainEnv({ ambient: { [name]: secretUrl } }).dropped, [{ name, reason: "credential-value" }]);
+    }
+  });
+
+  it("an environment that changes at every call still gives the same answers as the rules", () => {
+    for (let i = 0; i < 3000; i++) {
+      const value = i % 3 === 0 ? `${secretUrl}?n=${i}` : `plain-${i}`;
+      const env = mergeEnv({ ambient: { [`VAR_${i % 7}`]: value, [`NEW_${i}`]: value } });
+      assert.equal(env[`VAR_${i % 7}`], i % 3 === 0 ? undefined : value);
+      assert.equal(env[`NEW_${i}`], i % 3 === 0 ? undefined : value);
+    }
+  });
+});
