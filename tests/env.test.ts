@@ -9,6 +9,7 @@ import {
   mergeEnv,
   scrubEnv,
 } from "../src/seam/mod.ts";
+import { SPEC_MUST_SCRUB_NAMES, SPEC_MUST_SURVIVE_NAMES } from "./helpers/spec_env.ts";
 
 // Fake secrets are assembled from pieces so that no secret-shaped literal
 // sits in the repository for scanners to flag.
@@ -52,57 +53,11 @@ const FAKE = {
 
 const HARMLESS = "harmless-value";
 
-const MUST_SCRUB_BY_NAME = [
-  "OPENAI_API_KEY",
-  "ANTHROPIC_API_KEY",
-  "DEEPSEEK_API_KEY",
-  "AWS_ACCESS_KEY_ID",
-  "AWS_SECRET_ACCESS_KEY",
-  "AWS_SESSION_TOKEN",
-  "GITHUB_TOKEN",
-  "GH_TOKEN",
-  "NPM_TOKEN",
-  "NODE_AUTH_TOKEN",
-  "HF_TOKEN",
-  "DB_PASSWORD",
-  "PGPASSWORD",
-  "MYSQL_PWD",
-  "SSH_AUTH_SOCK",
-  "GOOGLE_APPLICATION_CREDENTIALS",
-  "AZURE_CLIENT_SECRET",
-  "SLACK_BOT_TOKEN",
-  "STRIPE_SECRET_KEY",
-  "JWT_SECRET",
-  "GPG_PASSPHRASE",
-  "api_key",
-  "Secret",
-];
+const MUST_SCRUB_BY_NAME = SPEC_MUST_SCRUB_NAMES;
 
 const MUST_SCRUB_AS_MANAGED = ["DSH_ANYTHING", "dsh_x", "Dsh_Y"];
 
-const MUST_SURVIVE = [
-  "PATH",
-  "HOME",
-  "USER",
-  "SHELL",
-  "LANG",
-  "LC_ALL",
-  "TZ",
-  "TMPDIR",
-  "PWD",
-  "OLDPWD",
-  "EDITOR",
-  "HOSTNAME",
-  "GIT_AUTHOR_NAME",
-  "GIT_AUTHOR_EMAIL",
-  "TOKENIZERS_PARALLELISM",
-  "KEYBOARD_LAYOUT",
-  "XDG_RUNTIME_DIR",
-  "XDG_SESSION_ID",
-  "JAVA_HOME",
-  "HTTP_PROXY",
-  "NO_PROXY",
-];
+const MUST_SURVIVE = SPEC_MUST_SURVIVE_NAMES;
 
 function reasonFor(
   ambient: Record<string, string | undefined>,

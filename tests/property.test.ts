@@ -44,6 +44,7 @@ import {
   ShellSpecError,
 } from "../mod.ts";
 import { fastCheckSeed, privateDir } from "./helpers/hostile.ts";
+import { SPEC_MUST_SCRUB_NAMES, SPEC_MUST_SURVIVE_NAMES } from "./helpers/spec_env.ts";
 
 const SEED = fastCheckSeed();
 
@@ -531,61 +532,10 @@ const SAFE_CHARS = [..."abcdfgijlmnoqrvxz0123456789"];
 const SAFE_VALUE_CHARS = [..."abcdfgijlmnoqrvxz0123456789 ./=,_"];
 
 /** From the specification: must survive the scrub. */
-const SPEC_SURVIVORS = [
-  "PATH",
-  "HOME",
-  "USER",
-  "SHELL",
-  "LANG",
-  "LC_ALL",
-  "TZ",
-  "TMPDIR",
-  "PWD",
-  "OLDPWD",
-  "EDITOR",
-  "HOSTNAME",
-  "GIT_AUTHOR_NAME",
-  "GIT_AUTHOR_EMAIL",
-  "TOKENIZERS_PARALLELISM",
-  "KEYBOARD_LAYOUT",
-  "XDG_RUNTIME_DIR",
-  "XDG_SESSION_ID",
-  "JAVA_HOME",
-  "HTTP_PROXY",
-  "NO_PROXY",
-  "MONKEY_PATCH",
-  "GIT_ASKPASS",
-  "__proto__",
-  "constructor",
-];
+const SPEC_SURVIVORS = [...SPEC_MUST_SURVIVE_NAMES, "MONKEY_PATCH", "GIT_ASKPASS", "__proto__", "constructor"];
 
 /** From the specification: scrubbed by name. */
-const SPEC_CREDENTIAL_NAMES = [
-  "OPENAI_API_KEY",
-  "ANTHROPIC_API_KEY",
-  "DEEPSEEK_API_KEY",
-  "AWS_ACCESS_KEY_ID",
-  "AWS_SECRET_ACCESS_KEY",
-  "AWS_SESSION_TOKEN",
-  "GITHUB_TOKEN",
-  "GH_TOKEN",
-  "NPM_TOKEN",
-  "NODE_AUTH_TOKEN",
-  "HF_TOKEN",
-  "DB_PASSWORD",
-  "PGPASSWORD",
-  "MYSQL_PWD",
-  "SSH_AUTH_SOCK",
-  "GOOGLE_APPLICATION_CREDENTIALS",
-  "AZURE_CLIENT_SECRET",
-  "SLACK_BOT_TOKEN",
-  "STRIPE_SECRET_KEY",
-  "JWT_SECRET",
-  "GPG_PASSPHRASE",
-  "api_key",
-  "Secret",
-  "pwd",
-];
+const SPEC_CREDENTIAL_NAMES = [...SPEC_MUST_SCRUB_NAMES, "pwd"];
 const SECRET_WORDS = [
   "KEY",
   "KEYS",
