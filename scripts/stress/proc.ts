@@ -8,40 +8,13 @@
  */
 
 import { readdirSync, readFileSync, readlinkSync } from "node:fs";
+import { type ProcInfo, procInfo } from "../../tests/helpers/proc.ts";
 
-/** A process as /proc/<pid>/stat describes it. */
-export interface Stat {
-  pid: number;
-  state: string;
-  ppid: number;
-  pgrp: number;
-  sid: number;
-  /** Start time in clock ticks since boot: tells a recycled pid from the original. */
-  start: string;
-  comm: string;
-}
+/** A process as /proc/<pid>/stat describes it: the test helpers' reader, so both read /proc one way. */
+export type Stat = ProcInfo;
 
 /** Reads /proc/<pid>/stat, or undefined when there is no such process. */
-export function readStat(pid: number): Stat | undefined {
-  let line: string;
-  try {
-    line = readFileSync(`/proc/${pid}/stat`, "latin1");
-  } catch {
-    return undefined;
-  }
-  const open = line.indexOf("(");
-  const close = line.lastIndexOf(")");
-  const f = line.slice(close + 2).split(" ");
-  return {
-    pid,
-    state: f[0],
-    ppid: Number(f[1]),
-    pgrp: Number(f[2]),
-    sid: Number(f[3]),
-    start: f[19],
-    comm: line.slice(open + 1, close),
-  };
-}
+export const readStat: (pid: number) => Stat | undefined = procInfo;
 
 /** Zombies and dead processes are finished: they wait to be reaped and count as gone. */
 export function isFinished(stat: Stat): boolean {

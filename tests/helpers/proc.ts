@@ -13,6 +13,10 @@ export interface ProcInfo {
   ppid: number;
   pgrp: number;
   sid: number;
+  /** Start time in clock ticks since boot: tells a recycled pid from the original. */
+  start: string;
+  /** The command name, as the kernel keeps it (at most 15 bytes). */
+  comm: string;
 }
 
 /** Reads /proc/<pid>/stat, or undefined when the process does not exist. */
@@ -23,8 +27,18 @@ export function procInfo(pid: number): ProcInfo | undefined {
   } catch {
     return undefined;
   }
-  const fields = line.slice(line.lastIndexOf(")") + 2).split(" ");
-  return { pid, state: fields[0], ppid: Number(fields[1]), pgrp: Number(fields[2]), sid: Number(fields[3]) };
+  // The command name may hold spaces and parentheses: the fields resume after the last ")".
+  const close = line.lastIndexOf(")");
+  const f = line.slice(close + 2).split(" ");
+  return {
+    pid,
+    state: f[0],
+    ppid: Number(f[1]),
+    pgrp: Number(f[2]),
+    sid: Number(f[3]),
+    start: f[19],
+    comm: line.slice(line.indexOf("(") + 1, close),
+  };
 }
 
 /** Whether `pid` exists and is not a zombie. */
