@@ -15,7 +15,7 @@ import { readdirSync } from "node:fs";
 import process from "node:process";
 import { createLocalShell } from "../mod.ts";
 import { procScanCount } from "../src/seam/run/proc_table.ts";
-import { isRunning, procInfo } from "./helpers/proc.ts";
+import { hasFinished, isRunning, procInfo } from "./helpers/proc.ts";
 
 const GRACE_MS = 200;
 const SURVIVORS = 200;
@@ -28,7 +28,7 @@ function runningInSessions(sids: Set<number>): number[] {
   for (const entry of readdirSync("/proc")) {
     if (!/^\d+$/.test(entry)) continue;
     const info = procInfo(Number(entry));
-    if (info && sids.has(info.sid) && info.state !== "Z" && info.state !== "X") found.push(info.pid);
+    if (info && sids.has(info.sid) && !hasFinished(info)) found.push(info.pid);
   }
   return found;
 }

@@ -1,16 +1,14 @@
 import { describe, it } from "node:test";
 import assert from "node:assert/strict";
 import { spawn } from "node:child_process";
-import { existsSync, mkdtempSync, readFileSync, rmSync } from "node:fs";
+import { existsSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import process from "node:process";
-import { fileURLToPath } from "node:url";
-import { eventually, isRunning, readPids } from "./helpers/proc.ts";
-
-const isDeno = "Deno" in globalThis;
-// Compiled for the Node leg, the fixture is a .js file beside this one.
-const fixture = fileURLToPath(new URL(`./fixtures/host.${isDeno ? "ts" : "js"}`, import.meta.url));
+import { RECHECK_MS } from "../src/seam/run/group_registry.ts";
+import { exitOf, spawnFixture } from "./helpers/fixture.ts";
+import { eventually, isRunning, procInfo, readPids } from "./helpers/proc.ts";
+import { MAIN_THREAD_EXITS, mainThreadExited } from "./helpers/threads.ts";
 
 /** Runs the fixture harness to its end; resolves with how it ended. */
 function runHost(
@@ -19,10 +17,7 @@ function runHost(
   watchdog = "watchdog",
   warmUp = 0,
 ): Promise<{ code: number | null; signal: string | null }> {
-  const hostArgs = [how, pidFile, watchdog, String(warmUp)];
-  const args = isDeno ? ["run", "-A", fixture, ...hostArgs] : [fixture, ...hostArgs];
-  const child = spawn(process.execPath, args, { stdio: ["ignore", "ignore", "ignore"] });
-  return new Promise((resolve) => child.once("exit", (code, signal) => resolve({ code, signal })));
+  return exitOf(spawnFixture("host", [how, pidFile, watchdog, String(warmUp)]));
 }
 
 /** What the fixture wrote of its watchdog: pid, record directory, and the record's line count then. */
@@ -115,6 +110,119 @@ describe("each guard on its own", () => {
           // Already gone, or not a group leader.
         }
       }
+      rmSync(dir, { recursive: true, force: true });
+    }
+  });
+});
+
+/** What the idle host fixture wrote: the command's session, its watchdog, and the command's stdout lines. */
+interface IdleHost {
+  sid: number;
+  watchdogPid: number;
+  watchdogDir: string;
+  printed: string[];
+}
+
+/** Starts the idle host fixture with `command` and waits until it has written what it knows. */
+async function idleHost(dir: string, command: string): Promise<{ host: ReturnType<typeof spawnFixture> } & IdleHost> {
+  const pidFile = join(dir, "host");
+  const host = spawnFixture("idle_host", [pidFile, command]);
+  assert.ok(await eventually(() => existsSync(pidFile), 20_000), "the host never ran its command");
+  const [sid, watchdogPid, watchdogDir, ...printed] = readFileSync(pidFile, "utf8").trim().split("\n");
+  return { host, sid: Number(sid), watchdogPid: Number(watchdogPid), watchdogDir, printed };
+}
+
+/** Whether `pid` has exited and been reaped: nothing holds the number any more. */
+const reaped = (pid: number): boolean => procInfo(pid) === undefined;
+
+/** SIGKILLs `pids`, ignoring those already gone. */
+function killAll(pids: number[]): void {
+  for (const pid of pids) {
+    try {
+      process.kill(pid, "SIGKILL");
+    } catch {
+      // Gone already.
+    }
+  }
+}
+
+/**
+ * Starts `sleep 300` in a new session with exactly pid `target`, by setting
+ * the kernel's last-pid counter just below it (root only). Other processes
+ * may take the number first: then the attempt is undone and repeated.
+ */
+function strangerWithPid(target: number): number | undefined {
+  for (let attempt = 0; attempt < 200; attempt++) {
+    writeFileSync("/proc/sys/kernel/ns_last_pid", String(target - 1));
+    const child = spawn("sleep", ["300"], { detached: true, stdio: "ignore" });
+    child.unref();
+    if (child.pid === target) return target;
+    if (child.pid !== undefined) killAll([child.pid]);
+  }
+  return undefined;
+}
+
+const CAN_SET_LAST_PID = (() => {
+  try {
+    writeFileSync("/proc/sys/kernel/ns_last_pid", readFileSync("/proc/sys/kernel/ns_last_pid", "utf8").trim());
+    return true;
+  } catch {
+    return false;
+  }
+})();
+
+describe("the watchdog never signals an id that has come round", () => {
+  it("a survivor that ends while the host is idle, its id given to a stranger: the host's SIGKILL spares it", {
+    skip: !CAN_SET_LAST_PID && "needs root, to hand the id to a stranger through ns_last_pid",
+    timeout: 60_000,
+  }, async () => {
+    const dir = mkdtempSync(join(tmpdir(), "dsh-host-"));
+    const leftovers: number[] = [];
+    try {
+      const host = await idleHost(dir, "sleep 300 & echo $!");
+      leftovers.push(host.host.pid);
+      const member = Number(host.printed[0]);
+      leftovers.push(member);
+      assert.ok(isRunning(member));
+      // Lets the first re-check find the survivor alive, as in the attack (there is no event to wait for; on a
+      // slower machine the re-check comes later and the test still checks the watchdog's own verification).
+      await new Promise((resolve) => setTimeout(resolve, 2 * RECHECK_MS));
+      // The survivor ends while the host is idle; once it is reaped, the id is free.
+      killAll([member]);
+      assert.ok(await eventually(() => reaped(member) && reaped(host.sid), 10_000), "the survivor was never reaped");
+      const stranger = strangerWithPid(host.sid);
+      assert.ok(stranger !== undefined, `could not hand id ${host.sid} to a stranger`);
+      leftovers.push(stranger);
+      assert.equal(procInfo(stranger)?.sid, stranger, "the stranger leads a session with the recorded id");
+
+      killAll([host.host.pid]);
+      await exitOf(host.host);
+      // The watchdog acts at the pipe's end, then removes its record and exits.
+      assert.ok(await eventually(() => !isRunning(host.watchdogPid), 10_000), "the watchdog is still running");
+      assert.ok(await eventually(() => !existsSync(host.watchdogDir), 5_000), "the watchdog did not finish");
+      assert.ok(isRunning(stranger), "the watchdog killed a stranger holding a recorded id");
+    } finally {
+      killAll(leftovers);
+      rmSync(dir, { recursive: true, force: true });
+    }
+  });
+
+  it("a survivor whose main thread has exited while another runs is killed when the host is SIGKILLed", {
+    timeout: 60_000,
+  }, async () => {
+    const dir = mkdtempSync(join(tmpdir(), "dsh-host-"));
+    const leftovers: number[] = [];
+    try {
+      const host = await idleHost(dir, `${MAIN_THREAD_EXITS} & echo $!`);
+      leftovers.push(host.host.pid);
+      const survivor = Number(host.printed[0]);
+      leftovers.push(survivor);
+      assert.ok(await eventually(() => mainThreadExited(survivor), 10_000), "the survivor never lost its main thread");
+      killAll([host.host.pid]);
+      await exitOf(host.host);
+      assert.ok(await eventually(() => !isRunning(survivor), 10_000), "the watchdog left the survivor running");
+    } finally {
+      killAll(leftovers);
       rmSync(dir, { recursive: true, force: true });
     }
   });

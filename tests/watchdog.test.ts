@@ -16,7 +16,9 @@ import { join } from "node:path";
 import { createShell, type ProcessAdapter, type WatchdogHandle } from "../src/seam/mod.ts";
 import { denoAdapter } from "../src/deno_adapter.ts";
 import { nodeAdapter } from "../src/node_adapter.ts";
-import { LiveList, replayLiveList } from "../src/seam/run/live_list.ts";
+import { GroupRegistry } from "../src/seam/run/group_registry.ts";
+import { LiveList, type RecordedSession, replayLiveList } from "../src/seam/run/live_list.ts";
+import { CommandSession } from "../src/seam/run/session.ts";
 import { REPLAY_FUNCTION, Watchdog } from "../src/seam/run/watchdog.ts";
 import { eventually, isRunning, procInfo } from "./helpers/proc.ts";
 
@@ -34,12 +36,20 @@ function random(seed: number): () => number {
   };
 }
 
-/** Runs the watchdog's `replay` shell function on `text` with `PATH`; returns the ids it prints, once each, sorted. */
-function shellReplay(text: string, path: string): number[] {
+/** Sorts recorded sessions by id, then start time. */
+function sorted(sessions: RecordedSession[]): RecordedSession[] {
+  return [...sessions].sort((a, b) => a.id - b.id || a.start - b.start);
+}
+
+/** Runs the watchdog's `replay` shell function on `text` with `PATH`; returns the sessions it prints, once each, sorted. */
+function shellReplay(text: string, path: string): RecordedSession[] {
   const out = spawnSync("/bin/sh", ["-c", `${REPLAY_FUNCTION}\nreplay`], { input: text, env: { PATH: path } });
   assert.equal(out.status, 0, String(out.stderr));
-  const ids = new Set(String(out.stdout).split("\n").filter((line) => line !== "").map(Number));
-  return [...ids].sort((a, b) => a - b);
+  const lines = new Set(String(out.stdout).split("\n").filter((line) => line !== ""));
+  return sorted([...lines].map((line) => {
+    const [id, start] = line.split(" ").map(Number);
+    return { id, start };
+  }));
 }
 
 /** A `sleep` leading its own session, as a command's leader does. */
@@ -49,26 +59,43 @@ function sessionLeader(): ChildProcess & { pid: number } {
   return child as ChildProcess & { pid: number };
 }
 
+/** The session of a running process as the host records it: its id and its start time. */
+function recorded(pid: number): RecordedSession {
+  const info = procInfo(pid);
+  assert.ok(info !== undefined, `process ${pid} is not there`);
+  return { id: pid, start: Number(info.start) };
+}
+
 describe("the watchdog's record", () => {
-  it("replays +sid and -sid as a count per id, ignoring anything that is not a whole number above 1", () => {
-    assert.deepEqual(replayLiveList("+12\n+13\n-12\n+14\n"), [13, 14]);
-    // A pid that came round while its old session was still listed: the old one's end leaves the new one.
-    assert.deepEqual(replayLiveList("+20\n+20\n-20\n"), [20]);
-    assert.deepEqual(replayLiveList("+1\n+0\n+007\n+-3\n+4x\n 5\n+6"), [6]);
+  it("replays +sid start and -sid start as a count per session, ignoring anything malformed", () => {
+    assert.deepEqual(replayLiveList("+12 5\n+13 6\n-12 5\n+14 7\n"), [{ id: 13, start: 6 }, { id: 14, start: 7 }]);
+    // The same id given to two of our sessions in turn: each line names one of them by its start time.
+    assert.deepEqual(replayLiveList("+20 1\n+20 9\n-20 1\n"), [{ id: 20, start: 9 }]);
+    assert.deepEqual(replayLiveList("+20 1\n+20 1\n-20 1\n"), [{ id: 20, start: 1 }]);
+    assert.deepEqual(replayLiveList("+1 3\n+0 3\n+007 3\n+-3 3\n+4x 3\n 5 3\n+8\n+9 x\n+10 3 4\n+6 3"), [{
+      id: 6,
+      start: 3,
+    }]);
     // The host never writes it, and the replay does not hold it against a later start.
-    assert.deepEqual(replayLiveList("-30\n+30\n"), [30]);
+    assert.deepEqual(replayLiveList("-30 2\n+30 2\n"), [{ id: 30, start: 2 }]);
   });
 
   it("the watchdog's shell replay agrees with it, with awk and without", () => {
     const next = random(7);
-    const logs = ["", "+1\n+0\n+007\n+-3\n+4x\n+5\n-5\n+5\n+6", "+20\n+20\n-20\n"];
+    const logs = [
+      "",
+      "+1 3\n+0 3\n+007 3\n+-3 3\n+4x 3\n+5 3\n-5 3\n+5 3\n+6 3\n+8\n+9 x\n+10 3 4",
+      "+20 1\n+20 9\n-20 1\n",
+    ];
     for (let n = 0; n < 6; n++) {
       let log = "";
-      for (let i = 0; i < 60; i++) log += `${next() < 0.6 ? "+" : "-"}${2 + Math.floor(next() * 8)}\n`;
+      for (let i = 0; i < 60; i++) {
+        log += `${next() < 0.6 ? "+" : "-"}${2 + Math.floor(next() * 8)} ${Math.floor(next() * 3)}\n`;
+      }
       logs.push(log);
     }
     for (const log of logs) {
-      const expected = replayLiveList(log).sort((a, b) => a - b);
+      const expected = sorted(replayLiveList(log));
       assert.deepEqual(shellReplay(log, "/usr/bin:/bin"), expected, `awk, on ${JSON.stringify(log)}`);
       assert.deepEqual(shellReplay(log, "/nonexistent"), expected, `sh alone, on ${JSON.stringify(log)}`);
     }
@@ -81,29 +108,34 @@ describe("the watchdog's record", () => {
       assert.equal(statSync(list.dir).mode & 0o777, 0o700);
       assert.equal(statSync(list.path).mode & 0o777, 0o600);
       const next = random(11);
-      const live: number[] = [];
+      const live: RecordedSession[] = [];
       let largest = 0;
       let mostLive = 0;
       for (let i = 0; i < 3_000; i++) {
         if (live.length > 0 && next() < 0.5) {
-          const [sid] = live.splice(Math.floor(next() * live.length), 1);
-          list.remove(sid);
+          const [session] = live.splice(Math.floor(next() * live.length), 1);
+          list.remove(session);
         } else {
-          // Few distinct ids, so recycled ones (listed twice) happen too.
-          const sid = FAKE + Math.floor(next() * 40);
-          live.push(sid);
-          list.add(sid);
+          // Few distinct ids and start times, so recycled ids (listed twice) happen too.
+          const session = { id: FAKE + Math.floor(next() * 40), start: Math.floor(next() * 3) };
+          live.push(session);
+          list.add(session);
         }
         const text = readFileSync(list.path, "utf8");
         largest = Math.max(largest, text.length);
         mostLive = Math.max(mostLive, live.length);
-        const expected = [...new Set(live)].sort((a, b) => a - b);
-        assert.deepEqual(replayLiveList(text).sort((a, b) => a - b), expected, `after step ${i}`);
-        assert.deepEqual(list.live().sort((a, b) => a - b), expected);
+        const distinct = new Map(live.map((session) => [`${session.id} ${session.start}`, session]));
+        const expected = sorted([...distinct.values()]);
+        assert.deepEqual(sorted(replayLiveList(text)), expected, `after step ${i}`);
+        assert.deepEqual(sorted(list.live()), expected);
       }
-      // Uncompacted, 3000 lines of 9 bytes. Compacted: the live set, then at most a threshold's worth of
-      // lines (256 bytes, or twice the live set) and the line that passed it.
-      assert.ok(largest <= 9 * mostLive + Math.max(256, 2 * 9 * mostLive) + 9, `the record grew to ${largest} bytes`);
+      // Lines are "+4194xxx s\n": 11 bytes. Uncompacted, 3000 of them. Compacted: the live set, then at most a
+      // threshold's worth of lines (256 bytes, or twice the live set) and the line that passed it.
+      const line = 11;
+      assert.ok(
+        largest <= line * mostLive + Math.max(256, 2 * line * mostLive) + line,
+        `the record grew to ${largest} bytes`,
+      );
       assert.ok(largest < 3_000, `the record grew to ${largest} bytes`);
       list.dispose();
       assert.equal(existsSync(list.dir), false);
@@ -119,7 +151,7 @@ describe("the watchdog's record", () => {
       const target = join(parent, "target");
       writeFileSync(target, "untouched");
       symlinkSync(target, join(list.dir, "live.next"));
-      for (let i = 0; i < 20; i++) list.add(FAKE + i);
+      for (let i = 0; i < 20; i++) list.add({ id: FAKE + i, start: 1 });
       assert.equal(readFileSync(target, "utf8"), "untouched");
       assert.equal(lstatSync(list.path).isSymbolicLink(), false);
       assert.equal(replayLiveList(readFileSync(list.path, "utf8")).length, 20);
@@ -141,15 +173,15 @@ describe("the watchdog", () => {
     const watchdog = new Watchdog(adapter, { parent, compactAt: 128 });
     const [a, b, c] = [sessionLeader(), sessionLeader(), sessionLeader()];
     try {
-      watchdog.added(a.pid);
-      watchdog.added(b.pid);
+      watchdog.added(recorded(a.pid));
+      watchdog.added(recorded(b.pid));
       // Recorded gone while it still runs: stands for a finished command whose id came round to a stranger.
-      watchdog.removed(b.pid);
+      watchdog.removed(recorded(b.pid));
       for (let i = 0; i < 500; i++) {
-        watchdog.added(FAKE + i);
-        watchdog.removed(FAKE + i);
+        watchdog.added({ id: FAKE + i, start: 1 });
+        watchdog.removed({ id: FAKE + i, start: 1 });
       }
-      watchdog.added(c.pid);
+      watchdog.added(recorded(c.pid));
       const dir = watchdog.dir;
       assert.ok(dir !== undefined && handle !== undefined);
       const record = readFileSync(join(dir, "live"), "utf8");
@@ -199,12 +231,64 @@ describe("the watchdog", () => {
     const watchdog = new Watchdog(adapter, { parent });
     const a = sessionLeader();
     try {
-      watchdog.added(a.pid);
+      watchdog.added(recorded(a.pid));
       await watchdog.stop();
       assert.ok(handle !== undefined);
       assert.equal(procInfo(handle.pid), undefined);
       assert.ok(isRunning(a.pid), "stop() let the watchdog kill a listed session");
     } finally {
+      a.kill("SIGKILL");
+      rmSync(parent, { recursive: true, force: true });
+    }
+  });
+});
+
+describe("the record stays true", () => {
+  it("a survivor that ends while the harness is idle leaves it, with no new command and no close()", async () => {
+    let dir: string | undefined;
+    const adapter: ProcessAdapter = {
+      ...runtimeAdapter,
+      spawnWatchdog: (script, env) => {
+        dir = env.DSH_WATCHDOG_DIR;
+        return runtimeAdapter.spawnWatchdog(script, env);
+      },
+    };
+    const shell = createShell(adapter, { graceMs: 300 });
+    try {
+      // The member outlives the first re-check (250 ms after the settle), then ends on its own.
+      const result = await shell.run(shell.resolve({ command: "sleep 0.8 & echo $$ $!", owner: null }));
+      const [sid, member] = result.stdout.text.trim().split(" ").map(Number);
+      assert.ok(dir !== undefined);
+      const listed = (): boolean =>
+        replayLiveList(readFileSync(join(dir as string, "live"), "utf8")).some((s) => s.id === sid);
+      assert.ok(listed() || !isRunning(member), "a live survivor is not in the record");
+      assert.ok(await eventually(() => !isRunning(member), 10_000));
+      assert.ok(await eventually(() => !listed(), 5_000), "the ended survivor is still in the record");
+    } finally {
+      await shell.close();
+    }
+  });
+
+  it("the exit guard's kill removes it, so the watchdog does not signal the same ids again", async () => {
+    const parent = mkdtempSync(join(tmpdir(), "dsh-record-"));
+    let handle: WatchdogHandle | undefined;
+    const adapter: ProcessAdapter = {
+      ...runtimeAdapter,
+      spawnWatchdog: (script, env) => (handle = runtimeAdapter.spawnWatchdog(script, env)),
+    };
+    const watchdog = new Watchdog(adapter, { parent });
+    const registry = new GroupRegistry(watchdog);
+    const a = sessionLeader();
+    try {
+      registry.started(new CommandSession(adapter, a.pid));
+      const dir = watchdog.dir;
+      assert.ok(dir !== undefined && existsSync(join(dir, "live")));
+      registry.killAll();
+      assert.equal(existsSync(dir), false, "the record outlived the exit guard's kill");
+      assert.ok(await eventually(() => !isRunning(a.pid)), "the exit guard did not kill the session");
+    } finally {
+      await watchdog.stop();
+      assert.ok(handle === undefined || procInfo(handle.pid) === undefined, "the watchdog outlived stop()");
       a.kill("SIGKILL");
       rmSync(parent, { recursive: true, force: true });
     }

@@ -8,7 +8,7 @@
  */
 
 import { readdirSync, readFileSync, readlinkSync } from "node:fs";
-import { type ProcInfo, procInfo } from "../../tests/helpers/proc.ts";
+import { hasFinished, type ProcInfo, procInfo } from "../../tests/helpers/proc.ts";
 
 /** A process as /proc/<pid>/stat describes it: the test helpers' reader, so both read /proc one way. */
 export type Stat = ProcInfo;
@@ -16,10 +16,8 @@ export type Stat = ProcInfo;
 /** Reads /proc/<pid>/stat, or undefined when there is no such process. */
 export const readStat: (pid: number) => Stat | undefined = procInfo;
 
-/** Zombies and dead processes are finished: they wait to be reaped and count as gone. */
-export function isFinished(stat: Stat): boolean {
-  return stat.state === "Z" || stat.state === "X" || stat.state === "x";
-}
+/** No thread of it runs (a zombie or dead process): it waits to be reaped and counts as gone. */
+export const isFinished: (stat: Stat) => boolean = hasFinished;
 
 /** Every process now in /proc. */
 export function allStats(): Stat[] {

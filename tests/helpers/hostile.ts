@@ -11,12 +11,7 @@ import { mkdtempSync, readdirSync, readFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import process from "node:process";
-import { procInfo } from "./proc.ts";
-
-/** Whether a /proc state letter means the process has finished (zombie or dead). */
-function finished(state: string): boolean {
-  return state === "Z" || state === "X" || state === "x";
-}
+import { hasFinished, procInfo } from "./proc.ts";
 
 /** Every numeric entry of /proc: the pids that exist right now. */
 function allPids(): number[] {
@@ -28,7 +23,7 @@ export function runningSessionMembers(sid: number): number[] {
   const members: number[] = [];
   for (const pid of allPids()) {
     const info = procInfo(pid);
-    if (info !== undefined && info.sid === sid && !finished(info.state)) members.push(pid);
+    if (info !== undefined && info.sid === sid && !hasFinished(info)) members.push(pid);
   }
   return members;
 }
@@ -46,7 +41,7 @@ export function runningWithEnv(name: string, value: string): number[] {
   for (const pid of allPids()) {
     if (pid === process.pid) continue;
     const info = procInfo(pid);
-    if (info === undefined || finished(info.state)) continue;
+    if (info === undefined || hasFinished(info)) continue;
     let environ: string;
     try {
       environ = readFileSync(`/proc/${pid}/environ`, "latin1");

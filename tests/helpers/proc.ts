@@ -13,6 +13,8 @@ export interface ProcInfo {
   ppid: number;
   pgrp: number;
   sid: number;
+  /** How many threads it has (field 20); a zombie counts one, itself. */
+  threads: number;
   /** Start time in clock ticks since boot: tells a recycled pid from the original. */
   start: string;
   /** The command name, as the kernel keeps it (at most 15 bytes). */
@@ -36,15 +38,26 @@ export function procInfo(pid: number): ProcInfo | undefined {
     ppid: Number(f[1]),
     pgrp: Number(f[2]),
     sid: Number(f[3]),
+    threads: Number(f[17]),
     start: f[19],
     comm: line.slice(line.indexOf("(") + 1, close),
   };
 }
 
-/** Whether `pid` exists and is not a zombie. */
+/**
+ * Whether no thread of the process runs: dead (`X`, `x`), or a zombie whose
+ * only thread is itself. A process whose main thread has exited while other
+ * threads run shows `Z` too, and is alive.
+ */
+export function hasFinished(info: ProcInfo): boolean {
+  if (info.state === "Z") return info.threads <= 1;
+  return info.state === "X" || info.state === "x";
+}
+
+/** Whether `pid` exists and some thread of it runs. */
 export function isRunning(pid: number): boolean {
   const info = procInfo(pid);
-  return info !== undefined && info.state !== "Z" && info.state !== "X";
+  return info !== undefined && !hasFinished(info);
 }
 
 /** The pids of every non-zombie process in group `pgid`. */
@@ -53,7 +66,7 @@ export function runningGroupMembers(pgid: number): number[] {
   for (const entry of readdirSync("/proc")) {
     if (!/^\d+$/.test(entry)) continue;
     const info = procInfo(Number(entry));
-    if (info && info.pgrp === pgid && info.state !== "Z" && info.state !== "X") members.push(info.pid);
+    if (info && info.pgrp === pgid && !hasFinished(info)) members.push(info.pid);
   }
   return members;
 }

@@ -293,7 +293,7 @@ export async function stdinScenario(variants, { bytes, rounds, warmupRounds, bud
  * What `/proc/<pid>/stat` says, or undefined once the process is reaped.
  *
  * @param {number} pid
- * @returns {{ state: string, ppid: number, session: number } | undefined}
+ * @returns {{ state: string, ppid: number, session: number, threads: number } | undefined}
  */
 function readStat(pid) {
   let line;
@@ -303,13 +303,18 @@ function readStat(pid) {
     return undefined;
   }
   const fields = line.slice(line.lastIndexOf(")") + 2).split(" ");
-  return { state: fields[0], ppid: Number(fields[1]), session: Number(fields[3]) };
+  return { state: fields[0], ppid: Number(fields[1]), session: Number(fields[3]), threads: Number(fields[17]) };
 }
 
-/** Zombies (and dead entries) count as gone: they run nothing and wait only to be reaped. */
+/**
+ * Zombies (and dead entries) count as gone: they run nothing and wait only to be reaped. A `Z` whose
+ * main thread exited while other threads run is not gone: its thread count says so.
+ */
 const isGone = (/** @type {number} */ pid) => {
   const stat = readStat(pid);
-  return stat === undefined || stat.state === "Z" || stat.state === "X" || stat.state === "x";
+  if (stat === undefined) return true;
+  if (stat.state === "Z") return stat.threads <= 1;
+  return stat.state === "X" || stat.state === "x";
 };
 
 /** @param {number} pid */

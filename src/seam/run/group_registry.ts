@@ -8,22 +8,26 @@
  * session runs, whatever its group (`set -m; sleep 300 &` puts the sleeper
  * in a group of its own). Telling that takes a pass over `/proc`, too dear
  * for every settle: so each settled session is kept as a survivor, and all
- * survivors are re-checked together, in one shared pass, at most every
- * {@linkcode RECHECK_MS} (and whenever `close()` asks). A settle costs no
- * `/proc` read at all.
+ * survivors are re-checked together, in one shared pass, at most
+ * {@linkcode RECHECK_MS} after a settle, then again and again (the interval
+ * growing to {@linkcode RECHECK_MAX_MS}) while any remain, and whenever
+ * `close()` asks. A settle costs no `/proc` read at all.
  *
  * @module
  */
 
 import { setTimeout as setNodeTimeout } from "node:timers";
+import type { RecordedSession } from "./live_list.ts";
 import type { CommandSession } from "./session.ts";
 
 /** Told of each session as it starts and as it is seen gone. */
 export interface GroupObserver {
   /** A session was started. */
-  added(sid: number): void;
+  added(session: RecordedSession): void;
   /** A session was seen gone. */
-  removed(sid: number): void;
+  removed(session: RecordedSession): void;
+  /** Every session was just SIGKILLed (the host is exiting): nothing is left to watch. */
+  cleared(): void;
 }
 
 /**
@@ -34,6 +38,14 @@ export interface GroupObserver {
  */
 export const RECHECK_MS = 250;
 
+/**
+ * While survivors remain, they are re-checked again and again, the interval
+ * doubling from {@linkcode RECHECK_MS} up to this: a survivor that ends
+ * while the harness is idle leaves the watchdog's list within a second or
+ * so, not at the next command or `close()`.
+ */
+export const RECHECK_MAX_MS = 1_000;
+
 /** The live sessions of one shell. */
 export class GroupRegistry {
   readonly #observer: GroupObserver;
@@ -41,6 +53,8 @@ export class GroupRegistry {
   readonly #survivors = new Set<CommandSession>();
   /** The pending re-check; unref'd: survivors never hold the event loop open. */
   #recheck: ReturnType<typeof setNodeTimeout> | undefined;
+  /** The delay of the next re-check while survivors remain; back to the shortest at each settle. */
+  #recheckMs = RECHECK_MS;
 
   /** @param observer Told of every session as it starts and ends. */
   constructor(observer: GroupObserver) {
@@ -50,7 +64,7 @@ export class GroupRegistry {
   /** Records a session whose leader was just spawned. */
   started(session: CommandSession): void {
     this.#running.add(session);
-    this.#observer.added(session.id);
+    this.#observer.added(session);
   }
 
   /**
@@ -62,10 +76,8 @@ export class GroupRegistry {
     this.#running.delete(session);
     session.leaderReaped();
     this.#survivors.add(session);
-    this.#recheck ??= setNodeTimeout(() => {
-      this.#recheck = undefined;
-      this.#prune();
-    }, RECHECK_MS).unref();
+    this.#recheckMs = RECHECK_MS;
+    this.#scheduleRecheck();
   }
 
   /** Survivors still alive; the dead are forgotten. One shared `/proc` pass for all. */
@@ -84,6 +96,27 @@ export class GroupRegistry {
     return [...this.#running, ...this.#survivors];
   }
 
+  /**
+   * SIGKILLs every session, synchronously (the host is exiting), and tells
+   * the observer that nothing is left to watch.
+   */
+  killAll(): void {
+    for (const session of this.all()) session.signal("SIGKILL");
+    this.#observer.cleared();
+  }
+
+  /** Re-checks the survivors after the current delay, then again with a longer one while any remain. */
+  #scheduleRecheck(): void {
+    if (this.#recheck !== undefined) return;
+    this.#recheck = setNodeTimeout(() => {
+      this.#recheck = undefined;
+      this.#prune();
+      if (this.#survivors.size === 0) return;
+      this.#recheckMs = Math.min(this.#recheckMs * 2, RECHECK_MAX_MS);
+      this.#scheduleRecheck();
+    }, this.#recheckMs).unref();
+  }
+
   /** Forgets the survivors that are gone; they all share this turn's `/proc` pass. */
   #prune(): void {
     for (const survivor of this.#survivors) {
@@ -92,6 +125,6 @@ export class GroupRegistry {
   }
 
   #forget(session: CommandSession): void {
-    if (this.#survivors.delete(session)) this.#observer.removed(session.id);
+    if (this.#survivors.delete(session)) this.#observer.removed(session);
   }
 }

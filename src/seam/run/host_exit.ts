@@ -1,7 +1,10 @@
 /**
  * The exit guard: when the host ends normally without `close()`, every live
  * session of every open shell is SIGKILLed synchronously, so no command
- * outlives the harness. One listener per adapter, however many shells.
+ * outlives the harness, and each watchdog's record is cleared, so the
+ * watchdog, woken a moment later by the host's end, does not signal the same
+ * ids again (by then one may belong to a stranger). One listener per
+ * adapter, however many shells.
  *
  * @module
  */
@@ -19,9 +22,7 @@ export function guardAtHostExit(adapter: ProcessAdapter, groups: GroupRegistry):
     registries = set;
     guarded.set(adapter, set);
     adapter.onHostExit(() => {
-      for (const registry of set) {
-        for (const session of registry.all()) session.signal("SIGKILL");
-      }
+      for (const registry of set) registry.killAll();
     });
   }
   registries.add(groups);

@@ -1,6 +1,7 @@
 /**
  * The watchdog's record of live sessions: a private append-only file of
- * `+sid` and `-sid` lines, written synchronously by the host and read by
+ * `+sid start` and `-sid start` lines (the session id and its leader's start
+ * time), written synchronously by the host and read by
  * the watchdog only once, when the host is gone. Appending to a file wakes
  * no process, so a command costs two small writes and nothing else; and a
  * line written before `spawn` returns is in the kernel's page cache, which
@@ -20,37 +21,49 @@ export const NEXT_FILE = "live.next";
 /**
  * The file is compacted once it has grown by this many bytes since the last
  * compaction, or by twice the compacted size if that is more (so a large
- * live set is not rewritten at every line). About 300 commands of 7-byte
- * lines: the watchdog's replay stays short, and a compaction, which writes
- * only the few live ids, is rare.
+ * live set is not rewritten at every line). About 130 commands, two lines of some 15
+ * bytes each: the watchdog's replay stays short, and a compaction, which writes
+ * only the few live sessions, is rare.
  */
 export const COMPACT_AT_BYTES = 4 * 1024;
 
+/** A session as the record lists it: its id and its leader's start time (0 when unknown). */
+export interface RecordedSession {
+  /** The session id (the leader's pid). */
+  readonly id: number;
+  /** The leader's start time in clock ticks since boot, as `/proc/<sid>/stat` field 22 gives it. */
+  readonly start: number;
+}
+
 /**
  * The live sessions a record lists, replayed line by line the way the
- * watchdog's script does: `+sid` adds one, `-sid` takes one away (a pid
- * that came round again while its old session was still listed is counted
- * twice, so the old session's end leaves the new one listed; the host
- * never removes an id it has not added, and such a line does nothing).
- * Lines that are not `+` or `-` and a whole number above 1 are ignored.
+ * watchdog's script does: `+sid start` adds one, `-sid start` takes one
+ * away (the same pid given to two of our sessions, one after the other,
+ * has two start times, so each line names exactly one session; the host
+ * never removes a session it has not added, and such a line does nothing).
+ * Lines that are not `+` or `-`, a whole number above 1, a space and a
+ * whole number are ignored.
  *
  * @example
  * ```ts
  * import { replayLiveList } from "./live_list.ts";
- * console.log(replayLiveList("+12\n+13\n-12\n+14\n")); // [13, 14]
+ * console.log(replayLiveList("+12 500\n+13 501\n-12 500\n+14 502\n")); // [{ id: 13, start: 501 }, { id: 14, start: 502 }]
  * ```
  */
-export function replayLiveList(text: string): number[] {
-  const counts = new Map<number, number>();
+export function replayLiveList(text: string): RecordedSession[] {
+  const counts = new Map<string, number>();
   for (const line of text.split("\n")) {
-    const match = /^([+-])([1-9][0-9]*)$/.exec(line);
+    const match = /^([+-])([1-9][0-9]*) ([0-9]+)$/.exec(line);
     if (match === null || match[2] === "1") continue;
-    const sid = Number(match[2]);
-    const count = counts.get(sid) ?? 0;
-    if (match[1] === "+") counts.set(sid, count + 1);
-    else if (count > 0) counts.set(sid, count - 1);
+    const key = `${match[2]} ${match[3]}`;
+    const count = counts.get(key) ?? 0;
+    if (match[1] === "+") counts.set(key, count + 1);
+    else if (count > 0) counts.set(key, count - 1);
   }
-  return [...counts].filter(([, count]) => count > 0).map(([sid]) => sid);
+  return [...counts].filter(([, count]) => count > 0).map(([key]) => {
+    const [id, start] = key.split(" ").map(Number);
+    return { id, start };
+  });
 }
 
 /**
@@ -62,7 +75,8 @@ export function replayLiveList(text: string): number[] {
 export class LiveList {
   /** The private directory holding the record. */
   readonly dir: string;
-  readonly #live = new Map<number, number>();
+  /** `"sid start"` → how many times it is listed. */
+  readonly #live = new Map<string, number>();
   readonly #compactAt: number;
   #fd: number;
   /** Bytes appended since the file was created or last compacted. */
@@ -94,23 +108,28 @@ export class LiveList {
   }
 
   /** The sessions listed as live, as the watchdog would replay the file now. */
-  live(): number[] {
-    return [...this.#live.keys()];
+  live(): RecordedSession[] {
+    return [...this.#live.keys()].map((key) => {
+      const [id, start] = key.split(" ").map(Number);
+      return { id, start };
+    });
   }
 
-  /** Records that session `sid` started. */
-  add(sid: number): void {
-    this.#live.set(sid, (this.#live.get(sid) ?? 0) + 1);
-    this.#append(`+${sid}\n`);
+  /** Records that a session started. */
+  add(session: RecordedSession): void {
+    const key = `${session.id} ${session.start}`;
+    this.#live.set(key, (this.#live.get(key) ?? 0) + 1);
+    this.#append(`+${key}\n`);
   }
 
-  /** Records that session `sid` is gone, so the watchdog never signals its id. */
-  remove(sid: number): void {
-    const count = this.#live.get(sid);
+  /** Records that a session is gone, so the watchdog never signals its id. */
+  remove(session: RecordedSession): void {
+    const key = `${session.id} ${session.start}`;
+    const count = this.#live.get(key);
     if (count === undefined) return;
-    if (count > 1) this.#live.set(sid, count - 1);
-    else this.#live.delete(sid);
-    this.#append(`-${sid}\n`);
+    if (count > 1) this.#live.set(key, count - 1);
+    else this.#live.delete(key);
+    this.#append(`-${key}\n`);
   }
 
   /** Closes the file and removes it and its directory; errors are ignored. */
@@ -158,7 +177,7 @@ export class LiveList {
     }
     const fd = openSync(next, "ax", 0o600);
     let text = "";
-    for (const [sid, count] of this.#live) text += `+${sid}\n`.repeat(count);
+    for (const [key, count] of this.#live) text += `+${key}\n`.repeat(count);
     try {
       writeSync(fd, text);
       renameSync(next, this.path);

@@ -25,23 +25,34 @@ export interface ProcEntry {
   readonly pgrp: number;
   /** Its session. */
   readonly session: number;
-  /** Zombie or dead: finished, waiting to be reaped; it counts as gone and cannot fork. */
+  /**
+   * No thread of it runs: a zombie or dead process, waiting to be reaped; it
+   * counts as gone and cannot fork. A process whose main thread has exited
+   * while other threads run also shows state `Z`, but it is not finished.
+   */
   readonly finished: boolean;
+  /** When it started, in clock ticks since boot: tells the process from a later one given the same pid. */
+  readonly start: number;
 }
 
 /** Whether this system has a `/proc` we can read (Linux); elsewhere (macOS) groups are probed with signal 0. */
 export const hasProc: boolean = existsSync("/proc/self/stat");
 
 /**
- * Fields 1 to 6 of a stat line take at most some 150 bytes (the command
- * name is at most 64), so 1 KiB always holds them even when the rest of a
- * long line is cut off.
+ * Fields 1 to 22 of a stat line take at most some 400 bytes (the command
+ * name is at most 64 bytes, each number at most 20 digits), so 1 KiB
+ * always holds them even when the rest of a long line is cut off.
  */
 const statBuffer = new Uint8Array(1024);
 
 const CLOSE_PAREN = 0x29;
 const NEWLINE = 0x0a;
 const SPACE = 0x20;
+const MINUS = 0x2d;
+const ZERO = 0x30;
+const STATE_ZOMBIE = 0x5a; // Z
+const STATE_DEAD = 0x58; // X
+const STATE_DEAD_LOWER = 0x78; // x
 
 /**
  * Reads `/proc/<pid>/stat`; undefined when the process does not exist (or
@@ -71,6 +82,12 @@ export function readProc(pid: number): ProcEntry | undefined {
   return parseStat(pid, length);
 }
 
+/** Field numbers of `/proc/<pid>/stat` (proc(5)), counting from 1; fields 3 on follow the last ")". */
+const FIELD_PGRP = 5;
+const FIELD_SESSION = 6;
+const FIELD_THREADS = 20;
+const FIELD_START = 22;
+
 /**
  * Parses the stat line in `statBuffer[0, length)`. The command name (field
  * 2) may hold spaces and parentheses, so the fields resume after the last
@@ -79,27 +96,44 @@ export function readProc(pid: number): ProcEntry | undefined {
 function parseStat(pid: number, length: number): ProcEntry | undefined {
   let close = length - 1;
   while (close >= 0 && statBuffer[close] !== CLOSE_PAREN) close--;
-  // Fields after ")": state, ppid, pgrp, session, each followed by a space.
   let at = close + 2;
   if (close < 0 || at >= length) return undefined;
   const state = statBuffer[at];
   at += 2;
-  const fields = [0, 0, 0];
-  for (let field = 0; field < 3; field++) {
+  let pgrp = 0;
+  let session = 0;
+  let threads = 0;
+  // Fields 4 (ppid) to 22 (starttime), each a number followed by a space.
+  for (let field = 4; field <= FIELD_START; field++) {
     let value = 0;
     let negative = false;
-    if (statBuffer[at] === 0x2d) {
+    if (statBuffer[at] === MINUS) {
       negative = true;
       at++;
     }
-    while (at < length && statBuffer[at] !== SPACE) value = value * 10 + statBuffer[at++] - 0x30;
+    while (at < length && statBuffer[at] !== SPACE) value = value * 10 + statBuffer[at++] - ZERO;
     if (at >= length) return undefined;
-    fields[field] = negative ? -value : value;
     at++;
+    if (negative) value = -value;
+    if (field === FIELD_PGRP) pgrp = value;
+    else if (field === FIELD_SESSION) session = value;
+    else if (field === FIELD_THREADS) threads = value;
+    else if (field === FIELD_START) {
+      return { pid, pgrp, session, finished: isFinished(state, threads), start: value };
+    }
   }
-  // Z: zombie; X and x: dead.
-  const finished = state === 0x5a || state === 0x58 || state === 0x78;
-  return { pid, pgrp: fields[1], session: fields[2], finished };
+  return undefined;
+}
+
+/**
+ * `Z` (zombie) describes the main thread only: when it has called
+ * `pthread_exit` and other threads still run, the process shows `Z` and is
+ * alive (its thread count says so: a real zombie counts one, itself). `X`
+ * and `x` are dead outright.
+ */
+function isFinished(state: number, threads: number): boolean {
+  if (state === STATE_ZOMBIE) return threads <= 1;
+  return state === STATE_DEAD || state === STATE_DEAD_LOWER;
 }
 
 /** What one pass over `/proc` saw. */

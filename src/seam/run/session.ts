@@ -40,6 +40,13 @@ import { forgetProcSnapshot, hasProc, type ProcEntry, procSnapshot, readProc } f
 export class CommandSession {
   /** The session id: the leader's pid, also its first process group's id. */
   readonly id: number;
+  /**
+   * The leader's start time (clock ticks since boot), 0 where there is no
+   * `/proc`. The watchdog's record keeps it beside the id, so that after the
+   * host is gone the watchdog can tell our leader from a stranger that got
+   * the same pid (it has no other way to know whose the number is).
+   */
+  readonly start: number;
   readonly #adapter: ProcessAdapter;
   /** The leader was reaped: from now on a process holding `id` is a stranger. */
   #reaped = false;
@@ -49,8 +56,9 @@ export class CommandSession {
   #known: number[] = [];
 
   /**
-   * Call right after the spawn. Reads nothing (see the module notes), but
-   * drops a pass taken earlier in this turn, which cannot know the session.
+   * Call right after the spawn, before the leader can have been reaped: the
+   * process holding `leader` is ours, so its start time is our leader's.
+   * Drops a pass taken earlier in this turn, which cannot know the session.
    *
    * @param adapter Signals groups.
    * @param leader The leader's pid.
@@ -58,6 +66,7 @@ export class CommandSession {
   constructor(adapter: ProcessAdapter, leader: number) {
     this.#adapter = adapter;
     this.id = leader;
+    this.start = hasProc ? readProc(leader)?.start ?? 0 : 0;
     forgetProcSnapshot();
   }
 

@@ -1,69 +1,100 @@
 /**
  * The watchdog: a tiny `/bin/sh` process, in its own session, that holds a
  * pipe from the host. The host records each command session as it starts
- * (`+sid`) and as it is seen gone (`-sid`) in a private file
+ * (`+sid start`) and as it is seen gone (`-sid start`) in a private file
  * ({@linkcode LiveList}); nothing goes down the pipe, so no command wakes
  * the watchdog. When the pipe closes — the host exited, crashed or was
  * SIGKILLed — the watchdog replays the file, SIGKILLs every session still
- * listed and removes the file and its directory. This is what covers a host
- * that dies without running any exit handler.
+ * listed whose id has not come round to a stranger (the record keeps each
+ * leader's start time to tell), and removes the file and its directory.
+ * This is what covers a host that dies without running any exit handler.
  *
  * @module
  */
 
 import { tmpdir } from "node:os";
 import type { ProcessAdapter, WatchdogHandle } from "../adapter.ts";
-import { COMPACT_AT_BYTES, LIVE_FILE, LiveList, NEXT_FILE } from "./live_list.ts";
+import { COMPACT_AT_BYTES, LIVE_FILE, LiveList, NEXT_FILE, type RecordedSession } from "./live_list.ts";
 
 /**
  * The replay, as a shell function `replay` that reads a record on stdin and
- * prints the live ids, one per line, with the same rule as
- * `replayLiveList` (`live_list.ts`). awk does it in one pass; without awk, a POSIX
- * sh loop does it (quadratic, but the record is compacted small). Only ids
- * made of digits, without a leading zero and other than 1, are printed:
+ * prints the live sessions, `sid start` one per line, with the same rule as
+ * `replayLiveList` (`live_list.ts`). awk does it in one pass; without awk, a
+ * POSIX sh loop does it (quadratic, but the record is compacted small). Only
+ * ids made of digits, without a leading zero and other than 1, are printed:
  * `kill -KILL -1` would signal every process we may signal.
  */
 export const REPLAY_FUNCTION = `
 replay() {
   if command -v awk >/dev/null 2>&1; then
-    awk '/^[+-][1-9][0-9]*$/ { id = substr($0, 2); if (id == "1") next; if (substr($0, 1, 1) == "+") n[id]++; else if (n[id] > 0) n[id]-- }
-      END { for (id in n) if (n[id] > 0) print id }'
+    awk '/^[+-][1-9][0-9]* [0-9]+$/ { id = substr($1, 2); if (id == "1") next; key = id " " $2;
+        if (substr($0, 1, 1) == "+") n[key]++; else if (n[key] > 0) n[key]-- }
+      END { for (key in n) if (n[key] > 0) print key }'
     return
   fi
   live=""
   while IFS= read -r line || [ -n "$line" ]; do
-    id="\${line#?}"
+    rest="\${line#?}"
+    id="\${rest%% *}"
+    start="\${rest#* }"
     case "$id" in ""|*[!0-9]*|0*|1) continue ;; esac
+    case "$start" in ""|*[!0-9]*) continue ;; esac
+    [ "$rest" = "$id $start" ] || continue
+    key="$id:$start"
     case "$line" in
-      +*) live="$live $id" ;;
+      +*) live="$live $key" ;;
       -*) kept=""; dropped=""
-          for g in $live; do
-            if [ -z "$dropped" ] && [ "$g" = "$id" ]; then dropped=1; else kept="$kept $g"; fi
+          for k in $live; do
+            if [ -z "$dropped" ] && [ "$k" = "$key" ]; then dropped=1; else kept="$kept $k"; fi
           done
           live="$kept" ;;
     esac
   done
-  for g in $live; do echo "$g"; done
+  for k in $live; do echo "\${k%%:*} \${k#*:}"; done
+}
+`;
+
+/**
+ * Kills session \`$1\` whose leader started at \`$2\`, unless the id has come
+ * round: when a process holds the id and its start time (field 22 of its
+ * stat line; the fields resume after the last ")" because the command name
+ * may hold anything, newlines included, so the whole file is read) is not
+ * the recorded one, it is a stranger, and our session is long over (an id
+ * is given out again only once nothing of the old session exists). When no
+ * process holds the id, the leader was reaped and members may remain:
+ * they are killed by group and by session.
+ */
+export const KILL_FUNCTION = `
+kill_session() {
+  holder=$(cat "/proc/$1/stat" 2>/dev/null)
+  if [ -n "$holder" ]; then
+    recorded="$2"
+    set -f
+    set -- "$1" "$2" \${holder##*)}
+    set +f
+    [ "\${22:-}" = "$recorded" ] || return 0
+  fi
+  kill -KILL -"$1" 2>/dev/null
+  # Groups the command made inside its session (timeout, set -m), where pkill exists.
+  command -v pkill >/dev/null 2>&1 && pkill -KILL -s "$1" 2>/dev/null
+  return 0
 }
 `;
 
 /**
  * POSIX sh, so it runs wherever `/bin/sh` does (dash, bash, busybox). The
  * pipe carries nothing: `read` returns only at its end. A clean `close()`
- * removes the record before closing the pipe, so the watchdog then finds
- * nothing to kill.
+ * (and the exit guard, after it has killed everything) removes the record
+ * before the pipe closes, so the watchdog then finds nothing to kill.
  */
 const WATCHDOG_SCRIPT = `
 trap '' INT HUP TERM
 ${REPLAY_FUNCTION}
+${KILL_FUNCTION}
 while read -r _; do :; done
 list="$DSH_WATCHDOG_DIR/${LIVE_FILE}"
 if [ -f "$list" ]; then
-  for g in $(replay < "$list"); do
-    kill -KILL -"$g" 2>/dev/null
-    # Groups the command made inside its session (timeout, set -m), where pkill exists.
-    command -v pkill >/dev/null 2>&1 && pkill -KILL -s "$g" 2>/dev/null
-  done
+  replay < "$list" | while read -r g start; do kill_session "$g" "$start"; done
 fi
 rm -f "$list" "$DSH_WATCHDOG_DIR/${NEXT_FILE}"
 rmdir "$DSH_WATCHDOG_DIR" 2>/dev/null
@@ -112,15 +143,25 @@ export class Watchdog {
   }
 
   /** Records a new session, starting the watchdog if needed. */
-  added(sid: number): void {
+  added(session: RecordedSession): void {
     if (this.#started() === null) return;
-    this.#record((list) => list.add(sid));
+    this.#record((list) => list.add(session));
   }
 
   /** Records that a session is gone, so its id is never signalled again. */
-  removed(sid: number): void {
+  removed(session: RecordedSession): void {
     if (!this.#handle) return;
-    this.#record((list) => list.remove(sid));
+    this.#record((list) => list.remove(session));
+  }
+
+  /**
+   * Removes the record: the exit guard has just SIGKILLed every session,
+   * and the watchdog, woken by the host's end, must not signal the same ids
+   * again. The pipe stays open until the host is gone.
+   */
+  cleared(): void {
+    this.#list?.dispose();
+    this.#list = undefined;
   }
 
   /**

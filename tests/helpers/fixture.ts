@@ -1,0 +1,28 @@
+/**
+ * Runs a fixture of `tests/fixtures/` as a separate host process under the
+ * runtime running the tests: Deno runs the `.ts` source, Node the compiled
+ * `.js` beside the compiled tests.
+ */
+
+import { type ChildProcess, spawn } from "node:child_process";
+import process from "node:process";
+import { fileURLToPath } from "node:url";
+
+const isDeno = "Deno" in globalThis;
+
+/** Starts fixture `name` (without extension) with `args`, its output discarded. */
+export function spawnFixture(name: string, args: string[]): ChildProcess & { pid: number } {
+  const file = fileURLToPath(new URL(`../fixtures/${name}.${isDeno ? "ts" : "js"}`, import.meta.url));
+  const argv = isDeno ? ["run", "-A", file, ...args] : [file, ...args];
+  const child = spawn(process.execPath, argv, { stdio: ["ignore", "ignore", "ignore"] });
+  if (child.pid === undefined) throw new Error(`cannot start the fixture ${name}`);
+  return child as ChildProcess & { pid: number };
+}
+
+/** Resolves when `child` has exited, with how it ended. */
+export function exitOf(child: ChildProcess): Promise<{ code: number | null; signal: string | null }> {
+  if (child.exitCode !== null || child.signalCode !== null) {
+    return Promise.resolve({ code: child.exitCode, signal: child.signalCode });
+  }
+  return new Promise((resolve) => child.once("exit", (code, signal) => resolve({ code, signal })));
+}
