@@ -626,6 +626,26 @@ describe("tasks: maxFinishedTasks", () => {
       assert.deepEqual(shell.tasks(null).map((t) => t.id), [long.id, t3.id]);
     });
   });
+
+  it("is kept per owner: one owner's finished tasks never push out another's unread result", async () => {
+    await withShell({ maxFinishedTasks: 2 }, async (shell) => {
+      const theirs = shell.start(shell.resolve({ command: "echo unread", owner: "a" }));
+      await theirs.done;
+      const others: ShellTask[] = [];
+      for (let i = 0; i < 6; i++) {
+        const task = shell.start(shell.resolve({ command: `echo ${i}`, owner: "b" }));
+        await task.done;
+        others.push(task);
+      }
+      assert.equal(shell.task(theirs.id, "a").read().stdout, "unread\n", "owner b evicted owner a's result");
+      // Owner b keeps its own newest two; unowned tasks have a bucket of their own as well.
+      assert.deepEqual(shell.tasks("b").map((t) => t.id), others.slice(-2).map((t) => t.id));
+      const unowned = shell.start(shell.resolve({ command: "echo shared", owner: null }));
+      await unowned.done;
+      assert.equal(shell.task(theirs.id, "a"), theirs);
+      assert.deepEqual(shell.tasks("b").map((t) => t.id), [...others.slice(-2).map((t) => t.id), unowned.id]);
+    });
+  });
 });
 
 describe("tasks: spawn failure", () => {

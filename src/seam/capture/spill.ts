@@ -77,7 +77,8 @@ function checkUsable(dir: string): void {
  * Where spill files go: a directory, resolved lazily at the first spill and
  * checked again (with `lstat`) before every spill file is created, since
  * the path could be swapped for a symbolic link or another user's
- * directory after the shell was created.
+ * directory after the shell was created. A directory that has disappeared
+ * is created again.
  */
 export class SpillDirectory {
   #configured: string | undefined;
@@ -96,19 +97,25 @@ export class SpillDirectory {
    * directory is unusable; the message names `spillDir`, the path and why.
    */
   path(): string {
-    if (this.#resolved === undefined) {
-      if (this.#configured === undefined) {
-        // mkdtemp creates the directory with mode 0700 and an unpredictable name.
-        this.#resolved = mkdtempSync(join(tmpdir(), "dsh-shell-"));
-      } else {
-        // Does nothing when the path exists (also as a symlink to a
-        // directory): the check below sees the path itself, not its target.
-        mkdirSync(this.#configured, { recursive: true, mode: 0o700 });
-        this.#resolved = this.#configured;
-      }
+    // Created at the first spill, and again when it has disappeared since (a
+    // command removed it, or a temp cleaner did), with the same checks.
+    if (this.#resolved === undefined || spillDirProblem(this.#resolved) === SPILL_DIR_MISSING) {
+      this.#resolved = this.#create();
     }
     checkUsable(this.#resolved);
     return this.#resolved;
+  }
+
+  #create(): string {
+    if (this.#configured === undefined) {
+      // mkdtemp creates the directory with mode 0700 and an unpredictable
+      // name; a new one each time, so a name once seen cannot be planted.
+      return mkdtempSync(join(tmpdir(), "dsh-shell-"));
+    }
+    // Does nothing when the path exists (also as a symlink to a
+    // directory): the check after it sees the path itself, not its target.
+    mkdirSync(this.#configured, { recursive: true, mode: 0o700 });
+    return this.#configured;
   }
 }
 

@@ -1,6 +1,7 @@
 /**
  * The owner-checked task registry: who may see which task, how many may
- * run per owner, and how long finished tasks stay readable.
+ * run per owner, and how long finished tasks stay readable (the newest
+ * `maxFinishedTasks` of each owner).
  *
  * @module
  */
@@ -13,12 +14,16 @@ export class TaskRegistry {
   readonly #maxPerOwner: number;
   readonly #maxFinished: number;
   readonly #tasks = new Map<string, ShellTask>();
-  /** Ids of finished tasks, oldest first: the eviction order. */
-  readonly #finished: string[] = [];
+  /**
+   * Ids of each owner's finished tasks, oldest first: the eviction order.
+   * Per owner (unowned tasks share one list), so that one owner's finished
+   * tasks never push out another's unread results.
+   */
+  readonly #finished = new Map<string | null, string[]>();
 
   /**
    * @param maxPerOwner Running tasks allowed per owner (unowned tasks share one bucket).
-   * @param maxFinished Finished tasks kept readable.
+   * @param maxFinished Finished tasks kept readable per owner (unowned tasks share one bucket).
    */
   constructor(maxPerOwner: number, maxFinished: number) {
     this.#maxPerOwner = maxPerOwner;
@@ -47,7 +52,7 @@ export class TaskRegistry {
   /** Adds `task`; once it is done it joins the finished list. */
   add(task: ShellTask): void {
     this.#tasks.set(task.id, task);
-    task.done.then(() => this.#finish(task.id));
+    task.done.then(() => this.#finish(task));
   }
 
   /** The task when `owner` may see it; otherwise {@linkcode TaskAccessError}, the same for unknown ids. */
@@ -62,9 +67,14 @@ export class TaskRegistry {
     return [...this.#tasks.values()].filter((task) => visibleTo(task, owner));
   }
 
-  #finish(id: string): void {
-    this.#finished.push(id);
-    while (this.#finished.length > this.#maxFinished) this.#tasks.delete(this.#finished.shift()!);
+  #finish(task: ShellTask): void {
+    let finished = this.#finished.get(task.owner);
+    if (finished === undefined) {
+      finished = [];
+      this.#finished.set(task.owner, finished);
+    }
+    finished.push(task.id);
+    while (finished.length > this.#maxFinished) this.#tasks.delete(finished.shift()!);
   }
 }
 
