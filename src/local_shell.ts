@@ -9,6 +9,7 @@ import { denoAdapter } from "./deno_adapter.ts";
 import { nodeAdapter } from "./node_adapter.ts";
 import type { ProcessAdapter } from "./seam/adapter.ts";
 import { ShellSpawnError } from "./seam/errors.ts";
+import { ownValue } from "./seam/own_fields.ts";
 import { createShell } from "./seam/shell.ts";
 import type { LocalShellOptions, Shell } from "./seam/types.ts";
 
@@ -39,5 +40,7 @@ export function createLocalShell(options?: LocalShellOptions): Shell {
   if (process.platform === "win32") {
     throw new ShellSpawnError("Windows is not supported: @dsh/shell needs POSIX process groups and signals");
   }
-  return createShell(options?.adapter ?? runtimeAdapter(), options);
+  // An own property only: an adapter planted on Object.prototype must not spawn our commands.
+  const adapter = typeof options === "object" && options !== null ? ownValue(options, "adapter") : undefined;
+  return createShell(adapter ?? runtimeAdapter(), options);
 }

@@ -5,7 +5,14 @@ import { join } from "node:path";
 import process from "node:process";
 import { Buffer } from "node:buffer";
 import { createLocalShell, type Shell } from "../mod.ts";
-import { HOOK_DEFAULTS, type HookResult, readHookVerdict, runHook, type RunHookOptions } from "../src/hooks/mod.ts";
+import {
+  HOOK_DEFAULTS,
+  type HookResult,
+  parseHookSettings,
+  readHookVerdict,
+  runHook,
+  type RunHookOptions,
+} from "../src/hooks/mod.ts";
 import { freshDir, removeDir, shQuote } from "./helpers/capture.ts";
 import { parseEnvDump, writeScript } from "./helpers/hooks.ts";
 
@@ -73,6 +80,32 @@ describe("runHook", () => {
   });
 
   describe("environment", () => {
+    it("nothing planted on Object.prototype (env, pluginRoot, workdir, hooks) reaches a hook", async () => {
+      const planted: Record<string, unknown> = {
+        env: { PLANTED_ENV: "from-the-prototype" },
+        pluginRoot: "/planted/plugin",
+        workdir: "/nonexistent-planted",
+        hooks: { PreToolUse: [{ hooks: [{ type: "command", command: "echo planted-hook" }] }] },
+      };
+      for (const [key, value] of Object.entries(planted)) {
+        Object.defineProperty(Object.prototype, key, { value, configurable: true, enumerable: true, writable: true });
+      }
+      let result: HookResult;
+      let parsedEvents: string[];
+      try {
+        result = await hook("env; pwd");
+        parsedEvents = Object.keys(parseHookSettings({}, { dialect: "claude-code" }).events);
+      } finally {
+        for (const key of Object.keys(planted)) delete (Object.prototype as Record<string, unknown>)[key];
+      }
+      assert.equal(result.outcome, "success", result.reason);
+      const env = parseEnvDump(result.stdout);
+      assert.equal(env.get("PLANTED_ENV"), undefined);
+      assert.equal(env.get("CLAUDE_PLUGIN_ROOT"), undefined);
+      assert.ok(result.stdout.trimEnd().endsWith(`\n${dir}`), "the hook ran in the project dir");
+      assert.deepEqual(parsedEvents, [], "a planted hooks entry was read from the prototype");
+    });
+
     it("CLAUDE_PROJECT_DIR is the project dir; no plugin variables without a plugin, even ambient ones", async () => {
       const result = await hook("env");
       const env = parseEnvDump(result.stdout);

@@ -50,8 +50,9 @@ import {
   ShellSpawnError,
   ShellSpecError,
 } from "../mod.ts";
-import { eventually, isRunning, readPids } from "./helpers/proc.ts";
+import { eventually, isRunning, procInfo, readPids } from "./helpers/proc.ts";
 import { privateDir, runningSessionMembers, runningWithEnv } from "./helpers/hostile.ts";
+import { MAIN_THREAD_EXITS, mainThreadExited } from "./helpers/threads.ts";
 
 const GRACE_MS = 300;
 const MiB = 1024 * 1024;
@@ -167,6 +168,154 @@ describe("hostile input: NUL bytes", () => {
     const result = await shell.run(shell.resolve(request("od -An -tx1", { stdin: "a\0b" })));
     assert.equal(result.exitCode, 0);
     assert.equal(result.stdout.text.trim(), "61 00 62");
+  });
+});
+
+describe("hostile input: lone UTF-16 surrogates", () => {
+  // A string with half a surrogate pair has no UTF-8 encoding: the runtime would send U+FFFD instead, so
+  // something else than asked would run or be set. 1.0 did just that, silently.
+  let work: string;
+  let shell: Shell;
+  before(() => {
+    work = privateDir("dsh-hostile-surrogate-");
+    shell = createLocalShell({ workdir: work, graceMs: GRACE_MS });
+  });
+  after(async () => {
+    await shell.close();
+    rmSync(work, { recursive: true, force: true });
+  });
+
+  it("in the command, the workdir, env and dshEnv names and values, and shell options: refused like NUL", async () => {
+    const file = join(work, "ran");
+    for (const lone of ["\uD800", "\uDFFF", "a\uDBFFb", "\uDC00\uD800"]) {
+      assertSpecError(thrown(() => shell.resolve(request(`touch '${file}' ${lone}`))), "command", /surrogate/);
+      const spec = {
+        command: `touch '${file}' ${lone}`,
+        owner: null,
+        workdir: work,
+        timeoutMs: 5_000,
+        stdoutMaxBytes: 9,
+      };
+      assertSpecError(await rejection(shell.run(spec)), "command", /surrogate/);
+      assertSpecError(thrown(() => shell.resolve(request("true", { workdir: `sub${lone}` }))), "workdir", /surrogate/);
+      const cases: [Partial<ShellExecRequest>, string][] = [
+        [{ env: { [`A${lone}`]: "x" } }, entry("env", `A${lone}`)],
+        [{ env: { A: `x${lone}` } }, entry("env", "A")],
+        [{ dshEnv: { [`DSH_A${lone}`]: "x" } }, entry("dshEnv", `DSH_A${lone}`)],
+        [{ dshEnv: { DSH_A: lone } }, entry("dshEnv", "DSH_A")],
+      ];
+      for (const [fields, field] of cases) {
+        assertSpecError(thrown(() => shell.resolve({ command: "true", owner: null, ...fields })), field, /surrogate/);
+      }
+      const options: [Record<string, unknown>, string][] = [
+        [{ shell: `bash${lone}` }, "shell"],
+        [{ spillDir: `${work}/spill${lone}` }, "spillDir"],
+        [{ ambientEnv: { A: lone } }, entry("ambientEnv", "A")],
+      ];
+      for (const [given, field] of options) assertSpecError(thrown(() => createLocalShell(given)), field, /surrogate/);
+    }
+    assert.equal(existsSync(file), false, "nothing ran");
+  });
+
+  it("a well-formed pair (an emoji) is fine everywhere", async () => {
+    const result = await shell.run(shell.resolve(request('printf %s "$A"', { env: { A: "\u{1F600}" } })));
+    assert.equal(result.stdout.text, "\u{1F600}");
+  });
+});
+
+describe("hostile environment: a polluted Object.prototype", () => {
+  // Some dependency of the harness sets Object.prototype.env (or stdin, dshEnv, ...): nothing of it may reach a
+  // command. 1.0 read request fields through the prototype and delivered them.
+  const planted: Record<string, unknown> = {
+    env: { PLANTED_ENV: "from-the-prototype" },
+    dshEnv: { DSH_PLANTED: "from-the-prototype" },
+    stdin: "planted stdin\n",
+    workdir: "/nonexistent-planted",
+    timeoutMs: 1,
+    stdoutMaxBytes: 1,
+    // No `signal` here: Node's own net.Socket reads `options.signal` through the prototype, so a planted aborted
+    // signal breaks every socket of the runtime, which no library can prevent. The next test plants one on a
+    // request's own prototype instead.
+    ambientEnv: { PLANTED_AMBIENT: "from-the-prototype" },
+    shell: "/nonexistent-planted-shell",
+  };
+
+  /** Runs `fn` with every planted field on Object.prototype, removing them afterwards whatever happens. */
+  async function polluted<T>(fn: () => Promise<T>): Promise<T> {
+    for (const [key, value] of Object.entries(planted)) {
+      Object.defineProperty(Object.prototype, key, { value, configurable: true, enumerable: true, writable: true });
+    }
+    try {
+      return await fn();
+    } finally {
+      for (const key of Object.keys(planted)) delete (Object.prototype as Record<string, unknown>)[key];
+    }
+  }
+
+  it("resolve(), run(), start() and the options read own properties only", async () => {
+    const work = privateDir("dsh-hostile-proto-");
+    try {
+      const seen = await polluted(async () => {
+        const shell = createLocalShell({ workdir: work, graceMs: GRACE_MS });
+        try {
+          const command = 'printf "%s|%s|%s|" "$PLANTED_ENV" "$DSH_PLANTED" "$PLANTED_AMBIENT"; cat; pwd';
+          const run = await shell.run(shell.resolve({ command, owner: null }));
+          const task = shell.start(shell.resolve({ command, owner: null }));
+          const done = await task.done;
+          const hand = await shell.run({
+            command,
+            owner: null,
+            workdir: work,
+            timeoutMs: 10_000,
+            stdoutMaxBytes: 1000,
+          });
+          return [run, done, hand].map((result) => ({ text: result.stdout.text, timedOut: result.timedOut }));
+        } finally {
+          await shell.close();
+        }
+      });
+      for (const result of seen) assert.deepEqual(result, { text: `|||${work}\n`, timedOut: false });
+    } finally {
+      rmSync(work, { recursive: true, force: true });
+    }
+  });
+
+  it("a request or spec whose own prototype carries env, stdin, dshEnv and an aborted signal: none of it counts", async () => {
+    const work = privateDir("dsh-hostile-proto-");
+    const shell = createLocalShell({ workdir: work, graceMs: GRACE_MS });
+    try {
+      const inherited = {
+        env: { PLANTED_ENV: "inherited" },
+        dshEnv: { DSH_PLANTED: "inherited" },
+        stdin: "inherited stdin\n",
+        signal: AbortSignal.abort(new Error("inherited signal")),
+      };
+      const command = 'printf "%s|%s|" "$PLANTED_ENV" "$DSH_PLANTED"; cat';
+      const request = Object.assign(Object.create(inherited), { command, owner: null });
+      const spec = Object.assign(Object.create(inherited), {
+        command,
+        owner: null,
+        workdir: work,
+        timeoutMs: 10_000,
+        stdoutMaxBytes: 1_000,
+      });
+      for (const result of [await shell.run(shell.resolve(request)), await shell.run(spec)]) {
+        assert.equal(result.aborted, false);
+        assert.equal(result.stdout.text, "||");
+      }
+    } finally {
+      await shell.close();
+      rmSync(work, { recursive: true, force: true });
+    }
+  });
+
+  it("mergeEnv and explainEnv read own properties only", async () => {
+    const [merged, explained] = await polluted(() =>
+      Promise.resolve([mergeEnv({ ambient: { PATH: "/bin" } }), explainEnv({ ambient: { PATH: "/bin" } })] as const)
+    );
+    assert.equal(merged.PLANTED_ENV, undefined);
+    assert.equal(merged.DSH_PLANTED, undefined);
+    assert.deepEqual(explained.entries.filter((e) => e.name.includes("PLANTED")), []);
   });
 });
 
@@ -315,6 +464,29 @@ describe("hostile environment: spillDir", () => {
     assert.equal(result.stdout.totalBytes, 1000);
     assert.equal(result.stdout.truncated, true);
     return result.stdout;
+  }
+
+  for (const configured of [false, true]) {
+    it(`${configured ? "a configured" : "the default"} spill directory deleted by a command is created again`, async () => {
+      const spillDir = configured ? fresh("deleted") : undefined;
+      const shell = createLocalShell({ spillDir, maxOutputBytes: 100, graceMs: GRACE_MS });
+      try {
+        const first = (await spillOnce(shell)).spillPath;
+        assert.ok(first !== undefined);
+        const dir = dirname(first);
+        const removed = await shell.run(shell.resolve(request(`rm -rf '${dir}'`)));
+        assert.equal(removed.exitCode, 0);
+        assert.equal(existsSync(dir), false);
+        const again = await spillOnce(shell);
+        assert.ok(again.spillPath !== undefined, `the spill was dropped: ${again.text.slice(-200)}`);
+        assert.equal(readFileSync(again.spillPath, "utf8"), "x".repeat(1000), "the new spill file holds every byte");
+        const made = statSync(dirname(again.spillPath));
+        assert.equal(made.mode & 0o777, 0o700, "created private again");
+        if (configured) assert.equal(dirname(again.spillPath), spillDir);
+      } finally {
+        await shell.close();
+      }
+    });
   }
 
   it("a symlink to a directory is refused, and its target receives nothing", () => {
@@ -616,6 +788,10 @@ describe("hostile commands", () => {
       )));
       assert.equal(result.exitCode, 0);
       [escaped] = readPids(pidFile);
+      // The limit this test describes holds once the child has left the session: wait for that, or close()
+      // may catch it still inside (when it has not yet called setsid) and the test would race.
+      const child = escaped;
+      assert.ok(await eventually(() => procInfo(child)?.sid === child), "the child never made a session of its own");
       await own.close();
       // docs/security.md says so: a new session is out of the shell's reach.
       assert.ok(isRunning(escaped), "the setsid child outlived close()");
@@ -624,6 +800,83 @@ describe("hostile commands", () => {
       if (escaped !== undefined && isRunning(escaped)) process.kill(escaped, "SIGKILL");
     }
     assert.ok(await eventually(() => !isRunning(escaped as number)), "the test cleaned up after itself");
+  });
+});
+
+describe("hostile commands: a main thread that exits while another thread runs", () => {
+  // The process shows state Z in /proc/<pid>/stat and is alive: it must be signalled, and settle nothing
+  // until it is really gone. 1.0 took it for gone: the timeout, the abort and close() never settled.
+  let base: string;
+  before(() => {
+    base = privateDir("dsh-threads-");
+  });
+  after(() => rmSync(base, { recursive: true, force: true }));
+
+  /** Runs `fn` with a fresh shell and a file for the command's pid; the shell is closed afterwards. */
+  async function withPidFile(fn: (shell: Shell, pidFile: string) => Promise<void>): Promise<void> {
+    const shell = createLocalShell({ workdir: base, graceMs: GRACE_MS });
+    try {
+      await fn(shell, join(base, `pid-${Math.random().toString(36).slice(2)}`));
+    } finally {
+      await shell.close();
+    }
+  }
+
+  /** The pid the command wrote, once it has lost its main thread. */
+  async function threadedPid(pidFile: string): Promise<number> {
+    assert.ok(await eventually(() => existsSync(pidFile) && readPids(pidFile).length === 1, 10_000));
+    const [pid] = readPids(pidFile);
+    assert.ok(await eventually(() => mainThreadExited(pid), 10_000), "the main thread never exited");
+    return pid;
+  }
+
+  const leader = (pidFile: string): string => `echo $$ > '${pidFile}'; exec ${MAIN_THREAD_EXITS}`;
+
+  it("a timeout settles, and the process is really gone", { timeout: 30_000 }, async () => {
+    await withPidFile(async (shell, pidFile) => {
+      const result = await shell.run(shell.resolve(request(leader(pidFile), { timeoutMs: 500 })));
+      assert.equal(result.timedOut, true);
+      assert.equal(result.signal, "SIGKILL");
+      const [pid] = readPids(pidFile);
+      assert.ok(await eventually(() => !isRunning(pid)), `process ${pid} is still running`);
+    });
+  });
+
+  it("an abort settles, and the process is really gone", { timeout: 30_000 }, async () => {
+    await withPidFile(async (shell, pidFile) => {
+      const controller = new AbortController();
+      const running = shell.run(shell.resolve(request(leader(pidFile), { signal: controller.signal })));
+      const pid = await threadedPid(pidFile);
+      controller.abort();
+      const result = await running;
+      assert.equal(result.aborted, true);
+      assert.ok(await eventually(() => !isRunning(pid)), `process ${pid} is still running`);
+    });
+  });
+
+  it("close() during a run and with a task settles both, and both processes are really gone", {
+    timeout: 30_000,
+  }, async () => {
+    await withPidFile(async (shell, pidFile) => {
+      const running = shell.run(shell.resolve(request(leader(pidFile))));
+      const taskPidFile = `${pidFile}-task`;
+      const task = shell.start(shell.resolve(request(leader(taskPidFile))));
+      const pids = [await threadedPid(pidFile), await threadedPid(taskPidFile)];
+      await shell.close();
+      assert.equal((await running).aborted, true);
+      assert.equal(task.status, "killed");
+      assert.ok(await eventually(() => pids.every((pid) => !isRunning(pid))), `still running: ${pids}`);
+    });
+  });
+
+  it("left behind by a finished run, it is a survivor that close() ends", { timeout: 30_000 }, async () => {
+    await withPidFile(async (shell, pidFile) => {
+      const result = await shell.run(shell.resolve(request(`${MAIN_THREAD_EXITS} & echo $! > '${pidFile}'`)));
+      assert.equal(result.exitCode, 0);
+      const pid = await threadedPid(pidFile);
+      await shell.close();
+      assert.ok(!isRunning(pid), `close() resolved with process ${pid} still running`);
+    });
   });
 });
 

@@ -127,8 +127,10 @@ const commandValues = fc.oneof(
     "x".repeat(MAX_COMMAND_BYTES + 1),
     "é".repeat(65_535) + "x", // 131 071 bytes in 65 536 UTF-16 units
     "é".repeat(65_536), // 131 072 bytes
-    "\ud800".repeat(43_690), // lone surrogates are sent as U+FFFD, 3 bytes each: 131 070
-    "\ud800".repeat(43_691),
+    "\ud800".repeat(43_690), // lone surrogates: refused, whatever the length
+    "a\udc00b",
+    "\u{1F600}".repeat(32_767) + "xx", // well-formed pairs: 4 bytes each, 131 070 in all
+    "\u{1F600}".repeat(32_768),
   ),
   junk,
 );
@@ -136,7 +138,7 @@ const commandValues = fc.oneof(
 const ownerValues = fc.oneof(fc.constant(null), binaryString(8), fc.constantFrom("", "s1", "a\0b"), junk);
 
 const workdirValues = fc.oneof(
-  fc.constantFrom(".", "sub", "/", "/tmp", "../x", "", "a\0b", "\0"),
+  fc.constantFrom(".", "sub", "/", "/tmp", "../x", "", "a\0b", "\0", "a\ud800", "\udfff/x"),
   binaryString(12),
   junk,
 );
@@ -171,9 +173,22 @@ const stdinValues = fc.oneof(
 
 const envNames = fc.oneof(
   binaryString(10),
-  fc.constantFrom("", "=", "A=B", "A\0B", "\0", "__proto__", "constructor", "PATH", "DSH_X", "dsh_y", "GITHUB_TOKEN"),
+  fc.constantFrom(
+    "",
+    "=",
+    "A=B",
+    "A\0B",
+    "\0",
+    "A\ud800",
+    "__proto__",
+    "constructor",
+    "PATH",
+    "DSH_X",
+    "dsh_y",
+    "GITHUB_TOKEN",
+  ),
 );
-const envValues = fc.oneof(binaryString(16), fc.constantFrom(undefined, "", "a\0b", "\0"), junk);
+const envValues = fc.oneof(binaryString(16), fc.constantFrom(undefined, "", "a\0b", "\0", "\udc00", "\u{1F600}"), junk);
 const envRecords = fc.oneof(
   { arbitrary: fc.array(fc.tuple(envNames, envValues), { maxLength: 5 }).map((e) => Object.fromEntries(e)), weight: 4 },
   { arbitrary: junk, weight: 1 },
@@ -182,9 +197,9 @@ const envRecords = fc.oneof(
 const dshNames = fc.oneof(
   binaryString(8).map((rest) => `DSH_${rest}`),
   envNames,
-  fc.constantFrom("DSH_", "dsh_x", "Dsh_X", "DSH_A=B", "DSH_\0"),
+  fc.constantFrom("DSH_", "dsh_x", "Dsh_X", "DSH_A=B", "DSH_\0", "DSH_\ud800"),
 );
-const dshValues = fc.oneof(binaryString(16), fc.constantFrom(undefined, "", "a\0b"), junk);
+const dshValues = fc.oneof(binaryString(16), fc.constantFrom(undefined, "", "a\0b", "a\udbff"), junk);
 const dshRecords = fc.oneof(
   { arbitrary: fc.array(fc.tuple(dshNames, dshValues), { maxLength: 4 }).map((e) => Object.fromEntries(e)), weight: 4 },
   { arbitrary: junk, weight: 1 },
@@ -251,6 +266,12 @@ function build(slots: Partial<Record<RequestKey, Slot>>, extra: Record<string, u
 
 const hasNul = (text: string): boolean => text.includes("\0");
 
+/** Whether `text` holds a lone surrogate: UTF-8 cannot carry it, so a round trip changes the text. */
+const hasLoneSurrogate = (text: string): boolean => new TextDecoder().decode(encoder.encode(text)) !== text;
+
+/** What the OS cannot be given: a NUL cuts the string short, a lone surrogate turns into U+FFFD. */
+const unsendable = (text: string): boolean => hasNul(text) || hasLoneSurrogate(text);
+
 function isPlainRecord(value: unknown): value is Record<string, unknown> {
   return typeof value === "object" && value !== null && !Array.isArray(value) &&
     Object.prototype.toString.call(value) === "[object Object]";
@@ -267,13 +288,15 @@ function invalidFields(generated: GeneratedRequest): Set<string> {
   if (Object.keys(extra).length > 0) invalid.add("request");
   const command = slots.command?.value;
   if (
-    typeof command !== "string" || command.length === 0 || hasNul(command) ||
+    typeof command !== "string" || command.length === 0 || unsendable(command) ||
     encoder.encode(command).length > MAX_COMMAND_BYTES
   ) invalid.add("command");
   const owner = slots.owner;
   if (owner === undefined || (owner.value !== null && typeof owner.value !== "string")) invalid.add("owner");
   const workdir = slots.workdir;
-  if (!notGiven(workdir) && (typeof workdir!.value !== "string" || workdir!.value === "" || hasNul(workdir!.value))) {
+  if (
+    !notGiven(workdir) && (typeof workdir!.value !== "string" || workdir!.value === "" || unsendable(workdir!.value))
+  ) {
     invalid.add("workdir");
   }
   const timeout = slots.timeoutMs;
@@ -302,10 +325,10 @@ function invalidFields(generated: GeneratedRequest): Set<string> {
 function validEnv(record: unknown, managed: boolean): boolean {
   if (!isPlainRecord(record)) return false;
   return Object.entries(record).every(([name, value]) => {
-    if (name === "" || name.includes("=") || hasNul(name)) return false;
+    if (name === "" || name.includes("=") || unsendable(name)) return false;
     if (managed && !name.startsWith("DSH_")) return false;
     if (value === undefined) return !managed;
-    return typeof value === "string" && !hasNul(value);
+    return typeof value === "string" && !unsendable(value);
   });
 }
 

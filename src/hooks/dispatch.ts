@@ -5,6 +5,7 @@
  * @module
  */
 
+import { ownFields } from "../seam/own_fields.ts";
 import type { Shell } from "../seam/types.ts";
 import { HookSettingsError } from "./errors.ts";
 import { matchScope } from "./matcher.ts";
@@ -110,8 +111,10 @@ interface PlannedHook {
 export async function dispatchHookEvent(
   shell: Shell,
   settings: HookSettings | readonly HookSettings[],
-  options: DispatchHookEventOptions,
+  given: DispatchHookEventOptions,
 ): Promise<HookDispatchResult> {
+  // Own properties only: nothing planted on Object.prototype reaches the hooks.
+  const options = ownFields(given) as DispatchHookEventOptions;
   const planned = planHooks(Array.isArray(settings) ? settings : [settings as HookSettings], options);
   const results = await Promise.all(planned.map((plan) =>
     runHook(shell, {

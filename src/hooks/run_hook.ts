@@ -6,6 +6,7 @@
  * @module
  */
 
+import { ownFields } from "../seam/own_fields.ts";
 import { isAbsolute } from "node:path";
 import { ShellClosedError, ShellSpawnError, ShellSpecError } from "../seam/errors.ts";
 import type { EnvPatch, Shell, ShellExecRequest, ShellRunResult } from "../seam/types.ts";
@@ -106,8 +107,10 @@ export interface RunHookOptions {
  * console.log(result.outcome, result.reason); // "blocking" "rm -rf is not allowed here"
  * ```
  */
-export async function runHook(shell: Shell, options: RunHookOptions): Promise<HookResult> {
+export async function runHook(shell: Shell, given: RunHookOptions): Promise<HookResult> {
   const started = Date.now();
+  // Own properties only: an `env` planted on Object.prototype must not reach the hook.
+  const options = ownFields(given) as RunHookOptions;
   const signal = options?.signal;
   try {
     if (signal?.aborted) return failure(`aborted before the hook started${reasonSuffix(signal.reason)}`, started);

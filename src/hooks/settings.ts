@@ -6,6 +6,7 @@
  * @module
  */
 
+import { ownValue } from "../seam/own_fields.ts";
 import { HookSettingsError } from "./errors.ts";
 import { compileMatcher, type MatcherTest } from "./matcher.ts";
 import type { HookCommand, HookDialect, HookMatcherGroup, HookSettings, SkippedHookEntry } from "./types.ts";
@@ -84,18 +85,18 @@ const compiledMatchers = new WeakMap<HookMatcherGroup, MatcherTest>();
  * ```
  */
 export function parseHookSettings(settings: unknown, options: ParseHookSettingsOptions): HookSettings {
-  const dialect = options?.dialect;
+  const dialect = options === null || typeof options !== "object" ? undefined : ownValue(options, "dialect");
   if (dialect !== "claude-code" && dialect !== "codex") {
     throw new HookSettingsError("dialect", 'must be "claude-code" or "codex"');
   }
-  const pluginRoot = optionalPath(options.pluginRoot, "pluginRoot");
-  const pluginData = optionalPath(options.pluginData, "pluginData");
+  const pluginRoot = optionalPath(ownValue(options, "pluginRoot"), "pluginRoot");
+  const pluginData = optionalPath(ownValue(options, "pluginData"), "pluginData");
   if (!isPlainObject(settings)) {
     throw new HookSettingsError("settings", "must be an object (the parsed JSON of the settings file)");
   }
   const events: Record<string, readonly HookMatcherGroup[]> = {};
   const skipped: SkippedHookEntry[] = [];
-  const hooks = settings.hooks;
+  const hooks = ownValue(settings, "hooks");
   if (hooks !== undefined) {
     if (!isPlainObject(hooks)) {
       throw new HookSettingsError("hooks", "must be an object mapping event names to arrays of matcher groups");
@@ -106,7 +107,7 @@ export function parseHookSettings(settings: unknown, options: ParseHookSettingsO
       Object.defineProperty(events, event, { value: parsed, enumerable: true });
     }
   }
-  const disabled = dialect === "claude-code" && settings.disableAllHooks === true;
+  const disabled = dialect === "claude-code" && ownValue(settings, "disableAllHooks") === true;
   const result: HookSettings = {
     dialect,
     ...(pluginRoot === undefined ? {} : { pluginRoot }),
@@ -142,12 +143,12 @@ function parseEvent(
 
 function parseGroup(path: string, group: unknown, dialect: HookDialect, skipped: SkippedHookEntry[]): HookMatcherGroup {
   if (!isPlainObject(group)) throw new HookSettingsError(path, 'must be an object with "matcher" and "hooks"');
-  const matcher = group.matcher;
+  const matcher = ownValue(group, "matcher");
   if (matcher !== undefined && typeof matcher !== "string") {
     throw new HookSettingsError(`${path}.matcher`, "must be a string");
   }
   const test = compile(matcher, dialect, `${path}.matcher`);
-  const entries = group.hooks;
+  const entries = ownValue(group, "hooks");
   if (!Array.isArray(entries)) throw new HookSettingsError(`${path}.hooks`, "must be an array of hook entries");
   const hooks: HookCommand[] = [];
   entries.forEach((entry, index) => {
@@ -165,7 +166,7 @@ function parseGroup(path: string, group: unknown, dialect: HookDialect, skipped:
 /** One hook entry: a command, or `undefined` for a skipped type. */
 function parseEntry(path: string, entry: unknown, skipped: SkippedHookEntry[]): HookCommand | undefined {
   if (!isPlainObject(entry)) throw new HookSettingsError(path, 'must be an object with "type" and "command"');
-  const type = entry.type;
+  const type = ownValue(entry, "type");
   if (typeof type !== "string") {
     throw new HookSettingsError(`${path}.type`, 'must be a string naming the hook type, e.g. "command"');
   }
@@ -181,12 +182,12 @@ function parseEntry(path: string, entry: unknown, skipped: SkippedHookEntry[]): 
       } (expected "command"; "prompt", "agent", "http" and "mcp_tool" are skipped)`,
     );
   }
-  const command = entry.command;
+  const command = ownValue(entry, "command");
   if (typeof command !== "string" || command.trim() === "") {
     throw new HookSettingsError(`${path}.command`, "must be a non-empty string");
   }
   if (command.includes("\0")) throw new HookSettingsError(`${path}.command`, "must not contain a NUL character");
-  const timeout = entry.timeout;
+  const timeout = ownValue(entry, "timeout");
   if (timeout === undefined) return Object.freeze({ command });
   if (typeof timeout !== "number" || !Number.isFinite(timeout) || timeout <= 0) {
     throw new HookSettingsError(`${path}.timeout`, "must be a positive number of seconds");

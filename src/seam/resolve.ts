@@ -9,6 +9,7 @@ import process from "node:process";
 import { resolve as resolvePath } from "node:path";
 import { SPILL_DIR_MISSING, spillDirProblem } from "./capture/spill.ts";
 import { ShellSpecError } from "./errors.ts";
+import { ownValue } from "./own_fields.ts";
 import { optionsSchema, requestSchema, specSchema } from "./schemas.ts";
 import { parseOrThrow } from "./validate.ts";
 import type { LocalShellOptions, ResolvedShellOptions, ShellExecRequest, ShellExecSpec } from "./types.ts";
@@ -92,13 +93,20 @@ export function checkSpec(spec: ShellExecSpec, options: ResolvedShellOptions): S
   }, given);
 }
 
-/** Copies the plain optionals that are present; absent ones stay absent (not `undefined`). */
+/**
+ * Copies the plain optionals that are present as own properties; absent
+ * ones stay absent (not `undefined`), and inherited ones are never read.
+ */
 function withOptionals(base: ShellExecSpec, from: ShellExecRequest | ShellExecSpec): ShellExecSpec {
   const spec: ShellExecSpec = { ...base };
-  if (from.signal !== undefined) spec.signal = from.signal;
-  if (from.stdin !== undefined) spec.stdin = from.stdin;
-  if (from.env !== undefined) spec.env = from.env;
-  if (from.dshEnv !== undefined) spec.dshEnv = from.dshEnv;
+  const signal = ownValue(from, "signal");
+  const stdin = ownValue(from, "stdin");
+  const env = ownValue(from, "env");
+  const dshEnv = ownValue(from, "dshEnv");
+  if (signal !== undefined) spec.signal = signal;
+  if (stdin !== undefined) spec.stdin = stdin;
+  if (env !== undefined) spec.env = env;
+  if (dshEnv !== undefined) spec.dshEnv = dshEnv;
   return spec;
 }
 

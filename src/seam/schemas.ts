@@ -79,6 +79,15 @@ const outputBudget = (): z.ZodType<number> =>
 
 const noNul = (value: string): boolean => !value.includes("\0");
 
+/**
+ * A high surrogate not followed by a low one, or a low one not preceded by
+ * a high one: a string the OS cannot be given. Encoding would silently turn
+ * it into U+FFFD, so something else than asked would run or be set.
+ */
+const LONE_SURROGATE = /[\uD800-\uDBFF](?![\uDC00-\uDFFF])|(?<![\uD800-\uDBFF])[\uDC00-\uDFFF]/;
+const wellFormed = (value: string): boolean => !LONE_SURROGATE.test(value);
+const LONE_SURROGATE_PROBLEM = "contains a lone UTF-16 surrogate, which has no UTF-8 encoding";
+
 /** Whether `text` takes at most `limit` bytes in UTF-8; counts only when the length alone cannot tell. */
 function fitsInUtf8Bytes(text: string, limit: number): boolean {
   // A UTF-16 unit is 1 to 3 UTF-8 bytes (a surrogate pair, 2 units, is 4).
@@ -104,6 +113,7 @@ function fitsInUtf8Bytes(text: string, limit: number): boolean {
 const command = z.string({ error: "must be a string" })
   .min(1, { error: "must not be empty" })
   .refine(noNul, { error: "must not contain a NUL character" })
+  .refine(wellFormed, { error: LONE_SURROGATE_PROBLEM })
   .refine((text) => fitsInUtf8Bytes(text, MAX_ARG_STRLEN - 1), {
     error: `is longer than the OS allows for one argument (${
       MAX_ARG_STRLEN - 1
@@ -112,7 +122,8 @@ const command = z.string({ error: "must be a string" })
 
 const path = z.string({ error: "must be a string" })
   .min(1, { error: "must not be empty" })
-  .refine(noNul, { error: "must not contain a NUL character" });
+  .refine(noNul, { error: "must not contain a NUL character" })
+  .refine(wellFormed, { error: LONE_SURROGATE_PROBLEM });
 
 const owner = z.union([z.string(), z.null()], {
   error: (issue) => issue.input === undefined ? "is required (use null for unowned work)" : "must be a string or null",
@@ -150,6 +161,7 @@ function envRecord<T extends Record<string, string | undefined>>(
       if (name.length === 0) ctx.addIssue({ code: "custom", path: at, message: "names may not be empty" });
       else if (name.includes("=")) ctx.addIssue({ code: "custom", path: at, message: 'names may not contain "="' });
       else if (name.includes("\0")) ctx.addIssue({ code: "custom", path: at, message: "names may not contain NUL" });
+      else if (!wellFormed(name)) ctx.addIssue({ code: "custom", path: at, message: `name ${LONE_SURROGATE_PROBLEM}` });
       else if (prefix !== undefined && !name.startsWith(prefix)) {
         ctx.addIssue({ code: "custom", path: at, message: `names must start with "${prefix}"` });
       }
@@ -162,6 +174,8 @@ function envRecord<T extends Record<string, string | undefined>>(
         });
       } else if (value.includes("\0")) {
         ctx.addIssue({ code: "custom", path: at, message: "values may not contain NUL" });
+      } else if (!wellFormed(value)) {
+        ctx.addIssue({ code: "custom", path: at, message: `value ${LONE_SURROGATE_PROBLEM}` });
       }
     }
   }) as unknown as z.ZodType<T>;

@@ -9,6 +9,7 @@ import process from "node:process";
 import type { ProcessAdapter } from "./adapter.ts";
 import { SpillDirectory } from "./capture/spill.ts";
 import { ShellClosedError, ShellSpawnError } from "./errors.ts";
+import { ownValue } from "./own_fields.ts";
 import { checkSpec, ResolvedSpecs, resolveOptions, resolveRequest } from "./resolve.ts";
 import { GroupRegistry } from "./run/group_registry.ts";
 import { guardAtHostExit, releaseAtHostExit } from "./run/host_exit.ts";
@@ -126,7 +127,7 @@ class SeamShell implements Shell {
   #admit(spec: ShellExecSpec): ShellExecSpec {
     if (this.#closing) throw new ShellClosedError();
     const checked = this.#resolved.unchanged(spec) ?? checkSpec(spec, this.#options);
-    checked.signal?.throwIfAborted();
+    ownValue(checked, "signal")?.throwIfAborted();
     return checked;
   }
 

@@ -7,14 +7,19 @@
 
 import type { z } from "zod";
 import { ShellSpecError } from "./errors.ts";
+import { ownFields } from "./own_fields.ts";
 
 /**
  * Parses `input` with `schema`, turning the first failure into a
- * {@linkcode ShellSpecError} that names the field.
+ * {@linkcode ShellSpecError} that names the field. Only the input's own
+ * properties are seen, and the result has no prototype: nothing inherited
+ * from a polluted `Object.prototype` is read, before or after.
  */
 export function parseOrThrow<T>(schema: z.ZodType, input: unknown, root: string): T {
-  const parsed = schema.safeParse(input);
-  if (parsed.success) return parsed.data as T;
+  const parsed = schema.safeParse(ownFields(input));
+  // The validator's output is an ordinary object: an optional field it left
+  // out would be read through the prototype again. No prototype, no leak.
+  if (parsed.success) return ownFields(parsed.data) as T;
   throw toSpecError(parsed.error, root);
 }
 

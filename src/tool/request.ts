@@ -4,6 +4,7 @@
  * @module
  */
 
+import { ownValue } from "../seam/own_fields.ts";
 import type { ShellExecRequest } from "../seam/types.ts";
 import type { BashToolContext, BashToolInput } from "./types.ts";
 
@@ -17,7 +18,8 @@ import type { BashToolContext, BashToolInput } from "./types.ts";
  * that is the harness's mistake, not the model's.
  */
 export function toRequest(input: BashToolInput, context: BashToolContext): ShellExecRequest {
-  const { owner, signal } = context;
+  const owner = ownValue(context, "owner") as BashToolContext["owner"];
+  const signal = ownValue(context, "signal");
   if (owner !== null && typeof owner !== "string") {
     throw new TypeError("owner: is required in the bash tool's context (a string, or null for unowned work)");
   }
@@ -25,8 +27,10 @@ export function toRequest(input: BashToolInput, context: BashToolContext): Shell
     throw new TypeError("signal: must be an AbortSignal or absent");
   }
   const request: ShellExecRequest = { command: input.command, owner };
-  if (input.timeout !== undefined) request.timeoutMs = input.timeout;
-  if (input.workdir !== undefined) request.workdir = input.workdir;
+  const timeout = ownValue(input, "timeout");
+  const workdir = ownValue(input, "workdir");
+  if (timeout !== undefined) request.timeoutMs = timeout;
+  if (workdir !== undefined) request.workdir = workdir;
   if (signal !== undefined) request.signal = signal;
   return request;
 }

@@ -8,6 +8,7 @@
 
 import { isCredentialName, isCredentialValue } from "./credential.ts";
 import { DecisionCache } from "./decision_cache.ts";
+import { ownValue } from "../own_fields.ts";
 
 /**
  * The prefix of the managed channel. Ambient entries with it (matched
@@ -169,17 +170,17 @@ function scrubbed(ambient: EnvInput["ambient"]): EnvPlan {
 }
 
 function planEnv(input: EnvInput): EnvPlan {
-  const plan = scrubbed(input.ambient);
+  const plan = scrubbed(ownValue(input, "ambient") as EnvInput["ambient"]);
   for (const [name, value] of Object.entries(ENV_OVERRIDES)) {
     set(plan, name, value, "override");
   }
-  for (const [name, value] of Object.entries(input.env ?? {})) {
+  for (const [name, value] of Object.entries(ownValue(input, "env") ?? {})) {
     if (value !== undefined) set(plan, name, value, "env");
     // Removing a name the scrub already dropped keeps the scrub's reason:
     // that is why it is missing, and the removal changed nothing.
     else if (plan.kept.delete(name)) plan.dropped.set(name, "removed");
   }
-  for (const [name, value] of Object.entries(input.dshEnv ?? {})) {
+  for (const [name, value] of Object.entries(ownValue(input, "dshEnv") ?? {})) {
     if (value !== undefined) set(plan, name, value, "dshEnv");
   }
   return plan;

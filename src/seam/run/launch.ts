@@ -13,6 +13,7 @@ import { OutputCollector } from "../capture/collector.ts";
 import { mergeEnv } from "../env/mod.ts";
 import { markNestedShell } from "../env/shell_level.ts";
 import { ShellSpawnError } from "../errors.ts";
+import { ownValue } from "../own_fields.ts";
 import type { ResolvedShellOptions, ShellExecSpec, ShellRunResult } from "../types.ts";
 import { Deadline, type StopCause } from "./deadline.ts";
 import type { GroupRegistry } from "./group_registry.ts";
@@ -65,18 +66,22 @@ export function launch(spec: ShellExecSpec, context: LaunchContext, timeoutMs: n
   checkWorkdir(spec.workdir);
   const stdout = newCollector(context, spec.stdoutMaxBytes, "stdout");
   const stderr = newCollector(context, options.maxOutputBytes, "stderr");
+  // Own properties only: an `env` on a polluted Object.prototype must not reach the child.
+  const env = ownValue(spec, "env");
+  const dshEnv = ownValue(spec, "dshEnv");
+  const stdin = ownValue(spec, "stdin");
   const child = adapter.spawn({
     shell: options.shell,
     command: spec.command,
     cwd: spec.workdir,
-    env: markNestedShell(mergeEnv({ ambient: context.ambientEnv(), env: spec.env, dshEnv: spec.dshEnv })),
-    stdin: typeof spec.stdin === "string" ? encoder.encode(spec.stdin) : spec.stdin,
+    env: markNestedShell(mergeEnv({ ambient: context.ambientEnv(), env, dshEnv })),
+    stdin: typeof stdin === "string" ? encoder.encode(stdin) : stdin,
     onStdout: (chunk) => stdout.write(chunk),
     onStderr: (chunk) => stderr.write(chunk),
   });
   const session = new CommandSession(adapter, child.pid);
   context.groups.started(session);
-  const deadline = new Deadline(timeoutMs, [spec.signal, context.closeSignal], () => {
+  const deadline = new Deadline(timeoutMs, [ownValue(spec, "signal"), context.closeSignal], () => {
     context.track(terminateSession(session, options.graceMs));
   });
   let leaderExited = false;
