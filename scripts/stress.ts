@@ -47,7 +47,20 @@ interface Args {
   first: number | undefined;
 }
 
-function parseArgs(argv: string[]): Args {
+const USAGE = "usage: deno task stress [--seed N] [--count N] [--concurrency N] [--max-seconds N] [--first N] " +
+  "[--keep] [--inject-faults]";
+
+/** A mistake on the command line: one line on stderr and exit code 2, never a stack trace. */
+class UsageError extends Error {
+  /** @param message What is wrong, with the usage line. */
+  constructor(message: string) {
+    super(message);
+    this.name = "UsageError";
+  }
+}
+
+/** The arguments, or undefined for `--help` / `-h` (the usage is printed). */
+function parseArgs(argv: string[]): Args | undefined {
   const args: Args = {
     seed: crypto.getRandomValues(new Uint32Array(1))[0],
     count: 2000,
@@ -62,21 +75,22 @@ function parseArgs(argv: string[]): Args {
     const value = (): number => {
       const text = inline ?? argv[++i];
       const n = Number(text);
-      if (!Number.isSafeInteger(n) || n < 0) throw new Error(`${flag} needs a whole number, got ${text}`);
+      if (!Number.isSafeInteger(n) || n < 0) {
+        throw new UsageError(`${flag} needs a whole number, got ${text}; ${USAGE}`);
+      }
       return n;
     };
-    if (flag === "--seed") args.seed = value() >>> 0;
+    if (flag === "--help" || flag === "-h") {
+      console.log(USAGE);
+      return undefined;
+    } else if (flag === "--seed") args.seed = value() >>> 0;
     else if (flag === "--count") args.count = value();
     else if (flag === "--concurrency") args.concurrency = Math.max(1, value());
     else if (flag === "--max-seconds") args.maxSeconds = value();
     else if (flag === "--first") args.first = value();
     else if (flag === "--keep") args.keep = true;
     else if (flag === "--inject-faults") args.injectFaults = true;
-    else {throw new Error(
-        `unknown argument ${
-          argv[i]
-        } (known: --seed N --count N --concurrency N --max-seconds N --first N --keep --inject-faults)`,
-      );}
+    else throw new UsageError(`unknown argument ${JSON.stringify(argv[i])}; ${USAGE}`);
   }
   return args;
 }
@@ -291,10 +305,39 @@ async function injectFaults(ctx: StressContext, spillDir: string): Promise<{ pid
   return { pid: Number(escaped.stdout.text.trim()), file };
 }
 
+/** Whether an fd listing entry (`"21 -> socket:[123]"`) is a socket. */
+function isSocket(fd: string): boolean {
+  return fd.includes("-> socket:");
+}
+
+/**
+ * The fds the library could have opened: every fd but sockets. Under Deno
+ * the library opens only pipes (child stdio), files (spill files, the
+ * watchdog's record) and pidfds (Deno waits on children with them); never a
+ * socket. The Deno runtime itself, though, opens a Unix socket pair once,
+ * lazily, after some hundreds of concurrent spawns (seen with strace as a
+ * `socketpair()` followed by handlers for SIGHUP, SIGTERM, SIGINT and
+ * SIGUSR1; plain `Deno.Command` loops without the library do the same), and
+ * keeps it for the life of the process. That pair is what made this check
+ * fail one run in several (issue 9): it is reported apart, not counted.
+ */
+function libraryFds(fds: string[]): string[] {
+  return fds.filter((fd) => !isSocket(fd));
+}
+
 // ---------------------------------------------------------------- main
 
 async function main(): Promise<number> {
-  const args = parseArgs(Deno.args);
+  let parsed: Args | undefined;
+  try {
+    parsed = parseArgs(Deno.args);
+  } catch (error) {
+    if (!(error instanceof UsageError)) throw error;
+    console.error(`stress: ${error.message}`);
+    return 2;
+  }
+  if (parsed === undefined) return 0;
+  const args = parsed;
   const started = performance.now();
   const gc = exposeGc();
   console.log(
@@ -445,10 +488,11 @@ async function main(): Promise<number> {
   }
   await collectGarbage(gc);
   let fdsEnd = fdList();
-  while (fdsEnd.length > fdsStart.length && performance.now() < settleUntil) {
+  while (libraryFds(fdsEnd).length > libraryFds(fdsStart).length && performance.now() < settleUntil) {
     await delay(100);
     fdsEnd = fdList();
   }
+  const runtimeSockets = fdsEnd.filter((fd) => isSocket(fd) && !fdsStart.includes(fd));
   const spills = await auditSpills(spillDir, ledger);
   await collectGarbage(gc);
   const memEnd = Deno.memoryUsage();
@@ -508,10 +552,11 @@ async function main(): Promise<number> {
   check("grandchild pids recorded", ledger.grandchildren.size, true);
   check("watchdogs seen / host children peak", `${watchdogs} / ${peaks.children}`, true);
   check(
-    "fds start / right after close() / end",
-    `${fdsStart.length} / ${fdsAtClose.length} / ${fdsEnd.length}`,
-    fdsEnd.length === fdsStart.length,
+    "fds start / right after close() / end (no sockets)",
+    `${libraryFds(fdsStart).length} / ${libraryFds(fdsAtClose).length} / ${libraryFds(fdsEnd).length}`,
+    libraryFds(fdsEnd).length === libraryFds(fdsStart).length,
   );
+  check("  sockets the Deno runtime opened (not counted)", runtimeSockets.length, true);
   check("fds peak during the run", peaks.fds, true);
   check("spill files returned", spills.returned, true);
   check(
@@ -548,9 +593,9 @@ async function main(): Promise<number> {
     console.log(`\n  alive right after close(), gone later:\n${bad(afterClose.ours, 10)}`);
   }
   if (finalAudit.foreign.length > 0) console.log(`\n  strangers with recycled ids:\n${bad(finalAudit.foreign)}`);
-  if (fdsEnd.length !== fdsStart.length) {
-    const gone = fdsStart.filter((f) => !fdsEnd.includes(f));
-    const added = fdsEnd.filter((f) => !fdsStart.includes(f));
+  if (libraryFds(fdsEnd).length !== libraryFds(fdsStart).length) {
+    const gone = libraryFds(fdsStart).filter((f) => !fdsEnd.includes(f));
+    const added = libraryFds(fdsEnd).filter((f) => !fdsStart.includes(f));
     console.log(`\n  fds added:\n${bad(added, 30)}\n  fds gone:\n${bad(gone, 30)}`);
   }
   if (spills.bad.length > 0) console.log(`\n  spill files not complete:\n${bad(spills.bad)}`);

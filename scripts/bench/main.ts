@@ -78,9 +78,27 @@ function log(line: string): void {
   console.error(`bench: ${line}`);
 }
 
-function parseArgs(argv: string[]): Args {
+const USAGE = `usage: deno task bench [--quick] [--skip-build] [--only=${
+  SCENARIOS.join(",")
+}] [--runtime=node|deno] [--node=<path>]`;
+
+/** A mistake on the command line: one line on stderr and exit code 2, never a stack trace. */
+class UsageError extends Error {
+  /** @param message What is wrong, with the usage line. */
+  constructor(message: string) {
+    super(message);
+    this.name = "UsageError";
+  }
+}
+
+/** The arguments, or undefined for `--help` / `-h` (the usage is printed). */
+function parseArgs(argv: string[]): Args | undefined {
   const args: Args = { quick: false, build: true, only: new Set(SCENARIOS), runtimes: ["node", "deno"], node: "node" };
   for (const arg of argv) {
+    if (arg === "--help" || arg === "-h") {
+      console.log(USAGE);
+      return undefined;
+    }
     const [flag, value] = arg.includes("=") ? [arg.slice(0, arg.indexOf("=")), arg.slice(arg.indexOf("=") + 1)] : [arg];
     if (flag === "--quick") args.quick = true;
     else if (flag === "--skip-build") args.build = false;
@@ -89,13 +107,12 @@ function parseArgs(argv: string[]): Args {
     else if (flag === "--only" && value) {
       const names = value.split(",");
       const unknown = names.filter((name) => !(SCENARIOS as readonly string[]).includes(name));
-      if (unknown.length > 0) throw new Error(`unknown scenario ${unknown.join(", ")}; known: ${SCENARIOS.join(", ")}`);
+      if (unknown.length > 0) {
+        throw new UsageError(`unknown scenario ${unknown.join(", ")}; known: ${SCENARIOS.join(", ")}`);
+      }
       args.only = new Set(names as Scenario[]);
     } else {
-      throw new Error(
-        `unknown argument ${JSON.stringify(arg)}; usage: main.ts [--quick] [--skip-build] ` +
-          `[--only=${SCENARIOS.join(",")}] [--runtime=node|deno] [--node=<path>]`,
-      );
+      throw new UsageError(`unknown argument ${JSON.stringify(arg)}; ${USAGE}`);
     }
   }
   return args;
@@ -186,7 +203,15 @@ function render(scenario: Scenario, leg: LegResults, config: BenchConfig): strin
 /** Runs the bench; returns the exit code. */
 async function main(argv: string[]): Promise<number> {
   const started = performance.now();
-  const args = parseArgs(argv);
+  let args: Args | undefined;
+  try {
+    args = parseArgs(argv);
+  } catch (error) {
+    if (!(error instanceof UsageError)) throw error;
+    console.error(`bench: ${error.message}`);
+    return 2;
+  }
+  if (args === undefined) return 0;
   const config = args.quick ? QUICK : FULL;
   const nodeLeg = args.runtimes.includes("node") ? await prepareNodeLeg(args.build, log) : undefined;
   const machine = await describeMachine(nodeLeg ? args.node : undefined);
