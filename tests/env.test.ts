@@ -196,6 +196,8 @@ describe("isCredentialName", () => {
       "GITHUB_PAT",
       "pat-file",
       "PW",
+      "PW1_X",
+      "_PW",
       "TOKEN1",
       "API_KEY2",
       "PASS12",

@@ -613,6 +613,8 @@ const namesOf: Record<NameKind, fc.Arbitrary<string>> = {
         .map(([a, s, w, d]) => `${a}${s}${w}${d ?? ""}`),
     ),
     fc.tuple(safeWord, fc.constantFrom(...LOOKALIKE_WORDS)).map(([a, w]) => a + capitalized(w)),
+    // Playwright's `PW_…` namespace: a leading PW with more words after it.
+    anyCase(fc.tuple(separator, safeWord).map(([s, w]) => `PW${s}${w}`)),
   ),
   credential: fc.oneof(
     fc.constantFrom(...SPEC_CREDENTIAL_NAMES),

@@ -126,9 +126,12 @@ function camelWords(part: string): string[] {
  * `PATCH_LEVEL`, `PASSENGER_APP_ENV`, `GIT_ASKPASS`, `OLDPWD`,
  * `XDG_SESSION_ID` are not credentials).
  *
- * The one exception is the name `PWD`, the shell's working directory. It is
- * matched exactly and case-sensitively, as POSIX names are: `pwd` or `Pwd`
- * is not what shells maintain, so it is treated like any other `PWD` word.
+ * There are two exceptions. The name `PWD` is the shell's working
+ * directory. It is matched exactly and case-sensitively, as POSIX names
+ * are: `pwd` or `Pwd` is not what shells maintain, so it is treated like
+ * any other `PWD` word. And `PW` as the first of several words is
+ * Playwright's namespace (`PW_TEST_HTML_REPORT_OPEN`), not a password;
+ * `PW`, `DB_PW` and `PW1_X` are credentials.
  *
  * @param name An environment variable name.
  * @returns `true` when the name is credential-shaped.
@@ -148,8 +151,12 @@ export function isCredentialName(name: string): boolean {
   if (name === "PWD") return false;
   const upper = name.toUpperCase();
   if (SECRET_NAMES.has(upper) || upper.startsWith(SECRET_NAME_PREFIX)) return true;
-  for (const part of name.split(/[_.-]/)) {
-    if (part === "") continue;
+  const parts = name.split(/[_.-]/).filter((part) => part !== "");
+  for (const [index, part] of parts.entries()) {
+    // `PW_…` is Playwright's namespace (`PW_TEST_HTML_REPORT_OPEN=never`
+    // keeps a failing run from serving its report and waiting for Ctrl+C),
+    // so a leading `PW` with more words after it is not the secret word.
+    if (index === 0 && parts.length > 1 && part.toUpperCase() === "PW") continue;
     // The whole part first, so a glued name (`MYAPIKEY`) counts whatever its case.
     if (isSecretWord(part.toUpperCase())) return true;
     for (const word of camelWords(part)) {
