@@ -9,7 +9,7 @@ import {
   mergeEnv,
   scrubEnv,
 } from "../src/seam/mod.ts";
-import { SPEC_MUST_SCRUB_NAMES, SPEC_MUST_SURVIVE_NAMES } from "./helpers/spec_env.ts";
+import { DECIDED_SURVIVE_NAMES, SPEC_MUST_SCRUB_NAMES, SPEC_MUST_SURVIVE_NAMES } from "./helpers/spec_env.ts";
 
 // Fake secrets are assembled from pieces so that no secret-shaped literal
 // sits in the repository for scanners to flag.
@@ -49,6 +49,50 @@ const FAKE = {
     fill(70) + "\n-----END OPENSSH PRIVATE KEY-----",
   urlPassword: ["postgres://app:", "hunter2", "@db:5432/app"].join(""),
   urlEmptyUser: ["redis://:", "s3cr3t-pw", "@cache:6379/0"].join(""),
+  // Unescaped `/`, `#`, `?` in a password: 1.0 ended the authority there.
+  urlPasswordSlash: ["postgres://app:", "p/ss", "@db:5432/app"].join(""),
+  urlPasswordHash: ["https://app:", "p#ss", "@example.com/x"].join(""),
+  urlPasswordQuery: ["redis://:", "p?ss", "@cache:6379/0"].join(""),
+  urlPasswordPortLike: ["ftp://u:", "12ab/cd", "@files.internal/"].join(""),
+  adoNet: ["Server=db;Database=app;User Id=sa;", "Password=", "hunter2;"].join(""),
+  odbc: ["DRIVER={ODBC Driver 18};SERVER=db;UID=sa;", "PWD=", "hunter2"].join(""),
+  libpq: ["host=db user=app ", "password=", "hunter2 dbname=app"].join(""),
+  libpqQuoted: ["host=db ", "password = ", "'hunter 2'"].join(""),
+  jdbcQuery: ["jdbc:postgresql://db/app?user=app&", "password=", "hunter2"].join(""),
+  azureStorage: [
+    "DefaultEndpointsProtocol=https;AccountName=acct;",
+    "AccountKey=",
+    fill(64, B64URL),
+    "==;EndpointSuffix=core.windows.net",
+  ].join(""),
+  azureServiceBus: [
+    "Endpoint=sb://ns.servicebus.windows.net/;SharedAccessKeyName=Root;",
+    "SharedAccessKey=",
+    fill(44, B64URL),
+  ].join(""),
+  azureSas: [
+    "BlobEndpoint=https://acct.blob.core.windows.net/;",
+    "sharedaccesssignature=",
+    "sv=2022-11-02&ss=b&sig=",
+    fill(20),
+  ].join(""),
+  jvmTrustStore: ["-Xmx1g -Djavax.net.ssl.trustStore", "Password=", "changeit2 -Dfoo=bar"].join(""),
+  jvmSpring: ["-Dspring.datasource.", "password=", "hunter2"].join(""),
+  cliOption: ["--user=root --", "password=", "hunter2"].join(""),
+  authorizationHeader: ["Authorization: ", "Bearer ", "opaque"].join(""),
+  basic: ["Basic ", btoa("app:hunter2")].join(""),
+  basicApiKeyAsUser: ["basic ", btoa(["sk", "_live_", fill(24)].join("") + ":")].join(""),
+  bearer: ["Bearer ", fill(32)].join(""),
+  gitlab: ["gl", "pat-"].join("") + fill(20, B64URL),
+  npm: ["np", "m_"].join("") + fill(36),
+  huggingFace: ["h", "f_"].join("") + fill(34),
+  slackApp: ["xa", "pp-"].join("") + "1-A0123456789-1234567890123-" + fill(64),
+  slackWebhook: ["https://hooks.sl", "ack.com/services/"].join("") + "T0" + fill(8, UPPER_DIGITS) + "/B0" +
+    fill(8, UPPER_DIGITS) + "/" + fill(24),
+  stripeLive: ["sk", "_live_"].join("") + fill(99),
+  stripeRestricted: ["rk", "_live_"].join("") + fill(24),
+  vault: ["hv", "s."].join("") + fill(90, B64URL),
+  googleOauth: ["ya", "29."].join("") + fill(120, B64URL),
 } as const;
 
 const HARMLESS = "harmless-value";
@@ -57,7 +101,7 @@ const MUST_SCRUB_BY_NAME = SPEC_MUST_SCRUB_NAMES;
 
 const MUST_SCRUB_AS_MANAGED = ["DSH_ANYTHING", "dsh_x", "Dsh_Y"];
 
-const MUST_SURVIVE = SPEC_MUST_SURVIVE_NAMES;
+const MUST_SURVIVE = [...SPEC_MUST_SURVIVE_NAMES, ...DECIDED_SURVIVE_NAMES];
 
 function reasonFor(
   ambient: Record<string, string | undefined>,
@@ -102,6 +146,19 @@ describe("isCredentialName", () => {
       "PWD",
       "AUTHOR",
       "KEYCHAIN_PATH",
+      "PATH",
+      "PATCH_LEVEL",
+      "PASSENGER_APP_ENV",
+      "COMPASS_HOME",
+      "SESSION_MANAGER",
+      "PWD1X",
+      "OP_SESSION",
+      "BW_SESSIONS",
+      "SSHPASS_HOST",
+      "TOKENizer",
+      "keyboardLayout",
+      "PATH2",
+      "123",
       "",
     ]
   ) {
@@ -130,6 +187,57 @@ describe("isCredentialName", () => {
       assert.equal(isCredentialName(name), true);
     });
   }
+
+  for (
+    const name of [
+      "DB_PASS",
+      "pass",
+      "x.pw",
+      "GITHUB_PAT",
+      "pat-file",
+      "PW",
+      "PW1_X",
+      "_PW",
+      "TOKEN1",
+      "API_KEY2",
+      "PASS12",
+      "GITHUBTOKEN2",
+      "my_pwd3",
+      "AUTH0_DOMAIN",
+    ]
+  ) {
+    it(`the words PASS, PW, PAT, and a word followed by digits: ${name} is scrubbed`, () => {
+      assert.equal(isCredentialName(name), true);
+    });
+  }
+
+  for (
+    const name of [
+      "openaiKey",
+      "privateKey",
+      "dbPass",
+      "adminPw",
+      "githubPat",
+      "apiKey2",
+      "key2Value",
+      "oauth2Token",
+      "XMLHttpToken",
+      "APIKey",
+      "myAPIKey",
+      "SessionCookie",
+      "DB_adminPass",
+    ]
+  ) {
+    it(`camelCase splits into words: ${name} is scrubbed`, () => {
+      assert.equal(isCredentialName(name), true);
+    });
+  }
+
+  for (const name of ["SSHPASS", "sshpass", "BW_SESSION", "OP_SESSION_my", "op_session_team2", "OP_SESSION_"]) {
+    it(`a tool's secret variable: ${name} is scrubbed`, () => {
+      assert.equal(isCredentialName(name), true);
+    });
+  }
 });
 
 describe("isCredentialValue", () => {
@@ -143,6 +251,18 @@ describe("isCredentialValue", () => {
   it("finds a URL password inside a quoted option", () => {
     const value = ['--db="postgres://u:', "p", '@h/db"'].join("");
     assert.equal(isCredentialValue(value), true);
+  });
+
+  it("finds a password with / # ? in a URL nested after one without", () => {
+    const value = ["https://h:80/x?next=https://u:", "p/w", "@h2"].join("");
+    assert.equal(isCredentialValue(value), true);
+  });
+
+  it("matches setting keys in any case, quoted and with blanks", () => {
+    for (const key of ["PASSWORD", "Password", "pAsSwOrD", "PWD", "Pwd", "ACCOUNTKEY", "sharedAccessKey"]) {
+      assert.equal(isCredentialValue(`a=b;${key}=x;c=d`), true, key);
+      assert.equal(isCredentialValue(`a=b ${key} = "x y"`), true, key);
+    }
   });
 
   for (
@@ -170,6 +290,42 @@ describe("isCredentialValue", () => {
       "-----BEGIN CERTIFICATE-----",
       "/usr/local/bin:/usr/bin:/bin",
       "en_US.UTF-8",
+      // A port, then a path holding `@`: not a password.
+      "http://localhost:5173/@vite/client",
+      "https://registry.npmjs.org:443/@scope/pkg",
+      "http://[::1]:8080/@x",
+      "https://user@host:8080/path?q=a#b",
+      "git+ssh://git@github.com:org/repo.git@v1.0",
+      "a://b://c@d",
+      // Settings that name no password.
+      "password=",
+      "password=;",
+      'password="" user=app',
+      "--password-file=/run/secrets/db",
+      "password_reset_url=/reset",
+      "SharedAccessKeyName=RootManageSharedAccessKey",
+      "StorageAccountKey=x",
+      "PWD=/home/u",
+      "env OLDPWD=/tmp make",
+      "-Dcom.sun.management.jmxremote.password.file=/etc/jmx",
+      // The words Basic and Bearer in text.
+      "Basic setup",
+      "Basic settings",
+      "basic auth",
+      "Bearer of bad news",
+      "bearer tokens expire",
+      "Bearer 1234567",
+      // Near the new token prefixes.
+      "npm_config_cache",
+      "npm_" + fill(35),
+      "hf_transfer",
+      "hvs.example.com",
+      "ya29.short",
+      "xapp-token",
+      "sk_test_" + fill(24),
+      "https://hooks.slack.com/services/",
+      "https://hooks.slack.com/services/T0/B0",
+      "glpat-short",
       "",
     ]
   ) {
@@ -191,6 +347,32 @@ describe("isCredentialValue", () => {
       "gh" + "p_".repeat(n / 2),
       "AKIA".repeat(n / 4),
       "AIza".repeat(n / 4),
+      // The grown rules: every keyword repeated, and each keyword before a
+      // long run its pattern reads but that never completes a match.
+      "a://" + ":".repeat(n),
+      "a://u:".repeat(n / 6),
+      "a://" + "@".repeat(n) + ":",
+      "a://x:1/".repeat(n / 8) + "@",
+      "a://x:" + "1".repeat(n) + "/@",
+      "password".repeat(n / 8),
+      "password" + " ".repeat(n),
+      "password=" + " ".repeat(n),
+      "pwd=/".repeat(n / 5),
+      "accountkey" + "\t".repeat(n),
+      "authorization" + " ".repeat(n),
+      "authorization:" + " ".repeat(n) + "basic",
+      "basic ".repeat(n / 6),
+      "basic " + "A".repeat(n),
+      "bearer " + "a".repeat(n),
+      "bearer a".repeat(n / 8),
+      "hooks.slack.com/services/" + "a".repeat(n),
+      "hooks.slack.com/services/a/" + "b".repeat(n),
+      "xapp-" + "1".repeat(n),
+      "npm_".repeat(n / 4),
+      "hf_".repeat(n / 3),
+      "hvs.".repeat(n / 4),
+      "ya29.".repeat(n / 5),
+      "sk_live_".repeat(n / 8),
     ];
     // No timing is asserted (timings belong in benchmarks), but quadratic
     // work on these inputs would take minutes and stall the suite visibly.

@@ -44,7 +44,7 @@ import {
   ShellSpecError,
 } from "../mod.ts";
 import { fastCheckSeed, privateDir } from "./helpers/hostile.ts";
-import { SPEC_MUST_SCRUB_NAMES, SPEC_MUST_SURVIVE_NAMES } from "./helpers/spec_env.ts";
+import { DECIDED_SURVIVE_NAMES, SPEC_MUST_SCRUB_NAMES, SPEC_MUST_SURVIVE_NAMES } from "./helpers/spec_env.ts";
 
 const SEED = fastCheckSeed();
 
@@ -549,13 +549,40 @@ describe("property: random requests", () => {
 // The environment merge
 // ---------------------------------------------------------------------------
 
-/** Name words that can never spell a secret word, `DSH` or `AUTH`: no e, h, k, p, s, t, u, w, y. */
+/** Name words that can never spell a secret word, `DSH`, `AUTH` or `PW`: no e, h, k, p, s, t, u, w, y. */
 const SAFE_CHARS = [..."abcdfgijlmnoqrvxz0123456789"];
-/** Value characters that can never form a token, a URL or a PEM header. */
+/**
+ * Value characters that can never form a token, a URL, a PEM header, a
+ * secret setting key (`password`, `pwd`, `accountkey` …) or `basic`/`bearer`.
+ */
 const SAFE_VALUE_CHARS = [..."abcdfgijlmnoqrvxz0123456789 ./=,_"];
 
-/** From the specification: must survive the scrub. */
-const SPEC_SURVIVORS = [...SPEC_MUST_SURVIVE_NAMES, "MONKEY_PATCH", "GIT_ASKPASS", "__proto__", "constructor"];
+/** From the specification (and the look-alikes documented as kept): must survive the scrub. */
+const SPEC_SURVIVORS = [...SPEC_MUST_SURVIVE_NAMES, ...DECIDED_SURVIVE_NAMES, "__proto__", "constructor"];
+
+/**
+ * Words that hold a secret word only as a substring, or a secret word with
+ * letters after it: never a secret word themselves, alone, with digits or
+ * as a camelCase word.
+ */
+const LOOKALIKE_WORDS = [
+  "PATH",
+  "PATCH",
+  "PATTERN",
+  "PASSENGER",
+  "PASSIVE",
+  "COMPASS",
+  "BYPASS",
+  "ASKPASS",
+  "OLDPWD",
+  "KEYBOARD",
+  "MONKEY",
+  "TOKENIZERS",
+  "SESSION",
+  "AUTHOR",
+  "SECRETARY",
+  "CREDIT",
+];
 
 /** From the specification: scrubbed by name. */
 const SPEC_CREDENTIAL_NAMES = [...SPEC_MUST_SCRUB_NAMES, "pwd"];
@@ -575,8 +602,17 @@ const SECRET_WORDS = [
   "CREDS",
   "AUTH",
   "COOKIE",
+  "PASS",
+  "PW",
+  "PAT",
 ];
 const SECRET_ENDINGS = ["PASSWORD", "PASSWD", "PASSPHRASE", "TOKEN", "SECRET", "APIKEY"];
+/** Whole names and a prefix that tools keep secrets in. */
+const SECRET_TOOL_NAMES = ["SSHPASS", "sshpass", "BW_SESSION", "bw_session"];
+
+/** `TOKEN` -> `Token`: the word as it sits inside a camelCase name. */
+const capitalized = (word: string): string => word[0].toUpperCase() + word.slice(1).toLowerCase();
+const digits = fc.string({ unit: fc.constantFrom(..."0123456789"), minLength: 1, maxLength: 3 });
 
 const safeWord = fc.string({ unit: fc.constantFrom(...SAFE_CHARS), minLength: 1, maxLength: 3 });
 const anyCase = (text: fc.Arbitrary<string>) =>
@@ -592,6 +628,16 @@ const namesOf: Record<NameKind, fc.Arbitrary<string>> = {
     fc.constantFrom(...SPEC_SURVIVORS),
     anyCase(safeWord),
     anyCase(fc.tuple(safeWord, separator, safeWord).map((parts) => parts.join(""))),
+    // camelCase words that are not secret words.
+    fc.tuple(safeWord, safeWord).map(([a, b]) => a + capitalized(b)),
+    // Look-alikes of secret words, as words, with digits, and in camelCase.
+    anyCase(
+      fc.tuple(safeWord, separator, fc.constantFrom(...LOOKALIKE_WORDS), fc.option(digits))
+        .map(([a, s, w, d]) => `${a}${s}${w}${d ?? ""}`),
+    ),
+    fc.tuple(safeWord, fc.constantFrom(...LOOKALIKE_WORDS)).map(([a, w]) => a + capitalized(w)),
+    // Playwright's `PW_…` namespace: a leading PW with more words after it.
+    anyCase(fc.tuple(separator, safeWord).map(([s, w]) => `PW${s}${w}`)),
   ),
   credential: fc.oneof(
     fc.constantFrom(...SPEC_CREDENTIAL_NAMES),
@@ -600,6 +646,23 @@ const namesOf: Record<NameKind, fc.Arbitrary<string>> = {
         .map(([a, s, w, rest]) => `${a}${s}${w}${rest === null ? "" : rest.join("")}`),
     ),
     anyCase(fc.tuple(safeWord, fc.constantFrom(...SECRET_ENDINGS)).map(([a, w]) => a + w)),
+    // A secret word or ending followed by digits counts as the word.
+    anyCase(
+      fc.tuple(safeWord, separator, fc.constantFrom(...SECRET_WORDS, ...SECRET_ENDINGS), digits)
+        .map(([a, s, w, d]) => `${a}${s}${w}${d}`),
+    ),
+    // camelCase: a secret word capitalised after a lower-case word, a digit or
+    // an acronym (`openaiKey`, `api2Key`, `XMLToken`), maybe with digits and
+    // more words after it. Never re-cased: that would undo the split.
+    fc.tuple(
+      fc.oneof(safeWord, safeWord.map((w) => w.toUpperCase() + "X")),
+      fc.constantFrom(...SECRET_WORDS),
+      fc.option(digits),
+      // A following word starts with a capital letter, as camelCase words do.
+      fc.option(fc.tuple(fc.constantFrom(..."abcdfg"), safeWord).map(([first, tail]) => capitalized(first + tail))),
+    ).map(([a, w, d, rest]) => `${a}${capitalized(w)}${d ?? ""}${rest ?? ""}`),
+    fc.constantFrom(...SECRET_TOOL_NAMES),
+    anyCase(safeWord.map((account) => `OP_SESSION_${account}`)),
   ),
   managed: fc.tuple(fc.constantFrom("DSH_", "dsh_", "Dsh_", "dSh_"), fc.oneof(safeWord, fc.constantFrom("", "TOKEN")))
     .map(([prefix, rest]) => prefix + rest),
@@ -611,10 +674,82 @@ const alnum = (min: number, max: number, chars = "ABCDEFGHIJKLMNOPQRSTUVWXYZabcd
 
 const safeValue = fc.string({ unit: fc.constantFrom(...SAFE_VALUE_CHARS), maxLength: 12 });
 
+/**
+ * Values that hold no secret but sit close to the value rules: ports before
+ * paths with `@`, settings with empty values, the words Basic and Bearer in
+ * text, short runs after token prefixes.
+ */
+const LOOKALIKE_VALUES = [
+  "postgres://db:5432/app",
+  "http://localhost:5173/@vite/client",
+  "https://registry.npmjs.org:443/@scope/pkg",
+  "git+ssh://git@github.com:org/repo.git@v1.0",
+  "https://user@host:8080/path?q=a#b",
+  "password=",
+  "password=;",
+  "--password-file=/run/secrets/db",
+  "SharedAccessKeyName=Root",
+  "PWD=/home/u",
+  "Basic setup",
+  "Bearer of bad news",
+  "npm_config_cache",
+  "hf_transfer",
+  "hvs.example.com",
+  "https://hooks.slack.com/services/",
+];
+/** Ordinary values: random safe text, and the look-alikes. */
+const ordinaryValue = fc.oneof(
+  { arbitrary: safeValue, weight: 4 },
+  { arbitrary: fc.constantFrom(...LOOKALIKE_VALUES), weight: 1 },
+);
+
+const password = alnum(1, 12);
+/** A password that starts with a letter, so `u:12/x@h` is never read as a port and a path. */
+const urlPassword = fc.tuple(alnum(1, 1, "abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ"), alnum(0, 6));
+/** The keys a connection string holds a secret in, in any case. */
+const settingKey = anyCase(
+  fc.constantFrom("Password", "Pwd", "AccountKey", "SharedAccessKey", "SharedAccessSignature", "db_password"),
+);
+
 /** Values that are plainly secrets, in the formats the specification lists. */
 const secretToken = fc.oneof(
   fc.tuple(fc.constantFrom("postgres", "redis", "https"), fc.oneof(fc.constant(""), alnum(1, 6)), alnum(1, 10))
     .map(([scheme, user, pass]) => `${scheme}://${user}:${pass}@db.internal:5432/app`),
+  // Unescaped `/`, `#` or `?` inside the password.
+  fc.tuple(
+    fc.constantFrom("postgres", "redis", "https"),
+    fc.oneof(fc.constant(""), alnum(1, 6)),
+    urlPassword,
+    fc.constantFrom("/", "#", "?"),
+    alnum(0, 6),
+  ).map(([scheme, user, [head, tail], delimiter, rest]) =>
+    `${scheme}://${user}:${head}${tail}${delimiter}${rest}@db.internal/app`
+  ),
+  // Connection strings: ADO.NET/ODBC/Azure (`;`), libpq (blanks), JDBC query strings.
+  fc.tuple(settingKey, fc.constantFrom("", " "), fc.constantFrom("", "'", '"'), password).map(
+    ([key, blank, quote, pass]) => `Server=db;Database=app;${key}${blank}=${blank}${quote}${pass}${quote};Encrypt=true`,
+  ),
+  fc.tuple(settingKey, password).map(([key, pass]) => `host=db user=app ${key}=${pass} dbname=app`),
+  password.map((pass) => `jdbc:postgresql://db/app?user=app&password=${pass}`),
+  // JVM system properties.
+  fc.tuple(fc.constantFrom("javax.net.ssl.trustStore", "javax.net.ssl.keyStore", "http.proxy", "db."), password)
+    .map(([property, pass]) => `-Xmx1g -D${property}Password=${pass} -Dfile.encoding=UTF-8`),
+  // Authorization: the header with any credentials; bare Basic `user:pass`; bare Bearer with a digit.
+  fc.tuple(anyCase(fc.constantFrom("Basic", "Bearer")), alnum(1, 20))
+    .map(([scheme, credentials]) => `Authorization: ${scheme} ${credentials}`),
+  fc.tuple(alnum(0, 8), password).map(([user, pass]) => `Basic ${btoa(`${user}:${pass}`)}`),
+  fc.tuple(alnum(4, 20), fc.integer({ min: 0, max: 9 }), alnum(3, 20))
+    .map(([head, digit, tail]) => `Bearer ${head}${digit}${tail}`),
+  // The token formats added with the grown rules.
+  alnum(20, 30).map((rest) => `glpat-${rest}`),
+  alnum(36, 36).map((rest) => `npm_${rest}`),
+  alnum(34, 34).map((rest) => `hf_${rest}`),
+  fc.tuple(fc.integer({ min: 1, max: 9 }), alnum(8, 40)).map(([version, rest]) => `xapp-${version}-${rest}`),
+  fc.tuple(fc.constantFrom("sk", "rk"), alnum(24, 99)).map(([kind, rest]) => `${kind}_live_${rest}`),
+  alnum(24, 95).map((rest) => `hvs.${rest}`),
+  alnum(20, 150).map((rest) => `ya29.${rest}`),
+  fc.tuple(alnum(8, 11), alnum(8, 11), alnum(24, 24))
+    .map(([team, bot, secret]) => `https://hooks.slack.com/services/T${team}/B${bot}/${secret}`),
   alnum(36, 40).map((rest) => `ghp_${rest}`),
   alnum(22, 30).map((rest) => `github_pat_${rest}`),
   fc.tuple(fc.integer({ min: 1, max: 1e9 }), alnum(10, 20)).map(([id, rest]) => `xoxb-${id}-${rest}`),
@@ -627,7 +762,7 @@ const secretToken = fc.oneof(
 /** A secret on its own, or inside other text (`--db=postgres://u:p@h`-style). */
 const secretValue = fc.oneof(
   secretToken,
-  fc.tuple(safeValue, secretToken, safeValue).map(([a, token, b]) => `${a} ${token} ${b}`),
+  fc.tuple(ordinaryValue, secretToken, ordinaryValue).map(([a, token, b]) => `${a} ${token} ${b}`),
 );
 
 interface AmbientEntry {
@@ -647,7 +782,7 @@ const ambientEntry: fc.Arbitrary<AmbientEntry> = fc.constantFrom<NameKind>(
   fc.tuple(
     namesOf[kind],
     fc.oneof(
-      { arbitrary: safeValue.map((v) => ({ value: v as string | undefined, secret: false })), weight: 3 },
+      { arbitrary: ordinaryValue.map((v) => ({ value: v as string | undefined, secret: false })), weight: 3 },
       { arbitrary: secretValue.map((v) => ({ value: v as string | undefined, secret: true })), weight: 2 },
       { arbitrary: fc.constant({ value: undefined as string | undefined, secret: false }), weight: 1 },
     ),
@@ -672,7 +807,7 @@ const envCases: fc.Arbitrary<EnvCase> = fc.array(ambientEntry, { maxLength: 14 }
     namesOf.managed,
     namesOf.override,
   );
-  const layerValue = fc.oneof(safeValue, secretValue);
+  const layerValue = fc.oneof(ordinaryValue, secretValue);
   const dshName = fc.oneof(
     safeWord.map((rest) => `DSH_${rest.toUpperCase()}`),
     ...(known.some((n) => n.startsWith("DSH_")) ? [fc.constantFrom(...known.filter((n) => n.startsWith("DSH_")))] : []),

@@ -2,8 +2,8 @@
  * A bounded memo of per-variable decisions, so the environment scrub runs
  * its credential rules only for a variable that is new or whose value
  * changed. The ambient environment is read at every spawn and is nearly
- * always the same, and the rules (a word split and seven patterns per
- * entry) were most of the cost of `mergeEnv(process.env)`.
+ * always the same, and the rules (a word split and a pattern per token
+ * format, per entry) were most of the cost of `mergeEnv(process.env)`.
  *
  * Internal: not exported from the seam.
  *
