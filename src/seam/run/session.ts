@@ -12,7 +12,8 @@
  * outlives its process while any group or session refers to it). So while
  * any process of our session exists, zombies included, the id is ours and
  * nobody else can hold the number. Two consequences, which need no start
- * time read at spawn:
+ * time (the host knows when the leader is reaped; the watchdog does not,
+ * which is why the record keeps the leader's start time for it):
  *
  * - Before the leader is reaped, the process holding the id is our leader.
  * - After the leader is reaped (the registry says so when the command
