@@ -25,8 +25,6 @@ import type {
   SpawnRequest,
   WatchdogHandle,
 } from "./seam/adapter.ts";
-import { ShellSpawnError } from "./seam/errors.ts";
-import { describeShellFailure } from "./seam/run/spawn_failure.ts";
 
 /**
  * The read buffer of each stream starts at this size. Most commands print
@@ -38,24 +36,19 @@ const FIRST_READ_BUFFER_BYTES = 4 * 1024;
 const MAX_READ_BUFFER_BYTES = 64 * 1024;
 
 function spawnChild(request: SpawnRequest): ChildHandle {
-  let child: Deno.ChildProcess;
-  try {
-    child = new Deno.Command(request.shell, {
-      args: ["-c", request.command],
-      cwd: request.cwd,
-      env: request.env,
-      clearEnv: true,
-      detached: true,
-      stdin: request.stdin === undefined ? "null" : "piped",
-      stdout: "piped",
-      stderr: "piped",
-    }).spawn();
-  } catch (error) {
-    // Deno throws NotFound / PermissionDenied / E2BIG at once; its messages do
-    // not tell a missing shell from a missing #! interpreter, so look ourselves.
-    const message = describeShellFailure(request.shell, request.env.PATH, { cwd: request.cwd, cause: error });
-    throw new ShellSpawnError(message, request.shell, { cause: error });
-  }
+  // Deno throws NotFound / PermissionDenied / E2BIG at once; its messages do
+  // not tell a missing shell from a missing #! interpreter: the seam looks at
+  // the program itself and words the failure.
+  const child = new Deno.Command(request.shell, {
+    args: ["-c", request.command],
+    cwd: request.cwd,
+    env: request.env,
+    clearEnv: true,
+    detached: true,
+    stdin: request.stdin === undefined ? "null" : "piped",
+    stdout: "piped",
+    stderr: "piped",
+  }).spawn();
   const stdout = child.stdout.getReader({ mode: "byob" });
   const stderr = child.stderr.getReader({ mode: "byob" });
   const drained = Promise.all([pump(stdout, request.onStdout), pump(stderr, request.onStderr)]).then(() => {});
@@ -154,7 +147,7 @@ function spawnWatchdog(script: string, env: Record<string, string>): WatchdogHan
       stderr: "null",
     }).spawn();
   } catch (error) {
-    throw new ShellSpawnError("cannot start the watchdog: /bin/sh is missing", "/bin/sh", { cause: error });
+    throw new Error("cannot start the watchdog: /bin/sh is missing", { cause: error });
   }
   // The watchdog must never keep the host alive.
   child.unref();

@@ -9,7 +9,7 @@ import { denoAdapter } from "./deno_adapter.ts";
 import { nodeAdapter } from "./node_adapter.ts";
 import type { ProcessAdapter } from "./seam/adapter.ts";
 import { ShellSpawnError } from "./seam/errors.ts";
-import { ownValue } from "./seam/own_fields.ts";
+import { ownValue } from "./seam/resolve/own_fields.ts";
 import { createShell } from "./seam/shell.ts";
 import type { LocalShellOptions, Shell } from "./seam/types.ts";
 

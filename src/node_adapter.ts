@@ -27,32 +27,22 @@ import type {
   SpawnRequest,
   WatchdogHandle,
 } from "./seam/adapter.ts";
-import { ShellSpawnError } from "./seam/errors.ts";
-import { describeShellFailure } from "./seam/run/spawn_failure.ts";
 
 function spawnChild(request: SpawnRequest): ChildHandle {
-  let child: ChildProcess;
-  try {
-    child = spawn(request.shell, ["-c", request.command], {
-      cwd: request.cwd,
-      env: request.env,
-      detached: true,
-      stdio: [request.stdin === undefined ? "ignore" : "pipe", "pipe", "pipe"],
-    });
-  } catch (error) {
-    // Node throws at once for every exec error but EACCES, EAGAIN, EMFILE,
-    // ENFILE and ENOENT: E2BIG (command and environment too large) above all.
-    const message = describeShellFailure(request.shell, request.env.PATH, { cwd: request.cwd, cause: error });
-    throw new ShellSpawnError(message, request.shell, { cause: error });
-  }
+  // Node throws at once for every exec error but EACCES, EAGAIN, EMFILE,
+  // ENFILE and ENOENT (E2BIG above all: command and environment too large);
+  // the seam words whatever is thrown.
+  const child: ChildProcess = spawn(request.shell, ["-c", request.command], {
+    cwd: request.cwd,
+    env: request.env,
+    detached: true,
+    stdio: [request.stdin === undefined ? "ignore" : "pipe", "pipe", "pipe"],
+  });
   if (child.pid === undefined) {
-    // Node reports the errno only later, in an "error" event, so the shell is
-    // examined here: missing, not executable, or refused by the system.
+    // Node reports the errno only later, in an "error" event: the seam
+    // examines the program itself (missing, not executable, refused).
     child.once("error", () => {});
-    throw new ShellSpawnError(
-      describeShellFailure(request.shell, request.env.PATH, { cwd: request.cwd }),
-      request.shell,
-    );
+    throw new Error("the process was not created");
   }
   const stdout = child.stdout as Readable;
   const stderr = child.stderr as Readable;
@@ -115,7 +105,7 @@ function spawnWatchdog(script: string, env: Record<string, string>): WatchdogHan
   const child = spawn("/bin/sh", ["-c", script], { env, detached: true, stdio: ["pipe", "ignore", "ignore"] });
   if (child.pid === undefined) {
     child.once("error", () => {});
-    throw new ShellSpawnError("cannot start the watchdog: /bin/sh is missing", "/bin/sh");
+    throw new Error("cannot start the watchdog: /bin/sh is missing");
   }
   // Listened for at once: "exit" is emitted once, after the child is reaped.
   const exited = new Promise<void>((resolve) => {

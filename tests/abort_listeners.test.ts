@@ -3,7 +3,7 @@ import assert from "node:assert/strict";
 import { getEventListeners } from "node:events";
 import process from "node:process";
 import { createLocalShell, type Shell } from "../mod.ts";
-import { onAbort } from "../src/seam/run/abort_fanout.ts";
+import { AbortFanout } from "../src/seam/terminate/abort_fanout.ts";
 
 /** How many commands run at once: more than Node's default of 10 listeners per event. */
 const IN_FLIGHT = 20;
@@ -80,8 +80,10 @@ describe("many commands in flight on one shell", () => {
   });
 });
 
-describe("onAbort", () => {
+describe("AbortFanout.onAbort", () => {
   it("calls each callback once, through one listener removed with the last callback", () => {
+    const fanout = new AbortFanout();
+    const onAbort = fanout.onAbort.bind(fanout);
     const controller = new AbortController();
     const calls: string[] = [];
     const stopA = onAbort(controller.signal, () => calls.push("a"));
@@ -102,6 +104,8 @@ describe("onAbort", () => {
   });
 
   it("a callback removed by another while the signal aborts is not called", () => {
+    const fanout = new AbortFanout();
+    const onAbort = fanout.onAbort.bind(fanout);
     const controller = new AbortController();
     const calls: string[] = [];
     let stopSecond = (): void => {};

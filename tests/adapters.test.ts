@@ -58,20 +58,25 @@ for (const adapter of adapters) {
       }
     });
 
-    it("throws ShellSpawnError naming a missing shell, and spawns nothing", () => {
+    it("throws for a missing shell and spawns nothing; run() words it as a ShellSpawnError naming the shell", async () => {
       const dir = mkdtempSync(join(tmpdir(), "dsh-adapter-"));
+      const missing = join(dir, "no-such-shell");
       try {
-        assert.throws(
-          () =>
-            adapter.spawn({
-              shell: join(dir, "no-such-shell"),
-              command: `touch ${join(dir, "ran")}`,
-              cwd: dir,
-              env: {},
-              onStdout: () => {},
-              onStderr: () => {},
-            }),
-          (error: Error) => error.name === "ShellSpawnError" && error.message.includes(join(dir, "no-such-shell")),
+        // The adapter passes on its runtime's error; the seam words it.
+        assert.throws(() =>
+          adapter.spawn({
+            shell: missing,
+            command: `touch ${join(dir, "ran")}`,
+            cwd: dir,
+            env: {},
+            onStdout: () => {},
+            onStderr: () => {},
+          })
+        );
+        await using shell = createLocalShell({ adapter, shell: missing, workdir: dir });
+        await assert.rejects(
+          shell.run(shell.resolve({ command: `touch ${join(dir, "ran")}`, owner: null })),
+          (error: Error) => error.name === "ShellSpawnError" && error.message.includes(missing),
         );
         assert.equal(existsSync(join(dir, "ran")), false);
       } finally {

@@ -5,8 +5,8 @@
  * session (`set -m`) is ended too.
  *
  * What is gone is checked in /proc by session id, not by trusting the code
- * under test. The pass count comes from the internal `proc_table.ts`
- * module (not exported by the package).
+ * under test. The pass count comes from a process reader that counts, in a
+ * host of the test's own (`host.ts`, internal: not exported by the package).
  */
 
 import { describe, it } from "node:test";
@@ -14,7 +14,10 @@ import assert from "node:assert/strict";
 import { readdirSync } from "node:fs";
 import process from "node:process";
 import { createLocalShell } from "../mod.ts";
-import { procScanCount } from "../src/seam/run/proc_table.ts";
+import { HostProcess } from "../src/seam/host.ts";
+import { linuxProcReader, type ProcReader } from "../src/seam/session/proc_table.ts";
+import { createShellIn } from "../src/seam/shell.ts";
+import { runtimeAdapter } from "./helpers/adapters.ts";
 import { hasFinished, isRunning, procInfo } from "./helpers/proc.ts";
 
 const GRACE_MS = 200;
@@ -53,7 +56,16 @@ function sidAndPid(text: string): [number, number] {
 
 describe("close() and survivors", () => {
   it(`ends ${SURVIVORS} survivors with a bounded number of /proc passes`, async () => {
-    const shell = createLocalShell({ graceMs: GRACE_MS });
+    // A pass lists every pid once: counting the listings counts the passes.
+    let passCount = 0;
+    const counting: ProcReader = {
+      pids: () => {
+        passCount++;
+        return linuxProcReader.pids();
+      },
+      read: linuxProcReader.read,
+    };
+    const shell = createShellIn(new HostProcess({ procReader: counting }), runtimeAdapter, { graceMs: GRACE_MS });
     const sids = new Set<number>();
     const sleepers: number[] = [];
     try {
@@ -72,9 +84,9 @@ describe("close() and survivors", () => {
       }
       assert.equal(sleepers.filter((pid) => isRunning(pid)).length, SURVIVORS, "every sleeper runs before close()");
 
-      const before = procScanCount();
+      const before = passCount;
       await shell.close();
-      const passes = procScanCount() - before;
+      const passes = passCount - before;
 
       assert.deepEqual(runningInSessions(sids), [], "processes of the survivors' sessions still run after close()");
       // One pass to find the survivors (SIGTERM shares it), then one per poll while they die;

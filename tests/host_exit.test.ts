@@ -1,11 +1,11 @@
 import { describe, it } from "node:test";
 import assert from "node:assert/strict";
-import { spawn } from "node:child_process";
+import { spawnSync } from "node:child_process";
 import { existsSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import process from "node:process";
-import { RECHECK_MS } from "../src/seam/run/group_registry.ts";
+import { RECHECK_MS } from "../src/seam/session/registry.ts";
 import { exitOf, spawnFixture } from "./helpers/fixture.ts";
 import { eventually, isRunning, procInfo, readPids } from "./helpers/proc.ts";
 import { MAIN_THREAD_EXITS, mainThreadExited } from "./helpers/threads.ts";
@@ -147,17 +147,45 @@ function killAll(pids: number[]): void {
 }
 
 /**
- * Starts `sleep 300` in a new session with exactly pid `target`, by setting
- * the kernel's last-pid counter just below it (root only). Other processes
- * may take the number first: then the attempt is undone and repeated.
+ * Sets the kernel's last-pid counter just below the target and forks at
+ * once, in one small python3 process, until the child gets the target: the
+ * window in which another process can take the number is then a few
+ * microseconds, not a runtime's whole spawn. The child that got it becomes
+ * a session leader running `sleep 300`; the others exit at once.
  */
-function strangerWithPid(target: number): number | undefined {
-  for (let attempt = 0; attempt < 200; attempt++) {
-    writeFileSync("/proc/sys/kernel/ns_last_pid", String(target - 1));
-    const child = spawn("sleep", ["300"], { detached: true, stdio: "ignore" });
-    child.unref();
-    if (child.pid === target) return target;
-    if (child.pid !== undefined) killAll([child.pid]);
+const HAND_OUT_PID = `
+import os, sys
+target = int(sys.argv[1])
+for attempt in range(5000):
+    with open("/proc/sys/kernel/ns_last_pid", "w") as counter:
+        counter.write(str(target - 1))
+    pid = os.fork()
+    if pid == 0:
+        if os.getpid() != target:
+            os._exit(0)
+        os.setsid()
+        # Let go of the caller's pipes, or the caller would wait for the sleep.
+        null = os.open("/dev/null", os.O_RDWR)
+        for fd in (0, 1, 2):
+            os.dup2(null, fd)
+        os.execvp("sleep", ["sleep", "300"])
+    if pid == target:
+        print(pid)
+        sys.exit(0)
+    os.waitpid(pid, 0)
+sys.exit(1)
+`;
+
+/**
+ * Starts `sleep 300` in a new session with exactly pid `target` (root
+ * only). On a busy machine another process may hold the number for a
+ * while: the hand-out waits until it is free again.
+ */
+async function strangerWithPid(target: number): Promise<number | undefined> {
+  for (let round = 0; round < 20; round++) {
+    await eventually(() => procInfo(target) === undefined, 10_000);
+    const out = spawnSync("python3", ["-c", HAND_OUT_PID, String(target)], { encoding: "utf8" });
+    if (out.status === 0 && Number(out.stdout.trim()) === target) return target;
   }
   return undefined;
 }
@@ -190,7 +218,7 @@ describe("the watchdog never signals an id that has come round", () => {
       // The survivor ends while the host is idle; once it is reaped, the id is free.
       killAll([member]);
       assert.ok(await eventually(() => reaped(member) && reaped(host.sid), 10_000), "the survivor was never reaped");
-      const stranger = strangerWithPid(host.sid);
+      const stranger = await strangerWithPid(host.sid);
       assert.ok(stranger !== undefined, `could not hand id ${host.sid} to a stranger`);
       leftovers.push(stranger);
       assert.equal(procInfo(stranger)?.sid, stranger, "the stranger leads a session with the recorded id");

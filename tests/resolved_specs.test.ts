@@ -1,7 +1,9 @@
 import { after, before, describe, it } from "node:test";
 import assert from "node:assert/strict";
 import { createLocalShell, type Shell, type ShellExecSpec, ShellSpecError } from "../mod.ts";
-import { ResolvedSpecs, resolveOptions, resolveRequest } from "../src/seam/resolve.ts";
+import { resolveOptions } from "../src/seam/resolve/options.ts";
+import { resolveRequest } from "../src/seam/resolve/request.ts";
+import { ResolvedSpecs } from "../src/seam/resolve/resolved_specs.ts";
 
 /**
  * run() skips validating a spec that resolve() returned and nobody changed;

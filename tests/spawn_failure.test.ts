@@ -1,17 +1,19 @@
 /**
- * Why a shell cannot start, as both adapters report it: a name missing from
- * the child's PATH, a file without execute permission, a script whose
+ * Why a shell cannot start, over both adapters: a name missing from the
+ * child's PATH, a file without execute permission, a script whose
  * interpreter is missing, and a process the system refuses to create
- * (E2BIG). Every failure is a `ShellSpawnError` naming the shell; none is a
- * raw runtime error, and none that is not about a missing shell says "not
- * found".
+ * (E2BIG). An adapter passes on its runtime's error and the seam words it:
+ * every failure `run()` reports is a `ShellSpawnError` naming the shell;
+ * none is a raw runtime error, and none that is not about a missing shell
+ * says "not found".
  */
 
 import { after, before, describe, it } from "node:test";
 import assert from "node:assert/strict";
 import { chmodSync, existsSync, mkdirSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
-import { createLocalShell, type ProcessAdapter, ShellSpawnError, type SpawnRequest } from "../mod.ts";
+import { createLocalShell, createShell, type ProcessAdapter, ShellSpawnError, type SpawnRequest } from "../mod.ts";
+import { describeSpawnFailure } from "../src/seam/spawn/failure.ts";
 import { nodeAdapter } from "../src/node_adapter.ts";
 import { denoAdapter } from "../src/deno_adapter.ts";
 import { freshDir, removeDir } from "./helpers/capture.ts";
@@ -45,9 +47,20 @@ for (const adapter of adapters) {
       };
     }
 
-    /** Spawns, expects a ShellSpawnError naming `shell`, checks nothing ran, returns the error. */
-    function spawnFailure(shell: string, env: Record<string, string>): ShellSpawnError {
-      const error = thrown(() => adapter.spawn(request(shell, env)));
+    /**
+     * Runs through a shell over this adapter with `shell` and exactly `env` as the ambient environment; expects a
+     * ShellSpawnError naming `shell`, checks nothing ran, returns the error.
+     */
+    async function spawnFailure(shell: string, env: Record<string, string>): Promise<ShellSpawnError> {
+      const owned = createShell(adapter, { shell, workdir: dir, ambientEnv: env, graceMs: 300 });
+      let error: unknown;
+      try {
+        await owned.run(owned.resolve({ command: request(shell, env).command, owner: null }));
+      } catch (caught) {
+        error = caught;
+      } finally {
+        await owned.close();
+      }
       assert.ok(error instanceof ShellSpawnError, `expected ShellSpawnError, got ${String(error)}`);
       assert.equal(error.name, "ShellSpawnError");
       assert.ok(error.message.includes(`"${shell}"`), `names the shell: ${error.message}`);
@@ -55,61 +68,64 @@ for (const adapter of adapters) {
       return error;
     }
 
-    it("a shell name missing from the child's PATH is not found, and the message gives that PATH", () => {
+    it("a shell name missing from the child's PATH is not found, and the message gives that PATH", async () => {
       const searched = `${join(dir, "empty-a")}:${join(dir, "empty-b")}`;
-      const error = spawnFailure("dsh-no-such-shell-xyz", { PATH: searched });
+      const error = await spawnFailure("dsh-no-such-shell-xyz", { PATH: searched });
       assert.match(error.message, /\bnot found\b/);
       assert.ok(!/not executable/.test(error.message), `does not hedge: ${error.message}`);
       assert.ok(error.message.includes(`PATH=${searched}`), `gives the PATH searched: ${error.message}`);
     });
 
-    it("a shell path that does not exist is not found", () => {
-      const error = spawnFailure(join(dir, "missing", "bash"), { PATH: "/usr/bin:/bin" });
+    it("a shell path that does not exist is not found", async () => {
+      const error = await spawnFailure(join(dir, "missing", "bash"), { PATH: "/usr/bin:/bin" });
       assert.match(error.message, /\bnot found\b/);
       assert.ok(!/not executable/.test(error.message), `does not hedge: ${error.message}`);
     });
 
-    it("a shell path without execute permission is not executable, not missing", () => {
+    it("a shell path without execute permission is not executable, not missing", async () => {
       const shell = join(dir, "plain-file");
       writeFileSync(shell, "#!/bin/sh\necho hi\n");
       chmodSync(shell, 0o644);
-      const error = spawnFailure(shell, { PATH: "/usr/bin:/bin" });
+      const error = await spawnFailure(shell, { PATH: "/usr/bin:/bin" });
       assert.match(error.message, /is not executable/);
       assert.ok(!/not found/.test(error.message), `does not say "not found": ${error.message}`);
     });
 
-    it("a name found on PATH only as a file without execute permission is not executable", () => {
+    it("a name found on PATH only as a file without execute permission is not executable", async () => {
       const bin = join(dir, "bin-noexec");
       mkdirSync(bin);
       writeFileSync(join(bin, "dsh-noexec-shell"), "#!/bin/sh\n", { mode: 0o644 });
       chmodSync(join(bin, "dsh-noexec-shell"), 0o644);
-      const error = spawnFailure("dsh-noexec-shell", { PATH: bin });
+      const error = await spawnFailure("dsh-noexec-shell", { PATH: bin });
       assert.match(error.message, /is not executable/);
       assert.ok(error.message.includes(join(bin, "dsh-noexec-shell")), `names the file found: ${error.message}`);
     });
 
-    it("an executable script whose interpreter is missing is not reported as a missing shell", () => {
+    it("an executable script whose interpreter is missing is not reported as a missing shell", async () => {
       const shell = join(dir, "bad-interpreter");
       writeFileSync(shell, "#!/nonexistent/dsh-interpreter\n");
       chmodSync(shell, 0o755);
-      const error = spawnFailure(shell, { PATH: "/usr/bin:/bin" });
+      const error = await spawnFailure(shell, { PATH: "/usr/bin:/bin" });
       assert.ok(error.message.includes("/nonexistent/dsh-interpreter"), `names the interpreter: ${error.message}`);
       assert.ok(!error.message.includes(`"${shell}": not found`), `the shell itself exists: ${error.message}`);
     });
 
-    it("an environment beyond the OS limit gives ShellSpawnError (with the OS error as cause when known)", () => {
-      const error = spawnFailure("/bin/sh", { PATH: "/usr/bin:/bin", BIG: "x".repeat(TOO_LONG) });
+    it("an environment beyond the OS limit gives ShellSpawnError (with the OS error as cause when known)", async () => {
+      const error = await spawnFailure("/bin/sh", { PATH: "/usr/bin:/bin", BIG: "x".repeat(TOO_LONG) });
       assert.ok(!/not found|not executable/.test(error.message), `the shell is fine: ${error.message}`);
       assert.match(error.message, /refused|too large|E2BIG/);
       if (error.cause !== undefined) assert.ok(error.cause instanceof Error, "the cause is the runtime's error");
     });
 
-    it("a command beyond the OS limit for one argument gives ShellSpawnError", () => {
+    it("a command beyond the OS limit for one argument: the adapter throws, and the seam's words blame no file", () => {
+      // The seam's schema refuses such a command before any spawn; the adapter must still not start it.
       const error = thrown(() =>
         adapter.spawn({ ...request("/bin/sh", { PATH: "/usr/bin:/bin" }), command: `: ${"x".repeat(TOO_LONG)}` })
       );
-      assert.ok(error instanceof ShellSpawnError, `expected ShellSpawnError, got ${String(error)}`);
-      assert.ok(!/not found|not executable/.test(error.message), `the shell is fine: ${error.message}`);
+      assert.ok(error instanceof Error, `expected the runtime's error, got ${String(error)}`);
+      const message = describeSpawnFailure("/bin/sh", "/usr/bin:/bin", { cwd: dir, cause: error });
+      assert.ok(!/not found|not executable/.test(message), `the shell is fine: ${message}`);
+      assert.equal(existsSync(join(dir, "ran")), false, "nothing ran");
     });
   });
 }

@@ -13,16 +13,14 @@ import {
 } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
-import { createShell, type ProcessAdapter, type WatchdogHandle } from "../src/seam/mod.ts";
-import { denoAdapter } from "../src/deno_adapter.ts";
-import { nodeAdapter } from "../src/node_adapter.ts";
-import { GroupRegistry } from "../src/seam/run/group_registry.ts";
-import { LiveList, type RecordedSession, replayLiveList } from "../src/seam/run/live_list.ts";
-import { CommandSession } from "../src/seam/run/session.ts";
-import { REPLAY_FUNCTION, Watchdog } from "../src/seam/run/watchdog.ts";
+import { createShell } from "../src/seam/mod.ts";
+import { tracingAdapter } from "./helpers/adapters.ts";
+import { type RecordedSession, replayRecord, WatchdogRecord } from "../src/seam/guard/record.ts";
+import { REPLAY_FUNCTION, Watchdog } from "../src/seam/guard/watchdog.ts";
+import { HostProcess } from "../src/seam/host.ts";
+import { SessionRegistry } from "../src/seam/session/registry.ts";
+import { CommandSession } from "../src/seam/session/session.ts";
 import { eventually, isRunning, procInfo } from "./helpers/proc.ts";
-
-const runtimeAdapter = "Deno" in globalThis ? denoAdapter : nodeAdapter;
 
 /** Ids no process can have (Linux's pid_max is at most 2^22): safe to list, never signalled. */
 const FAKE = 4_194_304;
@@ -68,16 +66,16 @@ function recorded(pid: number): RecordedSession {
 
 describe("the watchdog's record", () => {
   it("replays +sid start and -sid start as a count per session, ignoring anything malformed", () => {
-    assert.deepEqual(replayLiveList("+12 5\n+13 6\n-12 5\n+14 7\n"), [{ id: 13, start: 6 }, { id: 14, start: 7 }]);
+    assert.deepEqual(replayRecord("+12 5\n+13 6\n-12 5\n+14 7\n"), [{ id: 13, start: 6 }, { id: 14, start: 7 }]);
     // The same id given to two of our sessions in turn: each line names one of them by its start time.
-    assert.deepEqual(replayLiveList("+20 1\n+20 9\n-20 1\n"), [{ id: 20, start: 9 }]);
-    assert.deepEqual(replayLiveList("+20 1\n+20 1\n-20 1\n"), [{ id: 20, start: 1 }]);
-    assert.deepEqual(replayLiveList("+1 3\n+0 3\n+007 3\n+-3 3\n+4x 3\n 5 3\n+8\n+9 x\n+10 3 4\n+6 3"), [{
+    assert.deepEqual(replayRecord("+20 1\n+20 9\n-20 1\n"), [{ id: 20, start: 9 }]);
+    assert.deepEqual(replayRecord("+20 1\n+20 1\n-20 1\n"), [{ id: 20, start: 1 }]);
+    assert.deepEqual(replayRecord("+1 3\n+0 3\n+007 3\n+-3 3\n+4x 3\n 5 3\n+8\n+9 x\n+10 3 4\n+6 3"), [{
       id: 6,
       start: 3,
     }]);
     // The host never writes it, and the replay does not hold it against a later start.
-    assert.deepEqual(replayLiveList("-30 2\n+30 2\n"), [{ id: 30, start: 2 }]);
+    assert.deepEqual(replayRecord("-30 2\n+30 2\n"), [{ id: 30, start: 2 }]);
   });
 
   it("the watchdog's shell replay agrees with it, with awk and without", () => {
@@ -95,7 +93,7 @@ describe("the watchdog's record", () => {
       logs.push(log);
     }
     for (const log of logs) {
-      const expected = sorted(replayLiveList(log));
+      const expected = sorted(replayRecord(log));
       assert.deepEqual(shellReplay(log, "/usr/bin:/bin"), expected, `awk, on ${JSON.stringify(log)}`);
       assert.deepEqual(shellReplay(log, "/nonexistent"), expected, `sh alone, on ${JSON.stringify(log)}`);
     }
@@ -104,7 +102,7 @@ describe("the watchdog's record", () => {
   it("is private, and compaction keeps it small and listing exactly the live sessions", () => {
     const parent = mkdtempSync(join(tmpdir(), "dsh-record-"));
     try {
-      const list = new LiveList(parent, 256);
+      const list = new WatchdogRecord(parent, 256);
       assert.equal(statSync(list.dir).mode & 0o777, 0o700);
       assert.equal(statSync(list.path).mode & 0o777, 0o600);
       const next = random(11);
@@ -126,7 +124,7 @@ describe("the watchdog's record", () => {
         mostLive = Math.max(mostLive, live.length);
         const distinct = new Map(live.map((session) => [`${session.id} ${session.start}`, session]));
         const expected = sorted([...distinct.values()]);
-        assert.deepEqual(sorted(replayLiveList(text)), expected, `after step ${i}`);
+        assert.deepEqual(sorted(replayRecord(text)), expected, `after step ${i}`);
         assert.deepEqual(sorted(list.live()), expected);
       }
       // Lines are "+4194xxx s\n": 11 bytes. Uncompacted, 3000 of them. Compacted: the live set, then at most a
@@ -147,14 +145,14 @@ describe("the watchdog's record", () => {
   it("never writes through a link planted where a compaction writes", () => {
     const parent = mkdtempSync(join(tmpdir(), "dsh-record-"));
     try {
-      const list = new LiveList(parent, 64);
+      const list = new WatchdogRecord(parent, 64);
       const target = join(parent, "target");
       writeFileSync(target, "untouched");
-      symlinkSync(target, join(list.dir, "live.next"));
+      symlinkSync(target, join(list.dir, "record.next"));
       for (let i = 0; i < 20; i++) list.add({ id: FAKE + i, start: 1 });
       assert.equal(readFileSync(target, "utf8"), "untouched");
       assert.equal(lstatSync(list.path).isSymbolicLink(), false);
-      assert.equal(replayLiveList(readFileSync(list.path, "utf8")).length, 20);
+      assert.equal(replayRecord(readFileSync(list.path, "utf8")).length, 20);
       list.dispose();
     } finally {
       rmSync(parent, { recursive: true, force: true });
@@ -165,11 +163,7 @@ describe("the watchdog's record", () => {
 describe("the watchdog", () => {
   it("at the pipe's end kills the sessions listed live, spares those recorded gone, and removes the record", async () => {
     const parent = mkdtempSync(join(tmpdir(), "dsh-record-"));
-    let handle: WatchdogHandle | undefined;
-    const adapter: ProcessAdapter = {
-      ...runtimeAdapter,
-      spawnWatchdog: (script, env) => (handle = runtimeAdapter.spawnWatchdog(script, env)),
-    };
+    const { adapter, watchdog: started } = tracingAdapter();
     const watchdog = new Watchdog(adapter, { parent, compactAt: 128 });
     const [a, b, c] = [sessionLeader(), sessionLeader(), sessionLeader()];
     try {
@@ -182,9 +176,8 @@ describe("the watchdog", () => {
         watchdog.removed({ id: FAKE + i, start: 1 });
       }
       watchdog.added(recorded(c.pid));
-      const dir = watchdog.dir;
-      assert.ok(dir !== undefined && handle !== undefined);
-      const record = readFileSync(join(dir, "live"), "utf8");
+      const { dir, handle } = started() ?? assert.fail("the watchdog was not started");
+      const record = readFileSync(join(dir, "record"), "utf8");
       assert.ok(record.length < 1_000, `compacted: ${record.length} bytes`);
 
       // What the host's death looks like to the watchdog: its pipe ends, the record still in place.
@@ -201,39 +194,27 @@ describe("the watchdog", () => {
   });
 
   it("is gone, with its record, once close() resolves", async () => {
-    let started: { pid: number; dir: string } | undefined;
-    const adapter: ProcessAdapter = {
-      ...runtimeAdapter,
-      spawnWatchdog: (script, env) => {
-        const handle = runtimeAdapter.spawnWatchdog(script, env);
-        started = { pid: handle.pid, dir: env.DSH_WATCHDOG_DIR };
-        return handle;
-      },
-    };
+    const { adapter, watchdog } = tracingAdapter();
     const shell = createShell(adapter);
     await shell.run(shell.resolve({ command: "true", owner: null }));
-    assert.ok(started !== undefined, "the first command starts the watchdog");
-    assert.ok(isRunning(started.pid));
-    assert.ok(existsSync(join(started.dir, "live")));
+    const started = watchdog() ?? assert.fail("the first command starts the watchdog");
+    assert.ok(isRunning(started.handle.pid));
+    assert.ok(existsSync(join(started.dir, "record")));
     await shell.close();
     // Not even a zombie: exited and reaped.
-    assert.equal(procInfo(started.pid), undefined, "the watchdog outlived close()");
+    assert.equal(procInfo(started.handle.pid), undefined, "the watchdog outlived close()");
     assert.equal(existsSync(started.dir), false, "close() left the record behind");
   });
 
   it("a clean close() kills nothing, even a session still listed", async () => {
     const parent = mkdtempSync(join(tmpdir(), "dsh-record-"));
-    let handle: WatchdogHandle | undefined;
-    const adapter: ProcessAdapter = {
-      ...runtimeAdapter,
-      spawnWatchdog: (script, env) => (handle = runtimeAdapter.spawnWatchdog(script, env)),
-    };
+    const { adapter, watchdog: started } = tracingAdapter();
     const watchdog = new Watchdog(adapter, { parent });
     const a = sessionLeader();
     try {
       watchdog.added(recorded(a.pid));
       await watchdog.stop();
-      assert.ok(handle !== undefined);
+      const { handle } = started() ?? assert.fail("the watchdog was not started");
       assert.equal(procInfo(handle.pid), undefined);
       assert.ok(isRunning(a.pid), "stop() let the watchdog kill a listed session");
     } finally {
@@ -245,22 +226,14 @@ describe("the watchdog", () => {
 
 describe("the record stays true", () => {
   it("a survivor that ends while the harness is idle leaves it, with no new command and no close()", async () => {
-    let dir: string | undefined;
-    const adapter: ProcessAdapter = {
-      ...runtimeAdapter,
-      spawnWatchdog: (script, env) => {
-        dir = env.DSH_WATCHDOG_DIR;
-        return runtimeAdapter.spawnWatchdog(script, env);
-      },
-    };
+    const { adapter, watchdog } = tracingAdapter();
     const shell = createShell(adapter, { graceMs: 300 });
     try {
       // The member outlives the first re-check (250 ms after the settle), then ends on its own.
       const result = await shell.run(shell.resolve({ command: "sleep 0.8 & echo $$ $!", owner: null }));
       const [sid, member] = result.stdout.text.trim().split(" ").map(Number);
-      assert.ok(dir !== undefined);
-      const listed = (): boolean =>
-        replayLiveList(readFileSync(join(dir as string, "live"), "utf8")).some((s) => s.id === sid);
+      const { dir } = watchdog() ?? assert.fail("the watchdog was not started");
+      const listed = (): boolean => replayRecord(readFileSync(join(dir, "record"), "utf8")).some((s) => s.id === sid);
       assert.ok(listed() || !isRunning(member), "a live survivor is not in the record");
       assert.ok(await eventually(() => !isRunning(member), 10_000));
       assert.ok(await eventually(() => !listed(), 5_000), "the ended survivor is still in the record");
@@ -271,23 +244,20 @@ describe("the record stays true", () => {
 
   it("the exit guard's kill removes it, so the watchdog does not signal the same ids again", async () => {
     const parent = mkdtempSync(join(tmpdir(), "dsh-record-"));
-    let handle: WatchdogHandle | undefined;
-    const adapter: ProcessAdapter = {
-      ...runtimeAdapter,
-      spawnWatchdog: (script, env) => (handle = runtimeAdapter.spawnWatchdog(script, env)),
-    };
+    const { adapter, watchdog: started } = tracingAdapter();
     const watchdog = new Watchdog(adapter, { parent });
-    const registry = new GroupRegistry(watchdog);
+    const registry = new SessionRegistry(watchdog);
     const a = sessionLeader();
     try {
-      registry.started(new CommandSession(adapter, a.pid));
-      const dir = watchdog.dir;
-      assert.ok(dir !== undefined && existsSync(join(dir, "live")));
+      registry.started(new CommandSession(adapter, a.pid, new HostProcess().procTable));
+      const { dir } = started() ?? assert.fail("the watchdog was not started");
+      assert.ok(existsSync(join(dir, "record")));
       registry.killAll();
       assert.equal(existsSync(dir), false, "the record outlived the exit guard's kill");
       assert.ok(await eventually(() => !isRunning(a.pid)), "the exit guard did not kill the session");
     } finally {
       await watchdog.stop();
+      const handle = started()?.handle;
       assert.ok(handle === undefined || procInfo(handle.pid) === undefined, "the watchdog outlived stop()");
       a.kill("SIGKILL");
       rmSync(parent, { recursive: true, force: true });

@@ -5,7 +5,7 @@
  * @module
  */
 
-import { ownFields } from "../seam/own_fields.ts";
+import { ownFields } from "../seam/resolve/own_fields.ts";
 import type { Shell } from "../seam/types.ts";
 import { HookSettingsError } from "./errors.ts";
 import { matchScope } from "./matcher.ts";

@@ -6,7 +6,7 @@
  * @module
  */
 
-import { ownFields } from "../seam/own_fields.ts";
+import { ownFields } from "../seam/resolve/own_fields.ts";
 import { isAbsolute } from "node:path";
 import { ShellClosedError, ShellSpawnError, ShellSpecError } from "../seam/errors.ts";
 import type { EnvPatch, Shell, ShellExecRequest, ShellRunResult } from "../seam/types.ts";

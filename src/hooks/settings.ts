@@ -6,7 +6,7 @@
  * @module
  */
 
-import { ownValue } from "../seam/own_fields.ts";
+import { ownValue } from "../seam/resolve/own_fields.ts";
 import { HookSettingsError } from "./errors.ts";
 import { compileMatcher, type MatcherTest } from "./matcher.ts";
 import type { HookCommand, HookDialect, HookMatcherGroup, HookSettings, SkippedHookEntry } from "./types.ts";

@@ -186,7 +186,10 @@ export interface ProcessAdapter {
   /**
    * Starts `<shell> -c <command>` as the leader of a new process group
    * (a new session). Synchronous, so a background task knows its pid at
-   * once; throws `ShellSpawnError` naming the shell when it cannot start.
+   * once. When the process cannot be created it throws its runtime's own
+   * error (with the errno name as `code` where the runtime gives one); the
+   * seam examines the program and words the `ShellSpawnError` itself, so
+   * every adapter's failures read alike.
    */
   spawn(request: SpawnRequest): ChildHandle;
   /**
@@ -203,7 +206,8 @@ export interface ProcessAdapter {
    * Starts `/bin/sh -c <script>` in a new session with a stdin pipe, its
    * output discarded, with exactly `env`, and without holding the host's
    * event loop open: it outlives the host and learns of the host's death
-   * from the pipe's end.
+   * from the pipe's end. Throws when it cannot start (the shell then runs
+   * without a watchdog; the exit guard still covers normal exits).
    */
   spawnWatchdog(script: string, env: Record<string, string>): WatchdogHandle;
 }

@@ -28,8 +28,8 @@ export {
   ShellExecSpecSchema,
   ShellRunResultSchema,
   type ShellSchema,
-} from "./schemas.ts";
-export { DEFAULTS } from "./resolve.ts";
+} from "./resolve/schemas.ts";
+export { DEFAULTS } from "./resolve/options.ts";
 export { OutputCollector } from "./capture/collector.ts";
 export type { CollectorOptions, StreamDelta } from "./capture/collector.ts";
 export { createShell } from "./shell.ts";

@@ -9,13 +9,14 @@ import process from "node:process";
 import type { ProcessAdapter } from "./adapter.ts";
 import { SpillDirectory } from "./capture/spill.ts";
 import { ShellClosedError, ShellSpawnError } from "./errors.ts";
-import { ownValue } from "./own_fields.ts";
-import { checkSpec, ResolvedSpecs, resolveOptions, resolveRequest } from "./resolve.ts";
-import { GroupRegistry } from "./run/group_registry.ts";
-import { guardAtHostExit, releaseAtHostExit } from "./run/host_exit.ts";
-import { launch, type LaunchContext } from "./run/launch.ts";
-import { terminateSession } from "./run/terminate.ts";
-import { Watchdog } from "./run/watchdog.ts";
+import { Watchdog } from "./guard/watchdog.ts";
+import { type HostProcess, hostProcess } from "./host.ts";
+import { resolveOptions } from "./resolve/options.ts";
+import { ownValue } from "./resolve/own_fields.ts";
+import { checkSpec, resolveRequest } from "./resolve/request.ts";
+import { ResolvedSpecs } from "./resolve/resolved_specs.ts";
+import { SessionRegistry } from "./session/registry.ts";
+import { launch, type LaunchContext } from "./spawn/launch.ts";
 import { TaskRegistry } from "./tasks/registry.ts";
 import { FailedTask, LaunchedTask } from "./tasks/task.ts";
 import type {
@@ -43,11 +44,20 @@ import type {
  * ```
  */
 export function createShell(adapter: ProcessAdapter, options?: LocalShellOptions): Shell {
-  return new SeamShell(adapter, resolveOptions(options));
+  return createShellIn(hostProcess(), adapter, options);
+}
+
+/**
+ * Creates a shell over `adapter` that shares `host`'s state. Internal (not
+ * exported from the package): tests give a host of their own.
+ */
+export function createShellIn(host: HostProcess, adapter: ProcessAdapter, options?: LocalShellOptions): Shell {
+  return new SeamShell(host, adapter, resolveOptions(options));
 }
 
 class SeamShell implements Shell {
   readonly #options: ResolvedShellOptions;
+  readonly #host: HostProcess;
   readonly #context: LaunchContext;
   readonly #watchdog: Watchdog;
   readonly #tasks: TaskRegistry;
@@ -58,20 +68,22 @@ class SeamShell implements Shell {
   readonly #pending = new Set<Promise<unknown>>();
   #closing: Promise<void> | undefined;
 
-  constructor(adapter: ProcessAdapter, options: ResolvedShellOptions) {
+  constructor(host: HostProcess, adapter: ProcessAdapter, options: ResolvedShellOptions) {
     this.#options = options;
+    this.#host = host;
     this.#watchdog = new Watchdog(adapter);
     this.#tasks = new TaskRegistry(options.maxTasksPerOwner, options.maxFinishedTasks);
     const spill = new SpillDirectory(options.spillDir);
     const fixedAmbient = options.ambientEnv;
-    const groups = new GroupRegistry(this.#watchdog);
-    guardAtHostExit(adapter, groups);
+    const sessions = new SessionRegistry(this.#watchdog);
+    host.exitGuard.guard(adapter, sessions);
     this.#context = {
       adapter,
       options,
+      host,
       spillDirectory: () => spill.path(),
       ambientEnv: () => fixedAmbient ?? process.env,
-      groups,
+      sessions,
       closeSignal: this.#closer.signal,
       track: (work) => this.#track(work),
     };
@@ -135,15 +147,15 @@ class SeamShell implements Shell {
     this.#closer.abort(new ShellClosedError());
     // Until nothing is pending: a settling run can still turn its group into a survivor.
     while (this.#pending.size > 0) await Promise.allSettled([...this.#pending]);
-    const { adapter, groups } = this.#context;
+    const { adapter, sessions } = this.#context;
     await Promise.all(
-      groups.survivors().map(async (session) => {
-        if (await terminateSession(session, this.#options.graceMs)) groups.ended(session);
+      sessions.survivors().map(async (session) => {
+        if (await this.#host.terminations.terminate(session, this.#options.graceMs)) sessions.ended(session);
       }),
     );
-    if (groups.all().length === 0) {
+    if (sessions.all().length === 0) {
       await this.#watchdog.stop();
-      releaseAtHostExit(adapter, groups);
+      this.#host.exitGuard.release(adapter, sessions);
     }
   }
 

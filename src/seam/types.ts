@@ -8,6 +8,7 @@
  */
 
 import type { ProcessAdapter } from "./adapter.ts";
+import type { ShellSpawnError } from "./errors.ts";
 
 /**
  * Environment variables in the managed `DSH_*` channel.
@@ -383,6 +384,12 @@ export interface ShellTask {
   readonly owner: string | null;
   /** The leader's pid (also its process group id), or -1 when the spawn failed. */
   readonly pid: number;
+  /**
+   * Why the spawn failed (the workdir or the shell is missing), when it
+   * did: the same `ShellSpawnError` that `run()` would reject with. Its
+   * text is also the task's stderr.
+   */
+  readonly spawnError?: ShellSpawnError;
   /** `running`, then `completed` (it ended by itself) or `killed` (we ended it, or it never started). */
   readonly status: TaskStatus;
   /** The exit code once ended by an exit, else `null`. */

@@ -7,7 +7,7 @@
  */
 
 import { z } from "zod";
-import { DEFAULTS } from "../seam/resolve.ts";
+import { DEFAULTS } from "../seam/resolve/options.ts";
 import type { BashToolInput, BashToolInputSchema } from "./types.ts";
 
 /** The declared inputs, in the order the schema lists them. */

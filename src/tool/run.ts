@@ -22,13 +22,9 @@ function isModelFixable(error: unknown): error is Error {
 }
 
 /** Starts `spec` in the background; a spawn that failed at once is reported as an error. */
-async function startInBackground(shell: Shell, spec: ShellExecSpec): Promise<string> {
+function startInBackground(shell: Shell, spec: ShellExecSpec): string {
   const task = shell.start(spec);
-  if (task.pid === -1) {
-    // The seam settles a failed spawn as a killed task with "<ErrorName>: <message>" on stderr.
-    const { stderr } = await task.done;
-    return `[error] ${stderr.text.trimEnd().replace(/^\w+Error: /, "")}`;
-  }
+  if (task.spawnError !== undefined) return `[error] ${task.spawnError.message}`;
   return `started background task ${task.id}\n${BACKGROUND_NOTE}`;
 }
 
@@ -78,7 +74,7 @@ export async function runBashTool(shell: Shell, input: unknown, context: BashToo
   request.signal?.throwIfAborted();
   try {
     const spec = shell.resolve(request);
-    if (parsed.run_in_background === true) return await startInBackground(shell, spec);
+    if (parsed.run_in_background === true) return startInBackground(shell, spec);
     return render(await shell.run(spec));
   } catch (error) {
     const abortReason = request.signal?.aborted === true && error === request.signal.reason;

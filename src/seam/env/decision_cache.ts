@@ -43,16 +43,6 @@ export class DecisionCache<D> {
     this.#limits = limits;
   }
 
-  /** How many names are remembered. */
-  get size(): number {
-    return this.#entries.size;
-  }
-
-  /** How many characters of values are remembered. */
-  get valueChars(): number {
-    return this.#valueChars;
-  }
-
   /**
    * The decision for `name` holding `value`: the remembered one when `value`
    * is the value it was made for, otherwise `decide(name, value)`, which is

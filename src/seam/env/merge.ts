@@ -7,8 +7,8 @@
  */
 
 import { isCredentialName, isCredentialValue } from "./credential.ts";
-import { DecisionCache } from "./decision_cache.ts";
-import { ownValue } from "../own_fields.ts";
+import { hostProcess } from "../host.ts";
+import { ownValue } from "../resolve/own_fields.ts";
 
 /**
  * The prefix of the managed channel. Ambient entries with it (matched
@@ -139,14 +139,6 @@ function scrubReason(name: string, value: string): EnvDropReason | undefined {
   return undefined;
 }
 
-/**
- * The scrub's decisions for the ambient variables seen so far. The ambient
- * environment is read at every spawn and rarely changes, so the rules run
- * once per (name, value). Bounded, so that a changing environment cannot
- * grow it: an ordinary environment is 30–150 names of short values.
- */
-const scrubDecisions = new DecisionCache<EnvDropReason | undefined>({ maxNames: 1024, maxValueChars: 256 * 1024 });
-
 function set(
   plan: EnvPlan,
   name: string,
@@ -159,6 +151,8 @@ function set(
 
 function scrubbed(ambient: EnvInput["ambient"]): EnvPlan {
   const plan: EnvPlan = { kept: new Map(), dropped: new Map() };
+  // The host's memo: the rules run once per (name, value) the process has seen.
+  const scrubDecisions = hostProcess().scrubDecisions;
   for (const [name, value] of Object.entries(ambient)) {
     // An undefined ambient value is an absent variable, not a dropped one.
     if (value === undefined) continue;

@@ -6,7 +6,8 @@
  */
 
 import type { OutputCollector } from "../capture/collector.ts";
-import type { Launched } from "../run/launch.ts";
+import type { ShellSpawnError } from "../errors.ts";
+import type { Launched } from "../spawn/launch.ts";
 import type { ShellRunResult, ShellTask, TaskOutput, TaskStatus } from "../types.ts";
 
 /** Reads one stream of a task incrementally. */
@@ -83,11 +84,13 @@ export class FailedTask implements ShellTask {
   readonly exitCode = null;
   readonly signal = null;
   readonly done: Promise<ShellRunResult>;
+  readonly spawnError: ShellSpawnError;
   #unread: string;
 
-  constructor(id: string, owner: string | null, timeoutMs: number, error: Error) {
+  constructor(id: string, owner: string | null, timeoutMs: number, error: ShellSpawnError) {
     this.id = id;
     this.owner = owner;
+    this.spawnError = error;
     const message = `${error.name}: ${error.message}\n`;
     this.#unread = message;
     const totalBytes = new TextEncoder().encode(message).length;

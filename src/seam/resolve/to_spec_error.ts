@@ -6,7 +6,7 @@
  */
 
 import type { z } from "zod";
-import { ShellSpecError } from "./errors.ts";
+import { ShellSpecError } from "../errors.ts";
 import { ownFields } from "./own_fields.ts";
 
 /**

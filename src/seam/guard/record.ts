@@ -14,9 +14,9 @@ import { closeSync, mkdtempSync, openSync, renameSync, rmdirSync, unlinkSync, wr
 import { join } from "node:path";
 
 /** The record's file name inside its private directory. */
-export const LIVE_FILE = "live";
-/** Where a compaction writes the live set before renaming it over {@linkcode LIVE_FILE}. */
-export const NEXT_FILE = "live.next";
+export const RECORD_FILE = "record";
+/** Where a compaction writes the live set before renaming it over {@linkcode RECORD_FILE}. */
+export const NEXT_FILE = "record.next";
 
 /**
  * The file is compacted once it has grown by this many bytes since the last
@@ -46,11 +46,11 @@ export interface RecordedSession {
  *
  * @example
  * ```ts
- * import { replayLiveList } from "./live_list.ts";
- * console.log(replayLiveList("+12 500\n+13 501\n-12 500\n+14 502\n")); // [{ id: 13, start: 501 }, { id: 14, start: 502 }]
+ * import { replayRecord } from "./record.ts";
+ * console.log(replayRecord("+12 500\n+13 501\n-12 500\n+14 502\n")); // [{ id: 13, start: 501 }, { id: 14, start: 502 }]
  * ```
  */
-export function replayLiveList(text: string): RecordedSession[] {
+export function replayRecord(text: string): RecordedSession[] {
   const counts = new Map<string, number>();
   for (const line of text.split("\n")) {
     const match = /^([+-])([1-9][0-9]*) ([0-9]+)$/.exec(line);
@@ -72,7 +72,7 @@ export function replayLiveList(text: string): RecordedSession[] {
  * `O_EXCL` and mode 0600, so nothing another user planted is ever opened
  * or followed. Every method is synchronous and throws on an I/O error.
  */
-export class LiveList {
+export class WatchdogRecord {
   /** The private directory holding the record. */
   readonly dir: string;
   /** `"sid start"` → how many times it is listed. */
@@ -104,7 +104,7 @@ export class LiveList {
 
   /** The record file's path. */
   get path(): string {
-    return join(this.dir, LIVE_FILE);
+    return join(this.dir, RECORD_FILE);
   }
 
   /** The sessions listed as live, as the watchdog would replay the file now. */
@@ -139,7 +139,7 @@ export class LiveList {
     } catch {
       // Already closed.
     }
-    for (const name of [LIVE_FILE, NEXT_FILE]) {
+    for (const name of [RECORD_FILE, NEXT_FILE]) {
       try {
         unlinkSync(join(this.dir, name));
       } catch {

@@ -2,7 +2,7 @@
  * The watchdog: a tiny `/bin/sh` process, in its own session, that holds a
  * pipe from the host. The host records each command session as it starts
  * (`+sid start`) and as it is seen gone (`-sid start`) in a private file
- * ({@linkcode LiveList}); nothing goes down the pipe, so no command wakes
+ * ({@linkcode WatchdogRecord}); nothing goes down the pipe, so no command wakes
  * the watchdog. When the pipe closes — the host exited, crashed or was
  * SIGKILLed — the watchdog replays the file, SIGKILLs every session still
  * listed whose id has not come round to a stranger (the record keeps each
@@ -14,12 +14,12 @@
 
 import { tmpdir } from "node:os";
 import type { ProcessAdapter, WatchdogHandle } from "../adapter.ts";
-import { COMPACT_AT_BYTES, LIVE_FILE, LiveList, NEXT_FILE, type RecordedSession } from "./live_list.ts";
+import { COMPACT_AT_BYTES, NEXT_FILE, RECORD_FILE, type RecordedSession, WatchdogRecord } from "./record.ts";
 
 /**
  * The replay, as a shell function `replay` that reads a record on stdin and
  * prints the live sessions, `sid start` one per line, with the same rule as
- * `replayLiveList` (`live_list.ts`). awk does it in one pass; without awk, a
+ * `replayRecord` (`record.ts`). awk does it in one pass; without awk, a
  * POSIX sh loop does it (quadratic, but the record is compacted small). Only
  * ids made of digits, without a leading zero and other than 1, are printed:
  * `kill -KILL -1` would signal every process we may signal.
@@ -92,11 +92,11 @@ trap '' INT HUP TERM
 ${REPLAY_FUNCTION}
 ${KILL_FUNCTION}
 while read -r _; do :; done
-list="$DSH_WATCHDOG_DIR/${LIVE_FILE}"
-if [ -f "$list" ]; then
-  replay < "$list" | while read -r g start; do kill_session "$g" "$start"; done
+record="$DSH_WATCHDOG_DIR/${RECORD_FILE}"
+if [ -f "$record" ]; then
+  replay < "$record" | while read -r g start; do kill_session "$g" "$start"; done
 fi
-rm -f "$list" "$DSH_WATCHDOG_DIR/${NEXT_FILE}"
+rm -f "$record" "$DSH_WATCHDOG_DIR/${NEXT_FILE}"
 rmdir "$DSH_WATCHDOG_DIR" 2>/dev/null
 `;
 
@@ -113,14 +113,14 @@ export interface WatchdogOptions {
   compactAt?: number;
 }
 
-/** One shell's link to its watchdog, started at the first group it is told about. */
+/** One shell's link to its watchdog, started at the first session it is told about. */
 export class Watchdog {
   readonly #adapter: ProcessAdapter;
   readonly #parent: string | undefined;
   readonly #compactAt: number;
   /** undefined: not started yet; null: could not start or stopped (the exit guard still covers normal exits). */
   #handle: WatchdogHandle | null | undefined;
-  #list: LiveList | undefined;
+  #record: WatchdogRecord | undefined;
 
   /**
    * @param adapter The adapter that starts the watchdog process.
@@ -132,26 +132,16 @@ export class Watchdog {
     this.#compactAt = options.compactAt ?? COMPACT_AT_BYTES;
   }
 
-  /** The watchdog's pid, once started. */
-  get pid(): number | undefined {
-    return this.#handle?.pid;
-  }
-
-  /** The record's private directory, while the watchdog runs. */
-  get dir(): string | undefined {
-    return this.#list?.dir;
-  }
-
   /** Records a new session, starting the watchdog if needed. */
   added(session: RecordedSession): void {
     if (this.#started() === null) return;
-    this.#record((list) => list.add(session));
+    this.#update((record) => record.add(session));
   }
 
   /** Records that a session is gone, so its id is never signalled again. */
   removed(session: RecordedSession): void {
     if (!this.#handle) return;
-    this.#record((list) => list.remove(session));
+    this.#update((record) => record.remove(session));
   }
 
   /**
@@ -160,8 +150,8 @@ export class Watchdog {
    * again. The pipe stays open until the host is gone.
    */
   cleared(): void {
-    this.#list?.dispose();
-    this.#list = undefined;
+    this.#record?.dispose();
+    this.#record = undefined;
   }
 
   /**
@@ -172,8 +162,8 @@ export class Watchdog {
    */
   async stop(): Promise<void> {
     const handle = this.#handle;
-    this.#list?.dispose();
-    this.#list = undefined;
+    this.#record?.dispose();
+    this.#record = undefined;
     this.#handle = null;
     if (!handle) return;
     handle.close();
@@ -188,10 +178,10 @@ export class Watchdog {
    * kill a recycled id: the watchdog is stopped, on the safe side, and the
    * exit guard alone covers normal exits from then on.
    */
-  #record(change: (list: LiveList) => void): void {
-    if (this.#list === undefined) return;
+  #update(change: (record: WatchdogRecord) => void): void {
+    if (this.#record === undefined) return;
     try {
-      change(this.#list);
+      change(this.#record);
     } catch {
       void this.stop();
     }
@@ -199,16 +189,16 @@ export class Watchdog {
 
   #started(): WatchdogHandle | null {
     if (this.#handle !== undefined) return this.#handle;
-    let list: LiveList | undefined;
+    let record: WatchdogRecord | undefined;
     try {
-      list = new LiveList(this.#parent ?? tmpdir(), this.#compactAt);
+      record = new WatchdogRecord(this.#parent ?? tmpdir(), this.#compactAt);
       this.#handle = this.#adapter.spawnWatchdog(WATCHDOG_SCRIPT, {
         PATH: "/usr/bin:/bin",
-        DSH_WATCHDOG_DIR: list.dir,
+        DSH_WATCHDOG_DIR: record.dir,
       });
-      this.#list = list;
+      this.#record = record;
     } catch {
-      list?.dispose();
+      record?.dispose();
       this.#handle = null;
     }
     return this.#handle;

@@ -17,11 +17,11 @@
  */
 
 import { setTimeout as setNodeTimeout } from "node:timers";
-import type { RecordedSession } from "./live_list.ts";
+import type { RecordedSession } from "../guard/record.ts";
 import type { CommandSession } from "./session.ts";
 
 /** Told of each session as it starts and as it is seen gone. */
-export interface GroupObserver {
+export interface SessionObserver {
   /** A session was started. */
   added(session: RecordedSession): void;
   /** A session was seen gone. */
@@ -47,8 +47,8 @@ export const RECHECK_MS = 250;
 export const RECHECK_MAX_MS = 1_000;
 
 /** The live sessions of one shell. */
-export class GroupRegistry {
-  readonly #observer: GroupObserver;
+export class SessionRegistry {
+  readonly #observer: SessionObserver;
   readonly #running = new Set<CommandSession>();
   readonly #survivors = new Set<CommandSession>();
   /** The pending re-check; unref'd: survivors never hold the event loop open. */
@@ -57,7 +57,7 @@ export class GroupRegistry {
   #recheckMs = RECHECK_MS;
 
   /** @param observer Told of every session as it starts and ends. */
-  constructor(observer: GroupObserver) {
+  constructor(observer: SessionObserver) {
     this.#observer = observer;
   }
 

@@ -8,9 +8,7 @@
  * 1 KiB buffer and parsed in place: `readFileSync` would allocate a 64 KiB
  * buffer per file, which made scans of a few hundred processes slow on Node.
  *
- * Internal: not exported from the package. {@linkcode procScanCount} exists
- * for tests, which check that a `close()` with many survivors does a bounded
- * number of passes.
+ * Internal: not exported from the package.
  *
  * @module
  */
@@ -165,43 +163,71 @@ export class ProcSnapshot {
   }
 }
 
-let scans = 0;
-let current: ProcSnapshot | undefined;
+/**
+ * Where a {@linkcode ProcTable} reads processes from: `/proc` in
+ * production. Tests give a reader of their own, to count the passes.
+ */
+export interface ProcReader {
+  /** The pids that exist now. */
+  pids(): Iterable<number>;
+  /** One process, or undefined when it is gone. */
+  read(pid: number): ProcEntry | undefined;
+}
+
+/** Reads the real `/proc`. */
+export const linuxProcReader: ProcReader = {
+  *pids(): Iterable<number> {
+    for (const name of readdirSync("/proc")) {
+      const first = name.charCodeAt(0);
+      if (first >= 48 && first <= 57) yield Number(name);
+    }
+  },
+  read: readProc,
+};
 
 /**
- * The process table as of this turn of the event loop: the first call in a
- * turn reads `/proc`, later calls in the same turn (and its microtasks)
- * share that pass. Within one turn the table is as stale as the turn is
- * long; across turns it is always read again.
+ * The process table as the host process sees it, read at most once per
+ * turn of the event loop: the first question in a turn reads every process,
+ * later questions in the same turn (and its microtasks) share that pass.
+ * Within one turn the table is as stale as the turn is long; across turns
+ * it is always read again. One per host process (see `host.ts`).
  */
-export function procSnapshot(): ProcSnapshot {
-  if (current !== undefined) return current;
-  const entries: ProcEntry[] = [];
-  for (const name of readdirSync("/proc")) {
-    const first = name.charCodeAt(0);
-    if (first < 48 || first > 57) continue;
-    const entry = readProc(Number(name));
-    if (entry !== undefined) entries.push(entry);
+export class ProcTable {
+  readonly #reader: ProcReader;
+  #current: ProcSnapshot | undefined;
+
+  /** @param reader Where processes are read from. */
+  constructor(reader: ProcReader = linuxProcReader) {
+    this.#reader = reader;
   }
-  scans++;
-  const snapshot = new ProcSnapshot(entries);
-  current = snapshot;
-  queueMicrotask(() => {
-    if (current === snapshot) current = undefined;
-  });
-  return snapshot;
-}
 
-/**
- * Drops this turn's pass, so the next question reads `/proc` again. Called
- * at each spawn: a pass taken before a session existed must never be what
- * judges it (it would look over before it began).
- */
-export function forgetProcSnapshot(): void {
-  current = undefined;
-}
+  /** This turn's pass, read now when there is none yet. */
+  snapshot(): ProcSnapshot {
+    if (this.#current !== undefined) return this.#current;
+    const entries: ProcEntry[] = [];
+    for (const pid of this.#reader.pids()) {
+      const entry = this.#reader.read(pid);
+      if (entry !== undefined) entries.push(entry);
+    }
+    const snapshot = new ProcSnapshot(entries);
+    this.#current = snapshot;
+    queueMicrotask(() => {
+      if (this.#current === snapshot) this.#current = undefined;
+    });
+    return snapshot;
+  }
 
-/** How many passes over `/proc` this module has made (for tests). */
-export function procScanCount(): number {
-  return scans;
+  /** One process as it is now, outside any pass. */
+  read(pid: number): ProcEntry | undefined {
+    return this.#reader.read(pid);
+  }
+
+  /**
+   * Drops this turn's pass, so the next question reads the table again.
+   * Called at each spawn: a pass taken before a session existed must never
+   * be what judges it (it would look over before it began).
+   */
+  forget(): void {
+    this.#current = undefined;
+  }
 }

@@ -7,7 +7,7 @@
  */
 
 import { z } from "zod";
-import type { ProcessAdapter } from "./adapter.ts";
+import type { ProcessAdapter } from "../adapter.ts";
 import type {
   CollectedOutput,
   DshEnv,
@@ -16,7 +16,7 @@ import type {
   ShellExecRequest,
   ShellExecSpec,
   ShellRunResult,
-} from "./types.ts";
+} from "../types.ts";
 
 /**
  * A validator for `T`: the part of a zod schema that callers need. The

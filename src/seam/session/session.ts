@@ -6,6 +6,10 @@
  * who is in it (`proc_table.ts`, one pass shared by every session asking in
  * the same turn), and at the leader's group elsewhere (macOS).
  *
+ * The vocabulary: a command **session** is what we track, signal and
+ * record; a **process group** is what a signal is sent to (a session holds
+ * one or more); a **member** is a process of the session.
+ *
  * **Whose id is it?** A session id is a pid, and the system hands a pid out
  * again only once nothing uses it any more: not as a process id, not as a
  * process group id, not as a session id (POSIX; on Linux the `struct pid`
@@ -35,7 +39,7 @@
  */
 
 import type { GroupSignal, ProcessAdapter } from "../adapter.ts";
-import { forgetProcSnapshot, hasProc, type ProcEntry, procSnapshot, readProc } from "./proc_table.ts";
+import { hasProc, type ProcEntry, type ProcTable } from "./proc_table.ts";
 
 /** One command's session, as the shell tracks it from spawn until it is gone. */
 export class CommandSession {
@@ -49,6 +53,7 @@ export class CommandSession {
    */
   readonly start: number;
   readonly #adapter: ProcessAdapter;
+  readonly #table: ProcTable;
   /** The leader was reaped: from now on a process holding `id` is a stranger. */
   #reaped = false;
   /** Seen over (no running member, or the id seen given out again): never signalled again. */
@@ -63,12 +68,14 @@ export class CommandSession {
    *
    * @param adapter Signals groups.
    * @param leader The leader's pid.
+   * @param table The host's process table.
    */
-  constructor(adapter: ProcessAdapter, leader: number) {
+  constructor(adapter: ProcessAdapter, leader: number, table: ProcTable) {
     this.#adapter = adapter;
+    this.#table = table;
     this.id = leader;
-    this.start = hasProc ? readProc(leader)?.start ?? 0 : 0;
-    forgetProcSnapshot();
+    this.start = hasProc ? table.read(leader)?.start ?? 0 : 0;
+    table.forget();
   }
 
   /** Told once the leader has been reaped (its command settled). */
@@ -81,7 +88,7 @@ export class CommandSession {
     if (!hasProc) return this.#adapter.signalGroup(this.id, 0);
     if (this.#over) return false;
     // Cheap first: a member known from the last pass that still runs here is enough.
-    if (this.#known.some((pid) => this.#runsHere(readProc(pid)))) return true;
+    if (this.#known.some((pid) => this.#runsHere(this.#table.read(pid)))) return true;
     return this.#members().length > 0;
   }
 
@@ -101,7 +108,7 @@ export class CommandSession {
   /** The running members as of this turn's pass; empty once the session is over. */
   #members(): readonly ProcEntry[] {
     if (this.#over) return [];
-    const table = procSnapshot();
+    const table = this.#table.snapshot();
     const holder = table.process(this.id);
     const members = holder !== undefined && this.#reaped ? [] : table.sessionMembers(this.id);
     this.#known = members.map((member) => member.pid);

@@ -2,9 +2,10 @@
  * Why a shell could not be started. Runtimes say too little: Node reports
  * most exec errors only later, in an `error` event, and either runtime may
  * say "not found" for a script whose `#!` interpreter is missing. So the
- * adapters ask the file system themselves: is the shell there, is it
- * executable for us, is its interpreter there; only when all of that
- * looks right is the failure the system's refusal (E2BIG, EAGAIN, …).
+ * seam asks the file system itself when an adapter reports a failed spawn
+ * (adapters only pass on their runtime's error): is the shell there, is it
+ * executable for us, is its interpreter there; only when all of that looks
+ * right is the failure the system's refusal (E2BIG, EAGAIN, …).
  *
  * Runtime-neutral: `node:fs` and `node:path` only.
  *
@@ -40,7 +41,7 @@ type FileVerdict =
  * @param path The `PATH` of the child's environment (searched when `shell` has no "/").
  * @param context The child's working directory and the runtime's error, when known.
  */
-export function describeShellFailure(
+export function describeSpawnFailure(
   shell: string,
   path: string | undefined,
   context: ShellFailureContext = {},

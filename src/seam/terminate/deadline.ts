@@ -5,7 +5,7 @@
  * @module
  */
 
-import { onAbort } from "./abort_fanout.ts";
+import type { AbortFanout } from "./abort_fanout.ts";
 
 /** Why we ended a command. */
 export type StopCause = "timeout" | "abort";
@@ -28,14 +28,20 @@ export class Deadline {
   /**
    * @param timeoutMs Milliseconds until the timeout fires, or undefined for none.
    * @param signals Signals whose abort ends the command.
+   * @param listeners The host's shared abort listeners.
    * @param onStop Called once with the first cause.
    */
-  constructor(timeoutMs: number | undefined, signals: (AbortSignal | undefined)[], onStop: (cause: StopCause) => void) {
+  constructor(
+    timeoutMs: number | undefined,
+    signals: (AbortSignal | undefined)[],
+    listeners: AbortFanout,
+    onStop: (cause: StopCause) => void,
+  ) {
     this.#onStop = onStop;
     const given = signals.filter((s): s is AbortSignal => s !== undefined);
     // Shared listeners (see abort_fanout.ts): the shell's close signal and a
     // caller's signal are listened to by every command in flight.
-    this.#unsubscribes = given.map((signal) => onAbort(signal, this.#onAbort));
+    this.#unsubscribes = given.map((signal) => listeners.onAbort(signal, this.#onAbort));
     if (given.some((s) => s.aborted)) this.fire("abort");
     else if (timeoutMs !== undefined) this.#timer = setTimeout(() => this.fire("timeout"), timeoutMs);
   }

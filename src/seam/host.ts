@@ -1,0 +1,63 @@
+/**
+ * What the library keeps per host process, in one object: the process
+ * table (one `/proc` pass per turn of the event loop), the poller of every
+ * termination under way, the exit guards, the shared abort listeners and
+ * the environment scrub's memo. Every shell of the process shares them:
+ * that sharing is what keeps a `close()` with hundreds of survivors at one
+ * `/proc` pass per poll, and one abort listener per signal however many
+ * commands listen to it.
+ *
+ * Internal: not exported from the package. Tests build a host of their own
+ * (with a counting process reader, say) and a shell over it.
+ *
+ * @module
+ */
+
+import { DecisionCache } from "./env/decision_cache.ts";
+import type { EnvDropReason } from "./env/merge.ts";
+import { ExitGuard } from "./guard/exit_guard.ts";
+import { type ProcReader, ProcTable } from "./session/proc_table.ts";
+import { AbortFanout } from "./terminate/abort_fanout.ts";
+import { TerminationPoller } from "./terminate/poller.ts";
+
+/** How a host is built; the defaults are for production. */
+export interface HostProcessOptions {
+  /** Where processes are read from (default: `/proc`). */
+  procReader?: ProcReader;
+}
+
+/** The state shared by every shell of one host process. */
+export class HostProcess {
+  /** The process table, read at most once per turn of the event loop. */
+  readonly procTable: ProcTable;
+  /** Every termination under way, polled by one timer. */
+  readonly terminations: TerminationPoller = new TerminationPoller();
+  /** One exit listener per adapter, over every open shell. */
+  readonly exitGuard: ExitGuard = new ExitGuard();
+  /** One abort listener per signal, fanned out to the commands that listen. */
+  readonly abortListeners: AbortFanout = new AbortFanout();
+  /**
+   * The scrub's decisions for the ambient variables seen so far, shared by
+   * every `mergeEnv` of the process: the ambient environment is read at
+   * each spawn and is nearly always the same, so the rules run once per
+   * (name, value). Bounded, so that a changing environment cannot grow it:
+   * an ordinary environment is 30–150 names of short values.
+   */
+  readonly scrubDecisions: DecisionCache<EnvDropReason | undefined> = new DecisionCache({
+    maxNames: 1024,
+    maxValueChars: 256 * 1024,
+  });
+
+  /** @param options Where processes are read from. */
+  constructor(options: HostProcessOptions = {}) {
+    this.procTable = new ProcTable(options.procReader);
+  }
+}
+
+let shared: HostProcess | undefined;
+
+/** The host process's own {@linkcode HostProcess}, made at the first use. */
+export function hostProcess(): HostProcess {
+  shared ??= new HostProcess();
+  return shared;
+}

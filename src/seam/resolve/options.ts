@@ -1,0 +1,69 @@
+/**
+ * The shell's options: validated, their defaults filled in, the spill
+ * directory checked.
+ *
+ * @module
+ */
+
+import process from "node:process";
+import { resolve as resolvePath } from "node:path";
+import { SPILL_DIR_MISSING, spillDirProblem } from "../capture/spill.ts";
+import { ShellSpecError } from "../errors.ts";
+import type { LocalShellOptions, ResolvedShellOptions } from "../types.ts";
+import { optionsSchema } from "./schemas.ts";
+import { parseOrThrow } from "./to_spec_error.ts";
+
+/**
+ * The defaults of {@linkcode LocalShellOptions}, in one place.
+ *
+ * @example
+ * ```ts
+ * import { DEFAULTS } from "@dsh/shell";
+ * console.log(DEFAULTS.timeoutMs, DEFAULTS.graceMs); // 120000 3000
+ * ```
+ */
+export const DEFAULTS = {
+  timeoutMs: 120_000,
+  maxTimeoutMs: 600_000,
+  maxOutputBytes: 64_000,
+  maxSpillBytes: 64 * 1024 * 1024,
+  graceMs: 3_000,
+  shell: "bash",
+  maxTasksPerOwner: 10,
+  maxFinishedTasks: 100,
+} as const;
+
+/** Validates `options` and fills in every default. Throws {@linkcode ShellSpecError} naming the option. */
+export function resolveOptions(options: LocalShellOptions | undefined): ResolvedShellOptions {
+  const given = parseOrThrow<LocalShellOptions>(optionsSchema, options ?? {}, "options");
+  const workdir = resolvePath(process.cwd(), given.workdir ?? ".");
+  const spillDir = given.spillDir === undefined ? undefined : resolvePath(workdir, given.spillDir);
+  if (spillDir !== undefined) checkSpillDir(spillDir);
+  return {
+    workdir,
+    timeoutMs: given.timeoutMs ?? DEFAULTS.timeoutMs,
+    maxTimeoutMs: given.maxTimeoutMs ?? DEFAULTS.maxTimeoutMs,
+    maxOutputBytes: given.maxOutputBytes ?? DEFAULTS.maxOutputBytes,
+    maxSpillBytes: given.maxSpillBytes ?? DEFAULTS.maxSpillBytes,
+    spillDir,
+    graceMs: given.graceMs ?? DEFAULTS.graceMs,
+    shell: given.shell ?? DEFAULTS.shell,
+    ambientEnv: given.ambientEnv,
+    maxTasksPerOwner: given.maxTasksPerOwner ?? DEFAULTS.maxTasksPerOwner,
+    maxFinishedTasks: given.maxFinishedTasks ?? DEFAULTS.maxFinishedTasks,
+  };
+}
+
+/**
+ * An existing spill directory must be the caller's own private directory
+ * (see `spillDirProblem`): not a symbolic link (never followed: it could
+ * point the complete output of every command somewhere an attacker reads),
+ * a directory, owned by this process's user, not writable by group or
+ * others, and writable by us. A missing one is created (0700) at the first
+ * spill, and every spill checks the directory again.
+ */
+function checkSpillDir(dir: string): void {
+  const problem = spillDirProblem(dir);
+  if (problem === undefined || problem === SPILL_DIR_MISSING) return;
+  throw new ShellSpecError("spillDir", `${problem}: ${dir}`);
+}

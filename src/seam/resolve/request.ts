@@ -1,0 +1,53 @@
+/**
+ * Requests become specs: validated, the workdir resolved against the
+ * shell's, the timeout capped; hand-built specs are checked the same way.
+ *
+ * @module
+ */
+
+import { resolve as resolvePath } from "node:path";
+import type { ResolvedShellOptions, ShellExecRequest, ShellExecSpec } from "../types.ts";
+import { ownValue } from "./own_fields.ts";
+import { requestSchema, specSchema } from "./schemas.ts";
+import { parseOrThrow } from "./to_spec_error.ts";
+
+/** Validates `request`, applies the shell's defaults and caps, and returns the spec. */
+export function resolveRequest(request: ShellExecRequest, options: ResolvedShellOptions): ShellExecSpec {
+  const given = parseOrThrow<ShellExecRequest>(requestSchema, request, "request");
+  return withOptionals({
+    command: given.command,
+    workdir: resolvePath(options.workdir, given.workdir ?? "."),
+    timeoutMs: Math.min(given.timeoutMs ?? options.timeoutMs, options.maxTimeoutMs),
+    stdoutMaxBytes: given.stdoutMaxBytes ?? options.maxOutputBytes,
+    owner: given.owner,
+  }, given);
+}
+
+/** Validates a hand-built spec the way `resolve()` validates a request, and caps its timeout. */
+export function checkSpec(spec: ShellExecSpec, options: ResolvedShellOptions): ShellExecSpec {
+  const given = parseOrThrow<ShellExecSpec>(specSchema, spec, "spec");
+  return withOptionals({
+    command: given.command,
+    workdir: given.workdir,
+    timeoutMs: Math.min(given.timeoutMs, options.maxTimeoutMs),
+    stdoutMaxBytes: given.stdoutMaxBytes,
+    owner: given.owner,
+  }, given);
+}
+
+/**
+ * Copies the plain optionals that are present as own properties; absent
+ * ones stay absent (not `undefined`), and inherited ones are never read.
+ */
+function withOptionals(base: ShellExecSpec, from: ShellExecRequest | ShellExecSpec): ShellExecSpec {
+  const spec: ShellExecSpec = { ...base };
+  const signal = ownValue(from, "signal");
+  const stdin = ownValue(from, "stdin");
+  const env = ownValue(from, "env");
+  const dshEnv = ownValue(from, "dshEnv");
+  if (signal !== undefined) spec.signal = signal;
+  if (stdin !== undefined) spec.stdin = stdin;
+  if (env !== undefined) spec.env = env;
+  if (dshEnv !== undefined) spec.dshEnv = dshEnv;
+  return spec;
+}

@@ -1,0 +1,136 @@
+/**
+ * The start of one command, shared by foreground runs and background
+ * tasks: check the workdir, build the environment, spawn the session, wire
+ * its output into bounded collectors and its deadline to termination, and
+ * hand it to the settle (`settle/settle.ts`).
+ *
+ * @module
+ */
+
+import type { ChildHandle, ProcessAdapter, SpawnRequest } from "../adapter.ts";
+import { OutputCollector } from "../capture/collector.ts";
+import { mergeEnv } from "../env/mod.ts";
+import { markNestedShell } from "../env/shell_level.ts";
+import { ShellSpawnError } from "../errors.ts";
+import type { HostProcess } from "../host.ts";
+import { ownValue } from "../resolve/own_fields.ts";
+import type { SessionRegistry } from "../session/registry.ts";
+import { CommandSession } from "../session/session.ts";
+import { settle } from "../settle/settle.ts";
+import { Deadline, type StopCause } from "../terminate/deadline.ts";
+import type { ResolvedShellOptions, ShellExecSpec, ShellRunResult } from "../types.ts";
+import { describeSpawnFailure } from "./failure.ts";
+import { checkWorkdir } from "./workdir.ts";
+
+/** What a launch needs from the shell that owns it. */
+export interface LaunchContext {
+  /** The adapter that spawns and signals. */
+  readonly adapter: ProcessAdapter;
+  /** The shell's resolved options. */
+  readonly options: ResolvedShellOptions;
+  /** The host process's shared state: process table, terminations, abort listeners. */
+  readonly host: HostProcess;
+  /** The spill directory, created on first use. */
+  readonly spillDirectory: () => string;
+  /** The ambient environment for this spawn. */
+  readonly ambientEnv: () => Record<string, string | undefined>;
+  /** The shell's sessions. */
+  readonly sessions: SessionRegistry;
+  /** Aborted by `close()`: ends every command in flight. */
+  readonly closeSignal: AbortSignal;
+  /** Keeps a background termination that `close()` must await. */
+  readonly track: (work: Promise<unknown>) => void;
+}
+
+/** A started command. */
+export interface Launched {
+  /** The leader's pid, which is also its session's id. */
+  readonly pid: number;
+  /** The collector of stdout, readable while the command runs. */
+  readonly stdout: OutputCollector;
+  /** The collector of stderr. */
+  readonly stderr: OutputCollector;
+  /** Settles with the result; never rejects. */
+  readonly result: Promise<ShellRunResult>;
+  /** Starts termination with `cause`; false when it had already begun or the leader had exited. */
+  stop(cause: StopCause): boolean;
+}
+
+const encoder = new TextEncoder();
+
+/**
+ * Starts `spec`. Throws {@linkcode ShellSpawnError} when the workdir or the
+ * shell is missing; every later outcome settles `result`.
+ *
+ * @param timeoutMs The timeout to enforce, or undefined for none (tasks).
+ */
+export function launch(spec: ShellExecSpec, context: LaunchContext, timeoutMs: number | undefined): Launched {
+  const { adapter, options, host } = context;
+  const startedAt = performance.now();
+  checkWorkdir(spec.workdir);
+  const stdout = newCollector(context, spec.stdoutMaxBytes, "stdout");
+  const stderr = newCollector(context, options.maxOutputBytes, "stderr");
+  // Own properties only: an `env` on a polluted Object.prototype must not reach the child.
+  const env = ownValue(spec, "env");
+  const dshEnv = ownValue(spec, "dshEnv");
+  const stdin = ownValue(spec, "stdin");
+  const child = spawn(adapter, {
+    shell: options.shell,
+    command: spec.command,
+    cwd: spec.workdir,
+    env: markNestedShell(mergeEnv({ ambient: context.ambientEnv(), env, dshEnv })),
+    stdin: typeof stdin === "string" ? encoder.encode(stdin) : stdin,
+    onStdout: (chunk) => stdout.write(chunk),
+    onStderr: (chunk) => stderr.write(chunk),
+  });
+  const session = new CommandSession(adapter, child.pid, host.procTable);
+  context.sessions.started(session);
+  const signals = [ownValue(spec, "signal"), context.closeSignal];
+  const deadline = new Deadline(timeoutMs, signals, host.abortListeners, () => {
+    context.track(host.terminations.terminate(session, options.graceMs));
+  });
+  let leaderExited = false;
+  child.exited.then(() => leaderExited = true);
+  const result = settle({
+    child,
+    session,
+    deadline,
+    sessions: context.sessions,
+    graceMs: options.graceMs,
+    startedAt,
+    timeoutMs: timeoutMs ?? spec.timeoutMs,
+    stdout,
+    stderr,
+  });
+  return {
+    pid: child.pid,
+    stdout,
+    stderr,
+    result,
+    stop: (cause) => !leaderExited && deadline.fire(cause),
+  };
+}
+
+/**
+ * Spawns through the adapter. An adapter reports a process it could not
+ * create with its runtime's own error; the wording is the seam's, so that
+ * every adapter's failures read alike and name the program and why.
+ */
+function spawn(adapter: ProcessAdapter, request: SpawnRequest): ChildHandle {
+  try {
+    return adapter.spawn(request);
+  } catch (error) {
+    if (error instanceof ShellSpawnError) throw error;
+    const message = describeSpawnFailure(request.shell, request.env.PATH, { cwd: request.cwd, cause: error });
+    throw new ShellSpawnError(message, request.shell, { cause: error });
+  }
+}
+
+function newCollector(context: LaunchContext, budget: number, label: string): OutputCollector {
+  return new OutputCollector({
+    budget,
+    maxSpillBytes: context.options.maxSpillBytes,
+    spillDirectory: context.spillDirectory,
+    label,
+  });
+}

@@ -1,0 +1,31 @@
+/**
+ * The workdir check before a spawn, so that a missing workdir is reported
+ * by name (a runtime would say the shell was not found) and nothing is
+ * spawned at all.
+ *
+ * @module
+ */
+
+import { accessSync, statSync } from "node:fs";
+import { ShellSpawnError } from "../errors.ts";
+
+/** Throws {@linkcode ShellSpawnError} naming `workdir` when it is missing or not a directory. */
+export function checkWorkdir(workdir: string): void {
+  // The common case in one cheap call: with a trailing slash the path must
+  // resolve to a directory (a symlink to one counts, as with stat). Deno's
+  // node:fs statSync builds a whole Stats object, which cost 50-90 us per
+  // command there; access() builds nothing. Any failure gets the full check.
+  try {
+    accessSync(`${workdir}/`);
+    return;
+  } catch {
+    // Missing, not a directory, or not reachable: stat says which.
+  }
+  let isDirectory: boolean;
+  try {
+    isDirectory = statSync(workdir).isDirectory();
+  } catch (error) {
+    throw new ShellSpawnError(`workdir does not exist: ${workdir}`, workdir, { cause: error });
+  }
+  if (!isDirectory) throw new ShellSpawnError(`workdir is not a directory: ${workdir}`, workdir);
+}
