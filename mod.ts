@@ -16,4 +16,35 @@
  */
 
 export { createLocalShell } from "./src/local_shell.ts";
-export * from "./src/seam/mod.ts";
+export { createShell } from "./src/seam/shell.ts";
+export { DEFAULTS } from "./src/seam/resolve/options.ts";
+export {
+  ShellClosedError,
+  ShellSpawnError,
+  ShellSpecError,
+  TaskAccessError,
+  TaskLimitError,
+} from "./src/seam/errors.ts";
+export type {
+  CollectedOutput,
+  DshEnv,
+  EnvPatch,
+  LocalShellOptions,
+  Shell,
+  ShellExecRequest,
+  ShellExecSpec,
+  ShellRunResult,
+  ShellTask,
+  TaskOutput,
+  TaskStatus,
+} from "./src/seam/types.ts";
+export type { ProcessAdapter } from "./src/seam/adapter.ts";
+export {
+  CollectedOutputSchema,
+  LocalShellOptionsSchema,
+  ShellExecRequestSchema,
+  ShellExecSpecSchema,
+  ShellRunResultSchema,
+  type ShellSchema,
+} from "./src/seam/resolve/schemas.ts";
+export * from "./src/seam/env/mod.ts";

@@ -9,7 +9,7 @@
 import { describe, it } from "node:test";
 import assert from "node:assert/strict";
 import { tmpdir } from "node:os";
-import type { ChildHandle, ProcessAdapter } from "../mod.ts";
+import type { ChildHandle, ProcessAdapter } from "../src/seam/mod.ts";
 import { nodeAdapter } from "../src/node_adapter.ts";
 import { denoAdapter } from "../src/deno_adapter.ts";
 

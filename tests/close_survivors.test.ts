@@ -12,13 +12,12 @@
 import { describe, it } from "node:test";
 import assert from "node:assert/strict";
 import { readdirSync } from "node:fs";
-import process from "node:process";
 import { createLocalShell } from "../mod.ts";
 import { HostProcess } from "../src/seam/host.ts";
 import { linuxProcReader, type ProcReader } from "../src/seam/session/proc_table.ts";
 import { createShellIn } from "../src/seam/shell.ts";
 import { runtimeAdapter } from "./helpers/adapters.ts";
-import { hasFinished, isRunning, procInfo } from "./helpers/proc.ts";
+import { hasFinished, isRunning, Leftovers, procInfo } from "./helpers/proc.ts";
 
 const GRACE_MS = 200;
 const SURVIVORS = 200;
@@ -34,17 +33,6 @@ function runningInSessions(sids: Set<number>): number[] {
     if (info && sids.has(info.sid) && !hasFinished(info)) found.push(info.pid);
   }
   return found;
-}
-
-/** SIGKILLs what a failed test left behind, so that it does not outlive the run. */
-function killLeftovers(pids: number[]): void {
-  for (const pid of pids) {
-    try {
-      process.kill(pid, "SIGKILL");
-    } catch {
-      // Already gone.
-    }
-  }
 }
 
 /** Parses the `"$$ $!"` a command printed: its session id and its background process. */
@@ -68,6 +56,8 @@ describe("close() and survivors", () => {
     const shell = createShellIn(new HostProcess({ procReader: counting }), runtimeAdapter, { graceMs: GRACE_MS });
     const sids = new Set<number>();
     const sleepers: number[] = [];
+    // What a failed test leaves behind is killed at the end, and only if it is still what it was.
+    const leftovers = new Leftovers();
     try {
       for (let made = 0; made < SURVIVORS; made += BATCH) {
         const results = await Promise.all(
@@ -80,6 +70,7 @@ describe("close() and survivors", () => {
           const [sid, pid] = sidAndPid(result.stdout.text);
           sids.add(sid);
           sleepers.push(pid);
+          leftovers.add(pid);
         }
       }
       assert.equal(sleepers.filter((pid) => isRunning(pid)).length, SURVIVORS, "every sleeper runs before close()");
@@ -94,7 +85,7 @@ describe("close() and survivors", () => {
       assert.ok(passes >= 1, "close() must look at /proc");
       assert.ok(passes <= SURVIVORS / 8, `close() made ${passes} passes over /proc for ${SURVIVORS} survivors`);
     } finally {
-      killLeftovers(sleepers);
+      leftovers.kill();
       await shell.close();
     }
   });
@@ -102,6 +93,7 @@ describe("close() and survivors", () => {
   it("ends a survivor that left the command's group but not its session (set -m) after a normal exit", async () => {
     const shell = createLocalShell({ graceMs: GRACE_MS });
     let sleeper = -1;
+    const leftovers = new Leftovers();
     try {
       // Job control puts the sleeper in a process group of its own, inside the command's session.
       const result = await shell.run(shell.resolve({
@@ -111,6 +103,7 @@ describe("close() and survivors", () => {
       assert.equal(result.exitCode, 0);
       const [sid, pid] = sidAndPid(result.stdout.text);
       sleeper = pid;
+      leftovers.add(sleeper);
       const info = procInfo(sleeper);
       assert.ok(info !== undefined && isRunning(sleeper), "the sleeper runs after the command exited");
       assert.equal(info.sid, sid, "the sleeper is in the command's session");
@@ -121,7 +114,7 @@ describe("close() and survivors", () => {
       assert.equal(isRunning(sleeper), false, "the sleeper still runs after close()");
       assert.deepEqual(runningInSessions(new Set([sid])), [], "the command's session still has members");
     } finally {
-      if (sleeper > 0) killLeftovers([sleeper]);
+      leftovers.kill();
       await shell.close();
     }
   });

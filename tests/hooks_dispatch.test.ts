@@ -2,7 +2,7 @@ import { after, before, describe, it } from "node:test";
 import assert from "node:assert/strict";
 import { join } from "node:path";
 import process from "node:process";
-import { createLocalShell, type Shell } from "../mod.ts";
+import { createLocalShell, type Shell, ShellSpecError } from "../mod.ts";
 import {
   dispatchHookEvent,
   type HookDialect,
@@ -512,14 +512,19 @@ describe("parseHookSettings", () => {
         () =>
           parse({ hooks: { PreToolUse: [{ matcher: "Bash", hooks: [] }, { matcher: "Bash(", hooks: [] }] } }, dialect),
         (error: unknown) =>
-          error instanceof HookSettingsError && error.path === "hooks.PreToolUse[1].matcher" &&
+          error instanceof HookSettingsError && error.field === "hooks.PreToolUse[1].matcher" &&
           error.message.startsWith('hooks.PreToolUse[1].matcher: invalid regular expression "Bash(": '),
       );
     }
   });
 
-  it("an unknown dialect is an error", () => {
-    failsWith({}, 'dialect: must be "claude-code" or "codex"', "cursor" as HookDialect);
+  it("an unknown dialect is a ShellSpecError, like every invalid option", () => {
+    assert.throws(() => parse({}, "cursor" as HookDialect), (error: unknown) => {
+      assert.ok(error instanceof ShellSpecError, String(error));
+      assert.equal(error.field, "dialect");
+      assert.equal(error.message, 'dialect: must be "claude-code" or "codex"');
+      return true;
+    });
   });
 });
 

@@ -1,13 +1,12 @@
 import { describe, it } from "node:test";
 import assert from "node:assert/strict";
-import { spawnSync } from "node:child_process";
+import { type ChildProcess, spawnSync } from "node:child_process";
 import { existsSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
-import process from "node:process";
 import { RECHECK_MS } from "../src/seam/session/registry.ts";
 import { exitOf, spawnFixture } from "./helpers/fixture.ts";
-import { eventually, isRunning, procInfo, readPids } from "./helpers/proc.ts";
+import { eventually, isRunning, Leftovers, procInfo, readPids } from "./helpers/proc.ts";
 import { MAIN_THREAD_EXITS, mainThreadExited } from "./helpers/threads.ts";
 
 /** Runs the fixture harness to its end; resolves with how it ended. */
@@ -96,20 +95,16 @@ describe("each guard on its own", () => {
   it("without the watchdog, a SIGKILLed host would leave its groups running (so the watchdog is what saves them)", async () => {
     const dir = mkdtempSync(join(tmpdir(), "dsh-host-"));
     const pidFile = join(dir, "pids");
-    let pids: number[] = [];
+    const leftovers = new Leftovers();
     try {
       const end = await runHost("sigkill", pidFile, "no-watchdog");
       assert.equal(end.signal, "SIGKILL");
-      pids = readPids(pidFile);
+      const pids = readPids(pidFile);
+      leftovers.add(...pids);
       assert.ok(pids.every((pid) => isRunning(pid)), "with no exit handler and no watchdog, the groups survive");
     } finally {
-      for (const target of pids.flatMap((pid) => [-pid, pid])) {
-        try {
-          process.kill(target, "SIGKILL");
-        } catch {
-          // Already gone, or not a group leader.
-        }
-      }
+      // Each process the host reported (the task's leader and grandchild, the survivor), if still the same one.
+      leftovers.kill();
       rmSync(dir, { recursive: true, force: true });
     }
   });
@@ -134,17 +129,6 @@ async function idleHost(dir: string, command: string): Promise<{ host: ReturnTyp
 
 /** Whether `pid` has exited and been reaped: nothing holds the number any more. */
 const reaped = (pid: number): boolean => procInfo(pid) === undefined;
-
-/** SIGKILLs `pids`, ignoring those already gone. */
-function killAll(pids: number[]): void {
-  for (const pid of pids) {
-    try {
-      process.kill(pid, "SIGKILL");
-    } catch {
-      // Gone already.
-    }
-  }
-}
 
 /**
  * Sets the kernel's last-pid counter just below the target and forks at
@@ -205,32 +189,34 @@ describe("the watchdog never signals an id that has come round", () => {
     timeout: 60_000,
   }, async () => {
     const dir = mkdtempSync(join(tmpdir(), "dsh-host-"));
-    const leftovers: number[] = [];
+    const leftovers = new Leftovers();
+    let hostProcess: ChildProcess | undefined;
     try {
       const host = await idleHost(dir, "sleep 300 & echo $!");
-      leftovers.push(host.host.pid);
+      hostProcess = host.host;
       const member = Number(host.printed[0]);
-      leftovers.push(member);
+      leftovers.add(member);
       assert.ok(isRunning(member));
       // Lets the first re-check find the survivor alive, as in the attack (there is no event to wait for; on a
       // slower machine the re-check comes later and the test still checks the watchdog's own verification).
       await new Promise((resolve) => setTimeout(resolve, 2 * RECHECK_MS));
       // The survivor ends while the host is idle; once it is reaped, the id is free.
-      killAll([member]);
+      leftovers.kill();
       assert.ok(await eventually(() => reaped(member) && reaped(host.sid), 10_000), "the survivor was never reaped");
       const stranger = await strangerWithPid(host.sid);
       assert.ok(stranger !== undefined, `could not hand id ${host.sid} to a stranger`);
-      leftovers.push(stranger);
+      leftovers.add(stranger);
       assert.equal(procInfo(stranger)?.sid, stranger, "the stranger leads a session with the recorded id");
 
-      killAll([host.host.pid]);
+      host.host.kill("SIGKILL");
       await exitOf(host.host);
       // The watchdog acts at the pipe's end, then removes its record and exits.
       assert.ok(await eventually(() => !isRunning(host.watchdogPid), 10_000), "the watchdog is still running");
       assert.ok(await eventually(() => !existsSync(host.watchdogDir), 5_000), "the watchdog did not finish");
       assert.ok(isRunning(stranger), "the watchdog killed a stranger holding a recorded id");
     } finally {
-      killAll(leftovers);
+      hostProcess?.kill("SIGKILL");
+      leftovers.kill();
       rmSync(dir, { recursive: true, force: true });
     }
   });
@@ -239,18 +225,20 @@ describe("the watchdog never signals an id that has come round", () => {
     timeout: 60_000,
   }, async () => {
     const dir = mkdtempSync(join(tmpdir(), "dsh-host-"));
-    const leftovers: number[] = [];
+    const leftovers = new Leftovers();
+    let hostProcess: ChildProcess | undefined;
     try {
       const host = await idleHost(dir, `${MAIN_THREAD_EXITS} & echo $!`);
-      leftovers.push(host.host.pid);
+      hostProcess = host.host;
       const survivor = Number(host.printed[0]);
-      leftovers.push(survivor);
+      leftovers.add(survivor);
       assert.ok(await eventually(() => mainThreadExited(survivor), 10_000), "the survivor never lost its main thread");
-      killAll([host.host.pid]);
+      host.host.kill("SIGKILL");
       await exitOf(host.host);
       assert.ok(await eventually(() => !isRunning(survivor), 10_000), "the watchdog left the survivor running");
     } finally {
-      killAll(leftovers);
+      hostProcess?.kill("SIGKILL");
+      leftovers.kill();
       rmSync(dir, { recursive: true, force: true });
     }
   });

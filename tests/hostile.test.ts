@@ -50,7 +50,7 @@ import {
   ShellSpawnError,
   ShellSpecError,
 } from "../mod.ts";
-import { eventually, isRunning, procInfo, readPids } from "./helpers/proc.ts";
+import { eventually, isRunning, Leftovers, procInfo, readPids } from "./helpers/proc.ts";
 import { privateDir, runningSessionMembers, runningWithEnv } from "./helpers/hostile.ts";
 import { MAIN_THREAD_EXITS, mainThreadExited } from "./helpers/threads.ts";
 
@@ -782,12 +782,14 @@ describe("hostile commands", () => {
     const pidFile = join(base, "escaped");
     const own = createLocalShell({ workdir: base, graceMs: 300 });
     let escaped: number | undefined;
+    const leftovers = new Leftovers();
     try {
       const result = await own.run(own.resolve(request(
         `setsid sleep 30 </dev/null >/dev/null 2>&1 & echo $! > '${pidFile}'`,
       )));
       assert.equal(result.exitCode, 0);
       [escaped] = readPids(pidFile);
+      leftovers.add(escaped);
       // The limit this test describes holds once the child has left the session: wait for that, or close()
       // may catch it still inside (when it has not yet called setsid) and the test would race.
       const child = escaped;
@@ -797,7 +799,7 @@ describe("hostile commands", () => {
       assert.ok(isRunning(escaped), "the setsid child outlived close()");
     } finally {
       await own.close();
-      if (escaped !== undefined && isRunning(escaped)) process.kill(escaped, "SIGKILL");
+      leftovers.kill();
     }
     assert.ok(await eventually(() => !isRunning(escaped as number)), "the test cleaned up after itself");
   });

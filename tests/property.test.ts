@@ -35,7 +35,6 @@ import {
   type EnvExplanation,
   explainEnv,
   mergeEnv,
-  OutputCollector,
   type Shell,
   type ShellExecRequest,
   ShellExecSpecSchema,
@@ -43,6 +42,7 @@ import {
   ShellSpawnError,
   ShellSpecError,
 } from "../mod.ts";
+import { OutputCollector } from "../src/seam/capture/collector.ts";
 import { fastCheckSeed, privateDir } from "./helpers/hostile.ts";
 import { DECIDED_SURVIVE_NAMES, SPEC_MUST_SCRUB_NAMES, SPEC_MUST_SURVIVE_NAMES } from "./helpers/spec_env.ts";
 

@@ -117,7 +117,8 @@ async function rejection(promise: Promise<unknown>): Promise<unknown> {
 function assertRefused(error: unknown, key: string): asserts error is ToolInputError {
   assert.ok(error instanceof ToolInputError, `expected a ToolInputError, got ${String(error)}`);
   assert.equal(error.name, "ToolInputError");
-  assert.equal(error.key, key);
+  assert.equal(error.field, key);
+  assert.equal(error.key, key, "the deprecated 1.0 name still works");
   assert.ok(error.message.includes(key), `the message ${JSON.stringify(error.message)} names ${key}`);
 }
 

@@ -7,33 +7,46 @@
  */
 
 /**
- * Hook settings are malformed. The message starts with the path of the
- * faulty part, so the user can find it in the file, e.g.
- * `hooks.PreToolUse[0].hooks[1].command: must be a non-empty string`.
+ * Hook settings are malformed. `field` is the path of the faulty part in the
+ * settings, and the message starts with it, so the user can find it in the
+ * file, e.g. `hooks.PreToolUse[0].hooks[1].command: must be a non-empty
+ * string`. (An invalid option of the bridge's functions, such as an unknown
+ * `dialect`, is a `ShellSpecError` like every invalid option.)
  *
  * @example
  * ```ts
  * import { HookSettingsError, parseHookSettings } from "@dsh/shell/hooks";
  * try {
- *   parseHookSettings({ hooks: { PreToolUse: [{ matcher: "(", hooks: [] }] } }, { dialect: "claude-code" });
+ *   parseHookSettings({ hooks: { PreToolUse: [{ matcher: "Bash", hooks: [{ type: "command" }] }] } }, {
+ *     dialect: "claude-code",
+ *   });
  * } catch (error) {
- *   if (error instanceof HookSettingsError) console.log(error.path); // "hooks.PreToolUse[0].matcher"
+ *   if (error instanceof HookSettingsError) console.log(error.field); // "hooks.PreToolUse[0].hooks[0].command"
  * }
  * ```
  */
 export class HookSettingsError extends Error {
   /** Where the problem is, e.g. `hooks.PreToolUse[0].hooks[1].timeout`. */
-  readonly path: string;
+  readonly field: string;
 
   /**
-   * Creates the error; the message is `<path>: <problem>`.
+   * Creates the error; the message is `<field>: <problem>`.
    *
-   * @param path Where the problem is.
+   * @param field Where the problem is.
    * @param problem What is wrong, in words a user can act on.
    */
-  constructor(path: string, problem: string) {
-    super(`${path}: ${problem}`);
+  constructor(field: string, problem: string) {
+    super(`${field}: ${problem}`);
     this.name = "HookSettingsError";
-    this.path = path;
+    this.field = field;
+  }
+
+  /**
+   * Where the problem is: the 1.0 name of {@linkcode HookSettingsError.field}.
+   *
+   * @deprecated Use `field`, the name every error of the library gives the place at fault.
+   */
+  get path(): string {
+    return this.field;
   }
 }

@@ -50,16 +50,3 @@ export { readHookVerdict } from "./verdict.ts";
 export { HOOK_MATCH_FIELDS } from "./matcher.ts";
 export { HookSettingsError } from "./errors.ts";
 export type * from "./types.ts";
-// The seam's types that the bridge's signatures name, so this entry point documents them too.
-export type {
-  CollectedOutput,
-  DshEnv,
-  EnvPatch,
-  Shell,
-  ShellExecRequest,
-  ShellExecSpec,
-  ShellRunResult,
-  ShellTask,
-  TaskOutput,
-  TaskStatus,
-} from "../seam/types.ts";

@@ -7,6 +7,7 @@
  */
 
 import { ownValue } from "../seam/resolve/own_fields.ts";
+import { ShellSpecError } from "../seam/errors.ts";
 import { HookSettingsError } from "./errors.ts";
 import { compileMatcher, type MatcherTest } from "./matcher.ts";
 import type { HookCommand, HookDialect, HookMatcherGroup, HookSettings, SkippedHookEntry } from "./types.ts";
@@ -87,7 +88,7 @@ const compiledMatchers = new WeakMap<HookMatcherGroup, MatcherTest>();
 export function parseHookSettings(settings: unknown, options: ParseHookSettingsOptions): HookSettings {
   const dialect = options === null || typeof options !== "object" ? undefined : ownValue(options, "dialect");
   if (dialect !== "claude-code" && dialect !== "codex") {
-    throw new HookSettingsError("dialect", 'must be "claude-code" or "codex"');
+    throw new ShellSpecError("dialect", 'must be "claude-code" or "codex"');
   }
   const pluginRoot = optionalPath(ownValue(options, "pluginRoot"), "pluginRoot");
   const pluginData = optionalPath(ownValue(options, "pluginData"), "pluginData");
@@ -206,7 +207,7 @@ function compile(pattern: string | undefined, dialect: HookDialect, path: string
 
 function optionalPath(value: unknown, field: string): string | undefined {
   if (value === undefined) return undefined;
-  if (typeof value !== "string" || value === "") throw new HookSettingsError(field, "must be a non-empty string");
+  if (typeof value !== "string" || value === "") throw new ShellSpecError(field, "must be a non-empty string");
   return value;
 }
 

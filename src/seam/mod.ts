@@ -1,7 +1,8 @@
 /**
  * The runtime-neutral seam of `@dsh/shell`: request, spec and result types
- * with their zod schemas, the environment rules, output capture, the
- * process-adapter contract and the errors. Nothing here spawns a process.
+ * with their zod schemas, the environment rules, the process-adapter
+ * contract (for writing an adapter of your own), `createShell` over any
+ * adapter, and the errors. Nothing here spawns a process by itself.
  *
  * @example
  * ```ts
@@ -23,13 +24,10 @@ export * from "./env/mod.ts";
 export {
   CollectedOutputSchema,
   LocalShellOptionsSchema,
-  MAX_TIMER_MS,
   ShellExecRequestSchema,
   ShellExecSpecSchema,
   ShellRunResultSchema,
   type ShellSchema,
 } from "./resolve/schemas.ts";
 export { DEFAULTS } from "./resolve/options.ts";
-export { OutputCollector } from "./capture/collector.ts";
-export type { CollectorOptions, StreamDelta } from "./capture/collector.ts";
 export { createShell } from "./shell.ts";

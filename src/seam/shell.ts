@@ -11,7 +11,7 @@ import { SpillDirectory } from "./capture/spill.ts";
 import { ShellClosedError, ShellSpawnError } from "./errors.ts";
 import { Watchdog } from "./guard/watchdog.ts";
 import { type HostProcess, hostProcess } from "./host.ts";
-import { resolveOptions } from "./resolve/options.ts";
+import { type ResolvedShellOptions, resolveOptions } from "./resolve/options.ts";
 import { ownValue } from "./resolve/own_fields.ts";
 import { checkSpec, resolveRequest } from "./resolve/request.ts";
 import { ResolvedSpecs } from "./resolve/resolved_specs.ts";
@@ -19,15 +19,7 @@ import { SessionRegistry } from "./session/registry.ts";
 import { launch, type LaunchContext } from "./spawn/launch.ts";
 import { TaskRegistry } from "./tasks/registry.ts";
 import { FailedTask, LaunchedTask } from "./tasks/task.ts";
-import type {
-  LocalShellOptions,
-  ResolvedShellOptions,
-  Shell,
-  ShellExecRequest,
-  ShellExecSpec,
-  ShellRunResult,
-  ShellTask,
-} from "./types.ts";
+import type { LocalShellOptions, Shell, ShellExecRequest, ShellExecSpec, ShellRunResult, ShellTask } from "./types.ts";
 
 /**
  * Creates a shell over `adapter`. Most callers want `createLocalShell`,

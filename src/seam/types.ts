@@ -226,47 +226,6 @@ export interface LocalShellOptions {
 }
 
 /**
- * {@linkcode LocalShellOptions} after validation, with every default filled in.
- *
- * @example
- * ```ts
- * import { DEFAULTS, type ResolvedShellOptions } from "@dsh/shell/seam";
- * // What `createLocalShell({ workdir: "/srv/app" })` works with.
- * const resolved: ResolvedShellOptions = {
- *   ...DEFAULTS,
- *   workdir: "/srv/app",
- *   spillDir: undefined,
- *   ambientEnv: undefined,
- * };
- * console.log(resolved.timeoutMs, resolved.shell); // 120000 "bash"
- * ```
- */
-export interface ResolvedShellOptions {
-  /** Absolute default working directory. */
-  workdir: string;
-  /** Default foreground timeout in ms. */
-  timeoutMs: number;
-  /** Cap on any requested timeout in ms. */
-  maxTimeoutMs: number;
-  /** In-memory budget per stream in bytes. */
-  maxOutputBytes: number;
-  /** Cap on one stream's spill file in bytes. */
-  maxSpillBytes: number;
-  /** Where spill files go; `undefined` means the private default directory. */
-  spillDir: string | undefined;
-  /** SIGTERM→SIGKILL delay and drain bound in ms. */
-  graceMs: number;
-  /** The shell program. */
-  shell: string;
-  /** A fixed ambient environment, or `undefined` to read the process environment at each spawn. */
-  ambientEnv: Record<string, string | undefined> | undefined;
-  /** Running background tasks per owner. */
-  maxTasksPerOwner: number;
-  /** Finished tasks kept readable. */
-  maxFinishedTasks: number;
-}
-
-/**
  * A shell: validates requests and runs commands in their own process
  * groups, with a scrubbed environment and bounded output.
  *

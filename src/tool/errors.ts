@@ -6,7 +6,7 @@
 
 /**
  * A bash tool call's input is not acceptable: a key that is not an input of
- * the tool, a missing `command`, or a field of the wrong type. `key` names
+ * the tool, a missing `command`, or a field of the wrong type. `field` names
  * the offending key or field (`"input"` when the input is not an object at
  * all), and the message says what to do instead, in words a model can act
  * on. Nothing was run. The `name` is stable, so the error can be recognised
@@ -19,7 +19,7 @@
  *   bashTool.parse({ command: "cat", stdin: "hello" });
  * } catch (error) {
  *   if (error instanceof ToolInputError) {
- *     console.log(error.key); // "stdin"
+ *     console.log(error.field); // "stdin"
  *     console.log(error.message); // "stdin is not an input of the bash tool: use a pipe or a heredoc …"
  *   }
  * }
@@ -27,17 +27,26 @@
  */
 export class ToolInputError extends Error {
   /** The offending key or field, e.g. `"stdin"` or `"timeout"`; `"input"` for the input as a whole. */
-  readonly key: string;
+  readonly field: string;
 
   /**
    * Creates the error.
    *
-   * @param key The offending key or field.
+   * @param field The offending key or field.
    * @param message The whole message: it names the key and says what to do instead.
    */
-  constructor(key: string, message: string) {
+  constructor(field: string, message: string) {
     super(message);
     this.name = "ToolInputError";
-    this.key = key;
+    this.field = field;
+  }
+
+  /**
+   * The offending key or field: the 1.0 name of {@linkcode ToolInputError.field}.
+   *
+   * @deprecated Use `field`, the name every error of the library gives the place at fault.
+   */
+  get key(): string {
+    return this.field;
   }
 }

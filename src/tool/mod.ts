@@ -30,16 +30,3 @@ export { bashTool } from "./bash_tool.ts";
 export { runBashTool } from "./run.ts";
 export { ToolInputError } from "./errors.ts";
 export type { BashTool, BashToolContext, BashToolInput, BashToolInputSchema } from "./types.ts";
-// The seam's types that the tool's signatures name, so this entry point documents them too.
-export type {
-  CollectedOutput,
-  DshEnv,
-  EnvPatch,
-  Shell,
-  ShellExecRequest,
-  ShellExecSpec,
-  ShellRunResult,
-  ShellTask,
-  TaskOutput,
-  TaskStatus,
-} from "../seam/types.ts";

@@ -5,6 +5,7 @@
  */
 
 import { readdirSync, readFileSync, readlinkSync } from "node:fs";
+import process from "node:process";
 
 /** A process as /proc describes it. */
 export interface ProcInfo {
@@ -93,4 +94,36 @@ export async function eventually(condition: () => boolean, withinMs = 5_000): Pr
 /** Reads whole-number pids written one per line to `file`. */
 export function readPids(file: string): number[] {
   return readFileSync(file, "utf8").split("\n").filter((line) => line.trim() !== "").map(Number);
+}
+
+/**
+ * Processes a test may have to kill when it cleans up, each remembered with
+ * its start time. A test that kills a pid it saw long ago may hit a stranger
+ * that got the number since (on a busy machine ids come round within
+ * seconds): `kill()` signals only the processes that are still the ones
+ * remembered.
+ */
+export class Leftovers {
+  readonly #seen = new Map<number, string>();
+
+  /** Remembers `pid` as it is now; a pid that is already gone is not remembered. */
+  add(...pids: number[]): void {
+    for (const pid of pids) {
+      const info = procInfo(pid);
+      if (info !== undefined) this.#seen.set(pid, info.start);
+    }
+  }
+
+  /** SIGKILLs each remembered process that still runs and is still the one remembered. */
+  kill(): void {
+    for (const [pid, start] of this.#seen) {
+      const info = procInfo(pid);
+      if (info === undefined || info.start !== start || hasFinished(info)) continue;
+      try {
+        process.kill(pid, "SIGKILL");
+      } catch {
+        // Gone meanwhile.
+      }
+    }
+  }
 }

@@ -9,9 +9,35 @@ import process from "node:process";
 import { resolve as resolvePath } from "node:path";
 import { SPILL_DIR_MISSING, spillDirProblem } from "../capture/spill.ts";
 import { ShellSpecError } from "../errors.ts";
-import type { LocalShellOptions, ResolvedShellOptions } from "../types.ts";
+import type { LocalShellOptions } from "../types.ts";
 import { optionsSchema } from "./schemas.ts";
 import { parseOrThrow } from "./to_spec_error.ts";
+
+/** `LocalShellOptions` after validation, with every default filled in. Internal. */
+export interface ResolvedShellOptions {
+  /** Absolute default working directory. */
+  workdir: string;
+  /** Default foreground timeout in ms. */
+  timeoutMs: number;
+  /** Cap on any requested timeout in ms. */
+  maxTimeoutMs: number;
+  /** In-memory budget per stream in bytes. */
+  maxOutputBytes: number;
+  /** Cap on one stream's spill file in bytes. */
+  maxSpillBytes: number;
+  /** Where spill files go; `undefined` means the private default directory. */
+  spillDir: string | undefined;
+  /** SIGTERM→SIGKILL delay and drain bound in ms. */
+  graceMs: number;
+  /** The shell program. */
+  shell: string;
+  /** A fixed ambient environment, or `undefined` to read the process environment at each spawn. */
+  ambientEnv: Record<string, string | undefined> | undefined;
+  /** Running background tasks per owner. */
+  maxTasksPerOwner: number;
+  /** Finished tasks kept readable per owner. */
+  maxFinishedTasks: number;
+}
 
 /**
  * The defaults of {@linkcode LocalShellOptions}, in one place.

@@ -6,7 +6,8 @@
  */
 
 import { resolve as resolvePath } from "node:path";
-import type { ResolvedShellOptions, ShellExecRequest, ShellExecSpec } from "../types.ts";
+import type { ShellExecRequest, ShellExecSpec } from "../types.ts";
+import type { ResolvedShellOptions } from "./options.ts";
 import { ownValue } from "./own_fields.ts";
 import { requestSchema, specSchema } from "./schemas.ts";
 import { parseOrThrow } from "./to_spec_error.ts";

@@ -38,15 +38,9 @@ export interface ShellSchema<T> {
 }
 
 /**
- * The largest delay a JavaScript timer honours; longer ones fire at once.
- * It bounds `timeoutMs`, `maxTimeoutMs` and `graceMs`.
- *
- * @example
- * ```ts
- * import { createLocalShell, MAX_TIMER_MS } from "@dsh/shell";
- * const shell = createLocalShell({ maxTimeoutMs: MAX_TIMER_MS }); // the longest cap allowed
- * await shell.close();
- * ```
+ * The largest delay a JavaScript timer honours (2 147 483 647 ms, some 24.8
+ * days); longer ones fire at once. It bounds `timeoutMs`, `maxTimeoutMs`
+ * and `graceMs`. Internal: the error message gives the number.
  */
 export const MAX_TIMER_MS = 2_147_483_647;
 

@@ -18,7 +18,8 @@ import type { SessionRegistry } from "../session/registry.ts";
 import { CommandSession } from "../session/session.ts";
 import { settle } from "../settle/settle.ts";
 import { Deadline, type StopCause } from "../terminate/deadline.ts";
-import type { ResolvedShellOptions, ShellExecSpec, ShellRunResult } from "../types.ts";
+import type { ResolvedShellOptions } from "../resolve/options.ts";
+import type { ShellExecSpec, ShellRunResult } from "../types.ts";
 import { describeSpawnFailure } from "./failure.ts";
 import { checkWorkdir } from "./workdir.ts";
 
