@@ -23,7 +23,7 @@
  * @module
  */
 
-// deno-lint-ignore no-import-prefix -- a build tool, as in build_npm.ts, not a dependency of the library
+// deno-lint-ignore no-import-prefix -- a build tool, as in scripts/build/typescript.ts, not a dependency of the library
 import ts from "npm:typescript@6.0.3";
 import { builtinModules } from "node:module";
 import * as path from "node:path";
