@@ -1,7 +1,8 @@
 import { describe, it } from "node:test";
 import assert from "node:assert/strict";
 import { DecisionCache } from "../src/seam/env/decision_cache.ts";
-import { explainEnv, mergeEnv } from "../src/seam/mod.ts";
+import { explainEnv } from "../src/seam/mod.ts";
+import { mergeEnvWith, type ScrubMemo } from "../src/seam/env/merge.ts";
 
 /** A decision function that counts its calls. */
 function counted(): { decide: (name: string, value: string) => string; calls: () => number } {
@@ -67,6 +68,10 @@ describe("DecisionCache", () => {
 });
 
 describe("the scrub with remembered decisions", () => {
+  // What every spawn does: the host's memo, here a small one of the test's own.
+  const memo: ScrubMemo = new DecisionCache({ maxNames: 16, maxValueChars: 4096 });
+  const mergeEnv = (input: Parameters<typeof mergeEnvWith>[0]) => mergeEnvWith(input, memo);
+
   // Fake secrets are assembled from pieces so that no secret-shaped literal sits in the repository.
   const secretUrl = ["postgres://app:", "hunter2", "@db:5432/app"].join("");
 

@@ -15,11 +15,11 @@ import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { createShell } from "../src/seam/mod.ts";
 import { tracingAdapter } from "./helpers/adapters.ts";
-import { type RecordedSession, replayRecord, WatchdogRecord } from "../src/seam/guard/record.ts";
+import { replayRecord, WatchdogRecord } from "../src/seam/guard/record.ts";
 import { REPLAY_FUNCTION, Watchdog } from "../src/seam/guard/watchdog.ts";
 import { HostProcess } from "../src/seam/host.ts";
 import { SessionRegistry } from "../src/seam/session/registry.ts";
-import { CommandSession } from "../src/seam/session/session.ts";
+import { CommandSession, type SessionIdentity } from "../src/seam/session/session.ts";
 import { eventually, isRunning, procInfo } from "./helpers/proc.ts";
 
 /** Ids no process can have (Linux's pid_max is at most 2^22): safe to list, never signalled. */
@@ -35,12 +35,12 @@ function random(seed: number): () => number {
 }
 
 /** Sorts recorded sessions by id, then start time. */
-function sorted(sessions: RecordedSession[]): RecordedSession[] {
+function sorted(sessions: SessionIdentity[]): SessionIdentity[] {
   return [...sessions].sort((a, b) => a.id - b.id || a.start - b.start);
 }
 
 /** Runs the watchdog's `replay` shell function on `text` with `PATH`; returns the sessions it prints, once each, sorted. */
-function shellReplay(text: string, path: string): RecordedSession[] {
+function shellReplay(text: string, path: string): SessionIdentity[] {
   const out = spawnSync("/bin/sh", ["-c", `${REPLAY_FUNCTION}\nreplay`], { input: text, env: { PATH: path } });
   assert.equal(out.status, 0, String(out.stderr));
   const lines = new Set(String(out.stdout).split("\n").filter((line) => line !== ""));
@@ -58,7 +58,7 @@ function sessionLeader(): ChildProcess & { pid: number } {
 }
 
 /** The session of a running process as the host records it: its id and its start time. */
-function recorded(pid: number): RecordedSession {
+function recorded(pid: number): SessionIdentity {
   const info = procInfo(pid);
   assert.ok(info !== undefined, `process ${pid} is not there`);
   return { id: pid, start: Number(info.start) };
@@ -106,7 +106,7 @@ describe("the watchdog's record", () => {
       assert.equal(statSync(list.dir).mode & 0o777, 0o700);
       assert.equal(statSync(list.path).mode & 0o777, 0o600);
       const next = random(11);
-      const live: RecordedSession[] = [];
+      const live: SessionIdentity[] = [];
       let largest = 0;
       let mostLive = 0;
       for (let i = 0; i < 3_000; i++) {

@@ -14,7 +14,7 @@
  */
 
 import { DecisionCache } from "./env/decision_cache.ts";
-import type { EnvDropReason } from "./env/merge.ts";
+import type { ScrubMemo } from "./env/merge.ts";
 import { ExitGuard } from "./guard/exit_guard.ts";
 import { type ProcReader, ProcTable } from "./session/proc_table.ts";
 import { AbortFanout } from "./terminate/abort_fanout.ts";
@@ -38,12 +38,12 @@ export class HostProcess {
   readonly abortListeners: AbortFanout = new AbortFanout();
   /**
    * The scrub's decisions for the ambient variables seen so far, shared by
-   * every `mergeEnv` of the process: the ambient environment is read at
-   * each spawn and is nearly always the same, so the rules run once per
+   * every spawn of the process: the ambient environment is read at each
+   * spawn and is nearly always the same, so the rules run once per
    * (name, value). Bounded, so that a changing environment cannot grow it:
    * an ordinary environment is 30–150 names of short values.
    */
-  readonly scrubDecisions: DecisionCache<EnvDropReason | undefined> = new DecisionCache({
+  readonly scrubDecisions: ScrubMemo = new DecisionCache({
     maxNames: 1024,
     maxValueChars: 256 * 1024,
   });

@@ -7,7 +7,7 @@
  */
 
 import { isCredentialName, isCredentialValue } from "./credential.ts";
-import { hostProcess } from "../host.ts";
+import type { DecisionCache } from "./decision_cache.ts";
 import { ownValue } from "../resolve/own_fields.ts";
 
 /**
@@ -149,22 +149,23 @@ function set(
   plan.dropped.delete(name);
 }
 
-function scrubbed(ambient: EnvInput["ambient"]): EnvPlan {
+/** Remembered scrub decisions: the rules run once per (name, value) seen. */
+export type ScrubMemo = DecisionCache<EnvDropReason | undefined>;
+
+function scrubbed(ambient: EnvInput["ambient"], memo: ScrubMemo | undefined): EnvPlan {
   const plan: EnvPlan = { kept: new Map(), dropped: new Map() };
-  // The host's memo: the rules run once per (name, value) the process has seen.
-  const scrubDecisions = hostProcess().scrubDecisions;
   for (const [name, value] of Object.entries(ambient)) {
     // An undefined ambient value is an absent variable, not a dropped one.
     if (value === undefined) continue;
-    const reason = scrubDecisions.get(name, value, scrubReason);
+    const reason = memo === undefined ? scrubReason(name, value) : memo.get(name, value, scrubReason);
     if (reason === undefined) set(plan, name, value, "ambient");
     else plan.dropped.set(name, reason);
   }
   return plan;
 }
 
-function planEnv(input: EnvInput): EnvPlan {
-  const plan = scrubbed(ownValue(input, "ambient") as EnvInput["ambient"]);
+function planEnv(input: EnvInput, memo?: ScrubMemo): EnvPlan {
+  const plan = scrubbed(ownValue(input, "ambient") as EnvInput["ambient"], memo);
   for (const [name, value] of Object.entries(ENV_OVERRIDES)) {
     set(plan, name, value, "override");
   }
@@ -211,7 +212,7 @@ function toObject(plan: EnvPlan): Record<string, string> {
 export function scrubEnv(
   ambient: Readonly<Record<string, string | undefined>>,
 ): Record<string, string> {
-  return toObject(scrubbed(ambient));
+  return toObject(scrubbed(ambient, undefined));
 }
 
 /**
@@ -242,6 +243,16 @@ export function scrubEnv(
  */
 export function mergeEnv(input: EnvInput): Record<string, string> {
   return toObject(planEnv(input));
+}
+
+/**
+ * {@linkcode mergeEnv} with remembered scrub decisions: what every spawn
+ * uses, with the host process's memo (`host.ts`), since the ambient
+ * environment is read at each spawn and is nearly always the same.
+ * Internal: not exported from the package.
+ */
+export function mergeEnvWith(input: EnvInput, memo: ScrubMemo): Record<string, string> {
+  return toObject(planEnv(input, memo));
 }
 
 /**

@@ -12,6 +12,7 @@
 
 import { closeSync, mkdtempSync, openSync, renameSync, rmdirSync, unlinkSync, writeSync } from "node:fs";
 import { join } from "node:path";
+import type { SessionIdentity } from "../session/session.ts";
 
 /** The record's file name inside its private directory. */
 export const RECORD_FILE = "record";
@@ -26,14 +27,6 @@ export const NEXT_FILE = "record.next";
  * only the few live sessions, is rare.
  */
 export const COMPACT_AT_BYTES = 4 * 1024;
-
-/** A session as the record lists it: its id and its leader's start time (0 when unknown). */
-export interface RecordedSession {
-  /** The session id (the leader's pid). */
-  readonly id: number;
-  /** The leader's start time in clock ticks since boot, as `/proc/<sid>/stat` field 22 gives it. */
-  readonly start: number;
-}
 
 /**
  * The live sessions a record lists, replayed line by line the way the
@@ -50,7 +43,7 @@ export interface RecordedSession {
  * console.log(replayRecord("+12 500\n+13 501\n-12 500\n+14 502\n")); // [{ id: 13, start: 501 }, { id: 14, start: 502 }]
  * ```
  */
-export function replayRecord(text: string): RecordedSession[] {
+export function replayRecord(text: string): SessionIdentity[] {
   const counts = new Map<string, number>();
   for (const line of text.split("\n")) {
     const match = /^([+-])([1-9][0-9]*) ([0-9]+)$/.exec(line);
@@ -108,7 +101,7 @@ export class WatchdogRecord {
   }
 
   /** The sessions listed as live, as the watchdog would replay the file now. */
-  live(): RecordedSession[] {
+  live(): SessionIdentity[] {
     return [...this.#live.keys()].map((key) => {
       const [id, start] = key.split(" ").map(Number);
       return { id, start };
@@ -116,14 +109,14 @@ export class WatchdogRecord {
   }
 
   /** Records that a session started. */
-  add(session: RecordedSession): void {
+  add(session: SessionIdentity): void {
     const key = `${session.id} ${session.start}`;
     this.#live.set(key, (this.#live.get(key) ?? 0) + 1);
     this.#append(`+${key}\n`);
   }
 
   /** Records that a session is gone, so the watchdog never signals its id. */
-  remove(session: RecordedSession): void {
+  remove(session: SessionIdentity): void {
     const key = `${session.id} ${session.start}`;
     const count = this.#live.get(key);
     if (count === undefined) return;

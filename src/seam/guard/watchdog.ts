@@ -14,7 +14,8 @@
 
 import { tmpdir } from "node:os";
 import type { ProcessAdapter, WatchdogHandle } from "../adapter.ts";
-import { COMPACT_AT_BYTES, NEXT_FILE, RECORD_FILE, type RecordedSession, WatchdogRecord } from "./record.ts";
+import type { SessionIdentity } from "../session/session.ts";
+import { COMPACT_AT_BYTES, NEXT_FILE, RECORD_FILE, WatchdogRecord } from "./record.ts";
 
 /**
  * The replay, as a shell function `replay` that reads a record on stdin and
@@ -133,13 +134,13 @@ export class Watchdog {
   }
 
   /** Records a new session, starting the watchdog if needed. */
-  added(session: RecordedSession): void {
+  added(session: SessionIdentity): void {
     if (this.#started() === null) return;
     this.#update((record) => record.add(session));
   }
 
   /** Records that a session is gone, so its id is never signalled again. */
-  removed(session: RecordedSession): void {
+  removed(session: SessionIdentity): void {
     if (!this.#handle) return;
     this.#update((record) => record.remove(session));
   }

@@ -17,15 +17,14 @@
  */
 
 import { setTimeout as setNodeTimeout } from "node:timers";
-import type { RecordedSession } from "../guard/record.ts";
-import type { CommandSession } from "./session.ts";
+import type { CommandSession, SessionIdentity } from "./session.ts";
 
 /** Told of each session as it starts and as it is seen gone. */
 export interface SessionObserver {
   /** A session was started. */
-  added(session: RecordedSession): void;
+  added(session: SessionIdentity): void;
   /** A session was seen gone. */
-  removed(session: RecordedSession): void;
+  removed(session: SessionIdentity): void;
   /** Every session was just SIGKILLed (the host is exiting): nothing is left to watch. */
   cleared(): void;
 }

@@ -41,8 +41,20 @@
 import type { GroupSignal, ProcessAdapter } from "../adapter.ts";
 import { hasProc, type ProcEntry, type ProcTable } from "./proc_table.ts";
 
+/**
+ * What tells one session from any other, ever: its id and its leader's
+ * start time in clock ticks since boot (0 when unknown). The id alone comes
+ * round; the pair does not. What the watchdog's record lists.
+ */
+export interface SessionIdentity {
+  /** The session id (the leader's pid). */
+  readonly id: number;
+  /** The leader's start time, as `/proc/<id>/stat` field 22 gives it. */
+  readonly start: number;
+}
+
 /** One command's session, as the shell tracks it from spawn until it is gone. */
-export class CommandSession {
+export class CommandSession implements SessionIdentity {
   /** The session id: the leader's pid, also its first process group's id. */
   readonly id: number;
   /**

@@ -9,7 +9,7 @@
 
 import type { ChildHandle, ProcessAdapter, SpawnRequest } from "../adapter.ts";
 import { OutputCollector } from "../capture/collector.ts";
-import { mergeEnv } from "../env/mod.ts";
+import { mergeEnvWith } from "../env/merge.ts";
 import { markNestedShell } from "../env/shell_level.ts";
 import { ShellSpawnError } from "../errors.ts";
 import type { HostProcess } from "../host.ts";
@@ -79,7 +79,7 @@ export function launch(spec: ShellExecSpec, context: LaunchContext, timeoutMs: n
     shell: options.shell,
     command: spec.command,
     cwd: spec.workdir,
-    env: markNestedShell(mergeEnv({ ambient: context.ambientEnv(), env, dshEnv })),
+    env: markNestedShell(mergeEnvWith({ ambient: context.ambientEnv(), env, dshEnv }, host.scrubDecisions)),
     stdin: typeof stdin === "string" ? encoder.encode(stdin) : stdin,
     onStdout: (chunk) => stdout.write(chunk),
     onStderr: (chunk) => stderr.write(chunk),
