@@ -7,9 +7,10 @@
  * @example
  * ```ts
  * import { createLocalShell } from "@dsh/shell";
+ * import assert from "node:assert/strict";
  * await using shell = createLocalShell();
  * const result = await shell.run(shell.resolve({ command: "echo hello", owner: null }));
- * console.log(result.stdout.text); // "hello\n"
+ * assert.equal(result.stdout.text, "hello\n");
  * ```
  *
  * @module

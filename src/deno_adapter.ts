@@ -8,10 +8,11 @@
  * ```ts
  * import { createLocalShell } from "@dsh/shell";
  * import { denoAdapter } from "@dsh/shell/deno";
- * const shell = createLocalShell({ adapter: denoAdapter });
+ * import assert from "node:assert/strict";
+ * await using shell = createLocalShell({ adapter: denoAdapter });
  * const result = await shell.run(shell.resolve({ command: "echo hi", owner: null }));
- * console.log(result.exitCode); // 0
- * await shell.close();
+ * assert.equal(result.exitCode, 0);
+ * assert.equal(result.stdout.text, "hi\n");
  * ```
  *
  * @module
@@ -179,9 +180,11 @@ function onHostExit(listener: () => void): void {
  * ```ts
  * import { createShell } from "@dsh/shell/seam";
  * import { denoAdapter } from "@dsh/shell/deno";
+ * import assert from "node:assert/strict";
  * await using shell = createShell(denoAdapter, { timeoutMs: 5_000 });
- * const result = await shell.run(shell.resolve({ command: "echo $$", owner: null }));
- * console.log(denoAdapter.name, result.exitCode); // "deno" 0
+ * const result = await shell.run(shell.resolve({ command: "exit 7", owner: null }));
+ * assert.equal(denoAdapter.name, "deno");
+ * assert.equal(result.exitCode, 7);
  * ```
  */
 export const denoAdapter: ProcessAdapter = {

@@ -27,13 +27,14 @@ function runtimeAdapter(): ProcessAdapter {
  * @example
  * ```ts
  * import { createLocalShell } from "@dsh/shell";
+ * import assert from "node:assert/strict";
  * await using shell = createLocalShell({ timeoutMs: 10_000 });
  * const result = await shell.run(shell.resolve({
- *   command: "jq -r .tool_name",
+ *   command: "tr a-z A-Z",
  *   owner: null,
- *   stdin: JSON.stringify({ tool_name: "Bash" }),
+ *   stdin: "hello from stdin\n",
  * }));
- * console.log(result.stdout.text); // "Bash\n"
+ * assert.equal(result.stdout.text, "HELLO FROM STDIN\n");
  * ```
  */
 export function createLocalShell(options?: LocalShellOptions): Shell {

@@ -6,10 +6,11 @@
  * ```ts
  * import { createLocalShell } from "@dsh/shell";
  * import { nodeAdapter } from "@dsh/shell/node";
- * const shell = createLocalShell({ adapter: nodeAdapter });
+ * import assert from "node:assert/strict";
+ * await using shell = createLocalShell({ adapter: nodeAdapter });
  * const result = await shell.run(shell.resolve({ command: "echo hi", owner: null }));
- * console.log(result.exitCode); // 0
- * await shell.close();
+ * assert.equal(result.exitCode, 0);
+ * assert.equal(result.stdout.text, "hi\n");
  * ```
  *
  * @module
@@ -131,9 +132,11 @@ function spawnWatchdog(script: string, env: Record<string, string>): WatchdogHan
  * ```ts
  * import { createShell } from "@dsh/shell/seam";
  * import { nodeAdapter } from "@dsh/shell/node";
+ * import assert from "node:assert/strict";
  * await using shell = createShell(nodeAdapter, { timeoutMs: 5_000 });
- * const result = await shell.run(shell.resolve({ command: "echo $$", owner: null }));
- * console.log(nodeAdapter.name, result.exitCode); // "node" 0
+ * const result = await shell.run(shell.resolve({ command: "exit 7", owner: null }));
+ * assert.equal(nodeAdapter.name, "node");
+ * assert.equal(result.exitCode, 7);
  * ```
  */
 export const nodeAdapter: ProcessAdapter = {

@@ -15,6 +15,7 @@ import { UsageError } from "./args.ts";
  * @example
  * ```ts
  * import { type CliOutput, main } from "@dsh/shell/cli";
+ * import assert from "node:assert/strict";
  * let stdout = "";
  * let stderr = "";
  * const captured: CliOutput = {
@@ -22,7 +23,9 @@ import { UsageError } from "./args.ts";
  *   err: (text) => void (stderr += text),
  * };
  * const code = await main(["run", "--", "echo hello"], captured);
- * console.log(code, stdout, stderr); // 0 "hello\n" ""
+ * assert.equal(code, 0);
+ * assert.equal(stdout, "hello\n");
+ * assert.equal(stderr, "");
  * ```
  */
 export interface CliOutput {

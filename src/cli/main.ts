@@ -7,8 +7,10 @@
  * @example
  * ```ts
  * import { main } from "@dsh/shell/cli";
- * const code = await main(["run", "--", "echo hello"]);
- * console.log(code); // 0
+ * import assert from "node:assert/strict";
+ * // What `dsh-shell run -- 'exit 3'` does: the command's own exit code comes back.
+ * const code = await main(["run", "--", "exit 3"]);
+ * assert.equal(code, 3);
  * ```
  *
  * @module
@@ -40,8 +42,16 @@ const COMMANDS: Record<string, (args: readonly string[], output: CliOutput) => P
  *
  * @example
  * ```ts
- * import { main } from "@dsh/shell/cli";
- * const code = await main(["env", "--json"]);
+ * import { type CliOutput, main } from "@dsh/shell/cli";
+ * import type { EnvExplanation } from "@dsh/shell/seam";
+ * import assert from "node:assert/strict";
+ * let stdout = "";
+ * const output: CliOutput = { out: (text) => void (stdout += text), err: () => {} };
+ * const code = await main(["env", "--env", "GREETING=hi", "--json"], output);
+ * assert.equal(code, 0);
+ * const explanation: EnvExplanation = JSON.parse(stdout);
+ * assert.ok(explanation.entries.some((entry) => entry.name === "GREETING" && entry.source === "env"));
+ * assert.ok(explanation.entries.some((entry) => entry.name === "GIT_PAGER" && entry.source === "override"));
  * ```
  */
 export async function main(args: readonly string[], output: CliOutput = processOutput): Promise<number> {

@@ -22,6 +22,7 @@ import { readHookVerdict } from "./verdict.ts";
  * ```ts
  * import { createLocalShell } from "@dsh/shell";
  * import { dispatchHookEvent, type DispatchHookEventOptions, parseHookSettings } from "@dsh/shell/hooks";
+ * import assert from "node:assert/strict";
  * const settings = parseHookSettings({
  *   hooks: { PostToolUse: [{ matcher: "Write", hooks: [{ type: "command", command: "echo formatted" }] }] },
  * }, { dialect: "claude-code" });
@@ -35,7 +36,7 @@ import { readHookVerdict } from "./verdict.ts";
  * };
  * await using shell = createLocalShell();
  * const outcome = await dispatchHookEvent(shell, settings, options);
- * console.log(outcome.results.map((entry) => entry.result.stdout)); // [ "formatted\n" ]
+ * assert.deepEqual(outcome.results.map((entry) => entry.result.stdout), ["formatted\n"]);
  * ```
  */
 export interface DispatchHookEventOptions {
@@ -90,6 +91,7 @@ interface PlannedHook {
  * ```ts
  * import { createLocalShell } from "@dsh/shell";
  * import { dispatchHookEvent, parseHookSettings } from "@dsh/shell/hooks";
+ * import assert from "node:assert/strict";
  * const settings = parseHookSettings({
  *   hooks: {
  *     PreToolUse: [{
@@ -105,7 +107,8 @@ interface PlannedHook {
  *   projectDir: "/tmp",
  *   owner: null,
  * });
- * console.log(outcome.blocked, outcome.reasons); // true [ "no pushes" ]
+ * assert.equal(outcome.blocked, true);
+ * assert.deepEqual(outcome.reasons, ["no pushes"]);
  * ```
  */
 export async function dispatchHookEvent(

@@ -16,13 +16,14 @@
  * @example
  * ```ts
  * import { HookSettingsError, parseHookSettings } from "@dsh/shell/hooks";
- * try {
- *   parseHookSettings({ hooks: { PreToolUse: [{ matcher: "Bash", hooks: [{ type: "command" }] }] } }, {
- *     dialect: "claude-code",
- *   });
- * } catch (error) {
- *   if (error instanceof HookSettingsError) console.log(error.field); // "hooks.PreToolUse[0].hooks[0].command"
- * }
+ * import assert from "node:assert/strict";
+ * const file = { hooks: { PreToolUse: [{ matcher: "Bash", hooks: [{ type: "command" }] }] } };
+ * assert.throws(() => parseHookSettings(file, { dialect: "claude-code" }), (error) => {
+ *   assert.ok(error instanceof HookSettingsError);
+ *   assert.equal(error.field, "hooks.PreToolUse[0].hooks[0].command");
+ *   assert.equal(error.message, "hooks.PreToolUse[0].hooks[0].command: must be a non-empty string");
+ *   return true;
+ * });
  * ```
  */
 export class HookSettingsError extends Error {

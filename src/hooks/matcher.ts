@@ -45,8 +45,9 @@ export function compileMatcher(pattern: string | undefined, dialect: HookDialect
  * @example
  * ```ts
  * import { HOOK_MATCH_FIELDS } from "@dsh/shell/hooks";
- * console.log(HOOK_MATCH_FIELDS.PreToolUse); // "tool_name"
- * console.log(Object.hasOwn(HOOK_MATCH_FIELDS, "Stop")); // false: every Stop group runs
+ * import assert from "node:assert/strict";
+ * assert.equal(HOOK_MATCH_FIELDS.PreToolUse, "tool_name");
+ * assert.equal(Object.hasOwn(HOOK_MATCH_FIELDS, "Stop"), false); // every Stop group runs
  * ```
  */
 export const HOOK_MATCH_FIELDS: Readonly<Record<string, string>> = Object.freeze({

@@ -16,6 +16,7 @@
  * ```ts
  * import { createLocalShell } from "@dsh/shell";
  * import { dispatchHookEvent, parseHookSettings } from "@dsh/shell/hooks";
+ * import assert from "node:assert/strict";
  *
  * const settings = parseHookSettings({
  *   hooks: {
@@ -37,7 +38,8 @@
  *   projectDir: "/tmp",
  *   owner: null,
  * });
- * console.log(outcome.blocked, outcome.reasons); // true [ "refusing rm -rf" ]
+ * assert.equal(outcome.blocked, true);
+ * assert.deepEqual(outcome.reasons, ["refusing rm -rf"]);
  * ```
  *
  * @module

@@ -23,7 +23,8 @@ import type { HookDialect, HookJsonOutput, HookOutcome, HookResult } from "./typ
  * @example
  * ```ts
  * import { HOOK_DEFAULTS } from "@dsh/shell/hooks";
- * console.log(HOOK_DEFAULTS.timeoutMs); // 600000
+ * import assert from "node:assert/strict";
+ * assert.equal(HOOK_DEFAULTS.timeoutMs, 600_000);
  * ```
  */
 export const HOOK_DEFAULTS: Readonly<{ timeoutMs: number; stdoutMaxBytes: number }> = Object.freeze({
@@ -38,6 +39,7 @@ export const HOOK_DEFAULTS: Readonly<{ timeoutMs: number; stdoutMaxBytes: number
  * ```ts
  * import { createLocalShell } from "@dsh/shell";
  * import { runHook, type RunHookOptions } from "@dsh/shell/hooks";
+ * import assert from "node:assert/strict";
  * const options: RunHookOptions = {
  *   command: 'echo "session started in $CLAUDE_PROJECT_DIR"',
  *   payload: { hook_event_name: "SessionStart", source: "startup" },
@@ -48,7 +50,8 @@ export const HOOK_DEFAULTS: Readonly<{ timeoutMs: number; stdoutMaxBytes: number
  * };
  * await using shell = createLocalShell();
  * const result = await runHook(shell, options);
- * console.log(result.outcome, result.stdout); // "success" "session started in /tmp\n"
+ * assert.equal(result.outcome, "success");
+ * assert.equal(result.stdout, "session started in /tmp\n");
  * ```
  */
 export interface RunHookOptions {
@@ -95,6 +98,7 @@ export interface RunHookOptions {
  * ```ts
  * import { createLocalShell } from "@dsh/shell";
  * import { runHook } from "@dsh/shell/hooks";
+ * import assert from "node:assert/strict";
  * await using shell = createLocalShell();
  * const result = await runHook(shell, {
  *   command: `grep -q '"rm -rf' && { echo "rm -rf is not allowed here" >&2; exit 2; }; exit 0`,
@@ -104,7 +108,8 @@ export interface RunHookOptions {
  *   owner: null,
  *   timeoutMs: 10_000,
  * });
- * console.log(result.outcome, result.reason); // "blocking" "rm -rf is not allowed here"
+ * assert.equal(result.outcome, "blocking");
+ * assert.equal(result.reason, "rm -rf is not allowed here");
  * ```
  */
 export async function runHook(shell: Shell, given: RunHookOptions): Promise<HookResult> {

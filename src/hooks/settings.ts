@@ -18,6 +18,7 @@ import type { HookCommand, HookDialect, HookMatcherGroup, HookSettings, SkippedH
  * @example
  * ```ts
  * import { parseHookSettings, type ParseHookSettingsOptions } from "@dsh/shell/hooks";
+ * import assert from "node:assert/strict";
  * // A plugin's hooks/hooks.json: every run gets CLAUDE_PLUGIN_ROOT and CLAUDE_PLUGIN_DATA.
  * const options: ParseHookSettingsOptions = {
  *   dialect: "claude-code",
@@ -29,7 +30,8 @@ import type { HookCommand, HookDialect, HookMatcherGroup, HookSettings, SkippedH
  *     PostToolUse: [{ matcher: "Edit|Write", hooks: [{ type: "command", command: '"${CLAUDE_PLUGIN_ROOT}"/format.sh' }] }],
  *   },
  * }, options);
- * console.log(settings.pluginRoot); // "/home/me/.claude/plugins/formatter"
+ * assert.equal(settings.pluginRoot, "/home/me/.claude/plugins/formatter");
+ * assert.equal(settings.events.PostToolUse[0].matcher, "Edit|Write");
  * ```
  */
 export interface ParseHookSettingsOptions {
@@ -74,6 +76,7 @@ const compiledMatchers = new WeakMap<HookMatcherGroup, MatcherTest>();
  * @example
  * ```ts
  * import { parseHookSettings } from "@dsh/shell/hooks";
+ * import assert from "node:assert/strict";
  * const settings = parseHookSettings({
  *   permissions: { allow: ["Bash(ls:*)"] },
  *   hooks: {
@@ -82,7 +85,7 @@ const compiledMatchers = new WeakMap<HookMatcherGroup, MatcherTest>();
  *     ],
  *   },
  * }, { dialect: "claude-code" });
- * console.log(settings.events.PreToolUse[0].hooks[0].timeoutMs); // 30000
+ * assert.equal(settings.events.PreToolUse[0].hooks[0].timeoutMs, 30_000); // `timeout` is in seconds
  * ```
  */
 export function parseHookSettings(settings: unknown, options: ParseHookSettingsOptions): HookSettings {

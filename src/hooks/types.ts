@@ -18,11 +18,12 @@
  * @example
  * ```ts
  * import { type HookDialect, parseHookSettings } from "@dsh/shell/hooks";
+ * import assert from "node:assert/strict";
  * function dialectOf(file: string): HookDialect {
  *   return file.endsWith("/.codex/hooks.json") ? "codex" : "claude-code";
  * }
  * const settings = parseHookSettings({ hooks: {} }, { dialect: dialectOf("/home/me/.codex/hooks.json") });
- * console.log(settings.dialect); // "codex"
+ * assert.equal(settings.dialect, "codex");
  * ```
  */
 export type HookDialect = "claude-code" | "codex";
@@ -34,6 +35,7 @@ export type HookDialect = "claude-code" | "codex";
  * ```ts
  * import { createLocalShell } from "@dsh/shell";
  * import { type HookOutcome, runHook } from "@dsh/shell/hooks";
+ * import assert from "node:assert/strict";
  * const shown: Record<HookOutcome, string> = {
  *   "success": "ok",
  *   "blocking": "blocked",
@@ -47,7 +49,8 @@ export type HookDialect = "claude-code" | "codex";
  *   projectDir: "/tmp",
  *   owner: null,
  * });
- * console.log(shown[result.outcome], result.reason); // "hook failed (ignored)" "exit code 1: lint failed"
+ * assert.equal(shown[result.outcome], "hook failed (ignored)");
+ * assert.equal(result.reason, "exit code 1: lint failed");
  * ```
  */
 export type HookOutcome = "success" | "blocking" | "non-blocking-error";
@@ -58,12 +61,14 @@ export type HookOutcome = "success" | "blocking" | "non-blocking-error";
  * @example
  * ```ts
  * import type { HookPermission } from "@dsh/shell/hooks";
+ * import assert from "node:assert/strict";
  * function nextStep(permission: HookPermission | undefined): "run" | "refuse" | "ask the user" {
  *   if (permission === "deny") return "refuse";
  *   if (permission === "allow") return "run";
  *   return "ask the user"; // "ask", or no hook decided and the harness's own rules ask
  * }
- * console.log(nextStep("deny")); // "refuse"
+ * assert.equal(nextStep("deny"), "refuse");
+ * assert.equal(nextStep(undefined), "ask the user");
  * ```
  */
 export type HookPermission = "allow" | "deny" | "ask";
@@ -77,6 +82,7 @@ export type HookPermission = "allow" | "deny" | "ask";
  * ```ts
  * import { createLocalShell } from "@dsh/shell";
  * import { type HookSpecificOutput, runHook } from "@dsh/shell/hooks";
+ * import assert from "node:assert/strict";
  * // What a PreToolUse hook prints to refuse a call.
  * const answer: HookSpecificOutput = {
  *   hookEventName: "PreToolUse",
@@ -91,7 +97,7 @@ export type HookPermission = "allow" | "deny" | "ask";
  *   projectDir: "/tmp",
  *   owner: null,
  * });
- * console.log(result.json?.hookSpecificOutput?.permissionDecision); // "deny"
+ * assert.equal(result.json?.hookSpecificOutput?.permissionDecision, "deny");
  * ```
  */
 export interface HookSpecificOutput {
@@ -119,6 +125,7 @@ export interface HookSpecificOutput {
  * ```ts
  * import { createLocalShell } from "@dsh/shell";
  * import { type HookJsonOutput, runHook } from "@dsh/shell/hooks";
+ * import assert from "node:assert/strict";
  * await using shell = createLocalShell();
  * const result = await runHook(shell, {
  *   command: `echo '{"continue": false, "stopReason": "the build is red", "suppressOutput": "yes"}'`,
@@ -128,8 +135,9 @@ export interface HookSpecificOutput {
  *   owner: null,
  * });
  * const json: HookJsonOutput | undefined = result.json;
- * console.log(json?.continue, json?.stopReason); // false "the build is red"
- * console.log(json?.suppressOutput); // undefined: not a boolean, so dropped
+ * assert.equal(json?.continue, false);
+ * assert.equal(json?.stopReason, "the build is red");
+ * assert.equal(json?.suppressOutput, undefined); // not a boolean, so dropped
  * ```
  */
 export interface HookJsonOutput {
@@ -158,6 +166,7 @@ export interface HookJsonOutput {
  * ```ts
  * import { createLocalShell } from "@dsh/shell";
  * import { type HookResult, runHook } from "@dsh/shell/hooks";
+ * import assert from "node:assert/strict";
  * function report(result: HookResult): string {
  *   return result.outcome === "success" ? `ok in ${result.durationMs}ms` : `${result.outcome}: ${result.reason}`;
  * }
@@ -170,7 +179,8 @@ export interface HookJsonOutput {
  *   owner: null,
  *   timeoutMs: 200,
  * });
- * console.log(report(result), result.timedOut); // "non-blocking-error: timed out after 200ms" true
+ * assert.equal(report(result), "non-blocking-error: timed out after 200ms");
+ * assert.equal(result.timedOut, true);
  * ```
  */
 export interface HookResult {
@@ -208,6 +218,7 @@ export interface HookResult {
  * ```ts
  * import { createLocalShell } from "@dsh/shell";
  * import { type HookVerdict, readHookVerdict, runHook } from "@dsh/shell/hooks";
+ * import assert from "node:assert/strict";
  * await using shell = createLocalShell();
  * const result = await runHook(shell, {
  *   command: "echo 'Release day: no force pushes.'",
@@ -217,7 +228,8 @@ export interface HookResult {
  *   owner: null,
  * });
  * const verdict: HookVerdict = readHookVerdict(result, "SessionStart");
- * console.log(verdict.additionalContext, verdict.continue); // "Release day: no force pushes." true
+ * assert.equal(verdict.additionalContext, "Release day: no force pushes.");
+ * assert.equal(verdict.continue, true);
  * ```
  */
 export interface HookVerdict {
@@ -245,11 +257,12 @@ export interface HookVerdict {
  * @example
  * ```ts
  * import { type HookCommand, parseHookSettings } from "@dsh/shell/hooks";
+ * import assert from "node:assert/strict";
  * const settings = parseHookSettings({
  *   hooks: { Stop: [{ hooks: [{ type: "command", command: "npm test", timeout: 120 }] }] },
  * }, { dialect: "claude-code" });
  * const hook: HookCommand = settings.events.Stop[0].hooks[0];
- * console.log(hook); // { command: "npm test", timeoutMs: 120000 }
+ * assert.deepEqual(hook, { command: "npm test", timeoutMs: 120_000 });
  * ```
  */
 export interface HookCommand {
@@ -266,6 +279,7 @@ export interface HookCommand {
  * ```ts
  * import { createLocalShell } from "@dsh/shell";
  * import { dispatchHookEvent, type HookMatcherGroup } from "@dsh/shell/hooks";
+ * import assert from "node:assert/strict";
  * // Built by hand instead of parsed: "Edit|Write" matches exactly Edit or Write.
  * const guard: HookMatcherGroup = { matcher: "Edit|Write", hooks: [{ command: "echo checked", timeoutMs: 5_000 }] };
  * await using shell = createLocalShell();
@@ -279,7 +293,7 @@ export interface HookCommand {
  *   projectDir: "/tmp",
  *   owner: null,
  * });
- * console.log(outcome.results.map((entry) => entry.command)); // [ "echo checked" ]
+ * assert.deepEqual(outcome.results.map((entry) => entry.command), ["echo checked"]);
  * ```
  */
 export interface HookMatcherGroup {
@@ -295,12 +309,13 @@ export interface HookMatcherGroup {
  * @example
  * ```ts
  * import { parseHookSettings, type SkippedHookEntry } from "@dsh/shell/hooks";
+ * import assert from "node:assert/strict";
  * const settings = parseHookSettings({
  *   hooks: { Stop: [{ hooks: [{ type: "prompt", prompt: "Is every task done?" }] }] },
  * }, { dialect: "claude-code" });
  * const skipped: readonly SkippedHookEntry[] = settings.skipped;
- * for (const entry of skipped) console.warn(`not run by the shell: ${entry.path} (${entry.type})`);
- * // not run by the shell: hooks.Stop[0].hooks[0] (prompt)
+ * // Worth a warning to the user: the shell does not run these.
+ * assert.deepEqual(skipped, [{ path: "hooks.Stop[0].hooks[0]", type: "prompt" }]);
  * ```
  */
 export interface SkippedHookEntry {
@@ -318,6 +333,7 @@ export interface SkippedHookEntry {
  * ```ts
  * import { createLocalShell } from "@dsh/shell";
  * import { dispatchHookEvent, type HookSettings, parseHookSettings } from "@dsh/shell/hooks";
+ * import assert from "node:assert/strict";
  * // User settings first, then the project's: their hooks run together, reported in this order.
  * const layers: HookSettings[] = [
  *   parseHookSettings({ hooks: { Stop: [{ hooks: [{ type: "command", command: "echo user" }] }] } }, {
@@ -334,7 +350,7 @@ export interface SkippedHookEntry {
  *   projectDir: "/tmp",
  *   owner: null,
  * });
- * console.log(outcome.results.map((entry) => entry.command)); // [ "echo user", "echo project" ]
+ * assert.deepEqual(outcome.results.map((entry) => entry.command), ["echo user", "echo project"]);
  * ```
  */
 export interface HookSettings {
@@ -357,6 +373,7 @@ export interface HookSettings {
  * ```ts
  * import { createLocalShell } from "@dsh/shell";
  * import { dispatchHookEvent, type HookDispatchEntry, parseHookSettings } from "@dsh/shell/hooks";
+ * import assert from "node:assert/strict";
  * const settings = parseHookSettings({
  *   hooks: { Stop: [{ hooks: [{ type: "command", command: "exit 0" }, { type: "command", command: "./missing.sh" }] }] },
  * }, { dialect: "claude-code" });
@@ -368,8 +385,8 @@ export interface HookSettings {
  *   owner: null,
  * });
  * const failed: HookDispatchEntry[] = outcome.results.filter((entry) => entry.result.outcome !== "success");
- * for (const { command, result } of failed) console.warn(`${command}: ${result.reason}`);
- * // ./missing.sh: exit code 127: /usr/bin/bash: line 1: ./missing.sh: No such file or directory
+ * assert.deepEqual(failed.map((entry) => entry.command), ["./missing.sh"]);
+ * assert.match(failed[0].result.reason ?? "", /^exit code 127: /); // then the shell's "No such file" line
  * ```
  */
 export interface HookDispatchEntry {
@@ -386,6 +403,7 @@ export interface HookDispatchEntry {
  * ```ts
  * import { createLocalShell } from "@dsh/shell";
  * import { dispatchHookEvent, type HookDispatchResult, parseHookSettings } from "@dsh/shell/hooks";
+ * import assert from "node:assert/strict";
  * function nextStep(outcome: HookDispatchResult): string {
  *   if (outcome.stop) return `stop: ${outcome.stop.reason ?? "a hook asked to stop"}`;
  *   if (outcome.blocked) return `refuse: ${outcome.reasons.join("; ")}`;
@@ -411,7 +429,7 @@ export interface HookDispatchEntry {
  *   projectDir: "/tmp",
  *   owner: null,
  * });
- * console.log(nextStep(outcome)); // "ask the user: pushes need a human"
+ * assert.equal(nextStep(outcome), "ask the user: pushes need a human");
  * ```
  */
 export interface HookDispatchResult {

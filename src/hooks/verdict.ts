@@ -33,6 +33,7 @@ const STDOUT_IS_CONTEXT: ReadonlySet<string> = new Set(["UserPromptSubmit", "Ses
  * ```ts
  * import { createLocalShell } from "@dsh/shell";
  * import { readHookVerdict, runHook } from "@dsh/shell/hooks";
+ * import assert from "node:assert/strict";
  * await using shell = createLocalShell();
  * const result = await runHook(shell, {
  *   command: `echo '{"hookSpecificOutput":{"hookEventName":"PreToolUse","permissionDecision":"ask"}}'`,
@@ -41,8 +42,8 @@ const STDOUT_IS_CONTEXT: ReadonlySet<string> = new Set(["UserPromptSubmit", "Ses
  *   projectDir: "/tmp",
  *   owner: null,
  * });
- * console.log(readHookVerdict(result, "PreToolUse").permission); // "ask"
- * console.log(readHookVerdict(result, "PostToolUse").permission); // undefined: scoped to PreToolUse
+ * assert.equal(readHookVerdict(result, "PreToolUse").permission, "ask");
+ * assert.equal(readHookVerdict(result, "PostToolUse").permission, undefined); // scoped to PreToolUse
  * ```
  */
 export function readHookVerdict(result: HookResult, event: string): HookVerdict {

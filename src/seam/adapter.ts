@@ -12,6 +12,8 @@
  * @example
  * ```ts
  * import type { GroupSignal, ProcessAdapter } from "@dsh/shell/seam";
+ * import { nodeAdapter } from "@dsh/shell/node";
+ * import assert from "node:assert/strict";
  * // SIGTERM, then SIGKILL if group `pgid` is still there after `graceMs`.
  * async function endGroup(adapter: ProcessAdapter, pgid: number, graceMs: number): Promise<GroupSignal | "gone"> {
  *   if (!adapter.signalGroup(pgid, "SIGTERM")) return "gone";
@@ -20,6 +22,16 @@
  *   adapter.signalGroup(pgid, "SIGKILL");
  *   return "SIGKILL";
  * }
+ * const child = nodeAdapter.spawn({
+ *   shell: "/bin/sh",
+ *   command: "sleep 60",
+ *   cwd: "/",
+ *   env: { PATH: "/usr/bin:/bin" },
+ *   onStdout: () => {},
+ *   onStderr: () => {},
+ * });
+ * await endGroup(nodeAdapter, child.pid, 100);
+ * assert.equal((await child.exited).signal, "SIGTERM"); // sleep heeds SIGTERM: no SIGKILL needed
  * ```
  */
 export type GroupSignal = "SIGTERM" | "SIGKILL" | 0;
@@ -31,6 +43,7 @@ export type GroupSignal = "SIGTERM" | "SIGKILL" | 0;
  * ```ts
  * import type { SpawnRequest } from "@dsh/shell/seam";
  * import { nodeAdapter } from "@dsh/shell/node";
+ * import assert from "node:assert/strict";
  * const decoder = new TextDecoder();
  * let stdout = "";
  * const request: SpawnRequest = {
@@ -44,7 +57,7 @@ export type GroupSignal = "SIGTERM" | "SIGKILL" | 0;
  * };
  * const child = nodeAdapter.spawn(request);
  * await Promise.all([child.exited, child.drained]);
- * console.log(stdout); // "input done\n"
+ * assert.equal(stdout, "input done\n");
  * ```
  */
 export interface SpawnRequest {
@@ -77,6 +90,7 @@ export interface SpawnRequest {
  * ```ts
  * import type { ChildExit } from "@dsh/shell/seam";
  * import { nodeAdapter } from "@dsh/shell/node";
+ * import assert from "node:assert/strict";
  * const child = nodeAdapter.spawn({
  *   shell: "/bin/sh",
  *   command: "exit 3",
@@ -86,7 +100,7 @@ export interface SpawnRequest {
  *   onStderr: () => {},
  * });
  * const exit: ChildExit = await child.exited;
- * console.log(exit); // { code: 3, signal: null }
+ * assert.deepEqual(exit, { code: 3, signal: null });
  * ```
  */
 export interface ChildExit {
@@ -103,6 +117,7 @@ export interface ChildExit {
  * ```ts
  * import { type ChildHandle, createShell, type ProcessAdapter } from "@dsh/shell/seam";
  * import { nodeAdapter } from "@dsh/shell/node";
+ * import assert from "node:assert/strict";
  * // A wrapping adapter that counts spawns and records how each child ended.
  * const exits: string[] = [];
  * const counting: ProcessAdapter = {
@@ -118,7 +133,8 @@ export interface ChildExit {
  * };
  * await using shell = createShell(counting);
  * await shell.run(shell.resolve({ command: "exit 4", owner: null }));
- * console.log(exits.length, exits[0].endsWith(": 4")); // 1 true
+ * assert.equal(exits.length, 1);
+ * assert.ok(exits[0].endsWith(": 4"));
  * ```
  */
 export interface ChildHandle {
@@ -141,8 +157,9 @@ export interface ChildHandle {
  * ```ts
  * import { createShell, type ProcessAdapter, type WatchdogHandle } from "@dsh/shell/seam";
  * import { nodeAdapter } from "@dsh/shell/node";
- * // A wrapping adapter that notes the watchdog's pid, to check it is gone after close().
- * let watchdogPid: number | undefined;
+ * import assert from "node:assert/strict";
+ * // A wrapping adapter that notes when the watchdog starts and when it exits.
+ * const events: string[] = [];
  * const tracing: ProcessAdapter = {
  *   name: "node+trace",
  *   spawn: (request) => nodeAdapter.spawn(request),
@@ -150,14 +167,17 @@ export interface ChildHandle {
  *   onHostExit: (listener) => nodeAdapter.onHostExit(listener),
  *   spawnWatchdog(script, env) {
  *     const inner: WatchdogHandle = nodeAdapter.spawnWatchdog(script, env);
- *     watchdogPid = inner.pid;
+ *     events.push("started");
+ *     inner.exited.then(() => events.push("exited"));
  *     return inner;
  *   },
  * };
  * const shell = createShell(tracing);
+ * assert.deepEqual(events, []); // not before the first command
  * await shell.run(shell.resolve({ command: "true", owner: null }));
+ * assert.deepEqual(events, ["started"]);
  * await shell.close();
- * console.log(typeof watchdogPid); // "number": started with the first command, and exited by now
+ * assert.deepEqual(events, ["started", "exited"]); // close() waits for it
  * ```
  */
 export interface WatchdogHandle {
@@ -175,9 +195,12 @@ export interface WatchdogHandle {
  * @example
  * ```ts
  * import type { ProcessAdapter } from "@dsh/shell/seam";
+ * import { nodeAdapter } from "@dsh/shell/node";
+ * import assert from "node:assert/strict";
  * function describe(adapter: ProcessAdapter): string {
  *   return `spawning with ${adapter.name}`;
  * }
+ * assert.equal(describe(nodeAdapter), "spawning with node");
  * ```
  */
 export interface ProcessAdapter {

@@ -11,12 +11,15 @@
  *
  * @example
  * ```ts
- * import { ShellSpecError } from "@dsh/shell/seam";
- * try {
- *   throw new ShellSpecError("command", "must not be empty");
- * } catch (error) {
- *   if (error instanceof ShellSpecError) console.log(error.field); // "command"
- * }
+ * import { createLocalShell, ShellSpecError } from "@dsh/shell";
+ * import assert from "node:assert/strict";
+ * await using shell = createLocalShell();
+ * assert.throws(() => shell.resolve({ command: "ls", owner: null, timeoutMs: -1 }), (error) => {
+ *   assert.ok(error instanceof ShellSpecError);
+ *   assert.equal(error.field, "timeoutMs");
+ *   assert.equal(error.message, "timeoutMs: must be a positive, finite number");
+ *   return true;
+ * });
  * ```
  */
 export class ShellSpecError extends Error {
@@ -42,9 +45,15 @@ export class ShellSpecError extends Error {
  *
  * @example
  * ```ts
- * import { ShellSpawnError } from "@dsh/shell/seam";
- * const error = new ShellSpawnError("workdir does not exist: /nope", "/nope");
- * console.log(error.path); // "/nope"
+ * import { createLocalShell, ShellSpawnError } from "@dsh/shell";
+ * import assert from "node:assert/strict";
+ * await using shell = createLocalShell();
+ * const spec = shell.resolve({ command: "pwd", owner: null, workdir: "/nonexistent" });
+ * await assert.rejects(shell.run(spec), (error) => {
+ *   assert.ok(error instanceof ShellSpawnError);
+ *   assert.equal(error.path, "/nonexistent");
+ *   return true;
+ * });
  * ```
  */
 export class ShellSpawnError extends Error {
@@ -70,8 +79,15 @@ export class ShellSpawnError extends Error {
  *
  * @example
  * ```ts
- * import { ShellClosedError } from "@dsh/shell/seam";
- * console.log(new ShellClosedError().message); // "the shell is closed"
+ * import { createLocalShell, ShellClosedError } from "@dsh/shell";
+ * import assert from "node:assert/strict";
+ * const shell = createLocalShell();
+ * await shell.close();
+ * await assert.rejects(shell.run(shell.resolve({ command: "true", owner: null })), {
+ *   name: "ShellClosedError",
+ *   message: "the shell is closed",
+ * });
+ * assert.throws(() => shell.start(shell.resolve({ command: "true", owner: null })), ShellClosedError);
  * ```
  */
 export class ShellClosedError extends Error {
@@ -89,8 +105,16 @@ export class ShellClosedError extends Error {
  *
  * @example
  * ```ts
- * import { TaskAccessError } from "@dsh/shell/seam";
- * console.log(new TaskAccessError("t1").message); // 'no task "t1" is visible to this owner'
+ * import { createLocalShell, TaskAccessError } from "@dsh/shell";
+ * import assert from "node:assert/strict";
+ * await using shell = createLocalShell();
+ * const task = shell.start(shell.resolve({ command: "true", owner: "alice" }));
+ * assert.throws(() => shell.task(task.id, "bob"), TaskAccessError);
+ * assert.throws(() => shell.task("no-such-task", "bob"), {
+ *   name: "TaskAccessError",
+ *   message: 'no task "no-such-task" is visible to this owner',
+ * });
+ * assert.equal(shell.task(task.id, "alice"), task);
  * ```
  */
 export class TaskAccessError extends Error {
@@ -114,8 +138,15 @@ export class TaskAccessError extends Error {
  *
  * @example
  * ```ts
- * import { TaskLimitError } from "@dsh/shell/seam";
- * console.log(new TaskLimitError("s1", 10).name); // "TaskLimitError"
+ * import { createLocalShell, TaskLimitError } from "@dsh/shell";
+ * import assert from "node:assert/strict";
+ * await using shell = createLocalShell({ maxTasksPerOwner: 1 });
+ * shell.start(shell.resolve({ command: "sleep 60", owner: "s1" })); // close() ends it
+ * assert.throws(() => shell.start(shell.resolve({ command: "sleep 60", owner: "s1" })), (error) => {
+ *   assert.ok(error instanceof TaskLimitError);
+ *   assert.deepEqual([error.owner, error.limit], ["s1", 1]);
+ *   return true;
+ * });
  * ```
  */
 export class TaskLimitError extends Error {

@@ -7,11 +7,13 @@
  * @example
  * ```ts
  * import { mergeEnv } from "@dsh/shell/seam";
+ * import assert from "node:assert/strict";
  * const env = mergeEnv({
  *   ambient: { PATH: "/usr/bin", GITHUB_TOKEN: "ghp_x" },
  *   dshEnv: { DSH_SESSION: "s1" },
  * });
- * console.log(env.GITHUB_TOKEN); // undefined
+ * assert.equal(env.GITHUB_TOKEN, undefined);
+ * assert.equal(env.DSH_SESSION, "s1");
  * ```
  *
  * @module

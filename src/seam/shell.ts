@@ -29,10 +29,10 @@ import type { LocalShellOptions, Shell, ShellExecRequest, ShellExecSpec, ShellRu
  * ```ts
  * import { createShell } from "@dsh/shell/seam";
  * import { nodeAdapter } from "@dsh/shell/node";
- * const shell = createShell(nodeAdapter, { timeoutMs: 5_000 });
+ * import assert from "node:assert/strict";
+ * await using shell = createShell(nodeAdapter, { timeoutMs: 5_000 });
  * const result = await shell.run(shell.resolve({ command: "echo hi", owner: null }));
- * console.log(result.stdout.text); // "hi\n"
- * await shell.close();
+ * assert.equal(result.stdout.text, "hi\n");
  * ```
  */
 export function createShell(adapter: ProcessAdapter, options?: LocalShellOptions): Shell {

@@ -16,10 +16,11 @@ import type { ShellSpawnError } from "./errors.ts";
  * @example
  * ```ts
  * import { createLocalShell, type DshEnv } from "@dsh/shell";
+ * import assert from "node:assert/strict";
  * const dshEnv: DshEnv = { DSH_SESSION: "session-7" };
  * await using shell = createLocalShell();
  * const result = await shell.run(shell.resolve({ command: 'echo "$DSH_SESSION"', owner: "session-7", dshEnv }));
- * console.log(result.stdout.text); // "session-7\n"
+ * assert.equal(result.stdout.text, "session-7\n");
  * ```
  */
 export type DshEnv = Record<`DSH_${string}`, string>;
@@ -31,10 +32,11 @@ export type DshEnv = Record<`DSH_${string}`, string>;
  * @example
  * ```ts
  * import { createLocalShell, type EnvPatch } from "@dsh/shell";
+ * import assert from "node:assert/strict";
  * const env: EnvPatch = { LANG: "C.UTF-8", EDITOR: undefined }; // set LANG, remove EDITOR
  * await using shell = createLocalShell({ ambientEnv: { PATH: "/usr/bin:/bin", EDITOR: "vim" } });
  * const result = await shell.run(shell.resolve({ command: 'echo "$LANG ${EDITOR:-none}"', owner: null, env }));
- * console.log(result.stdout.text); // "C.UTF-8 none\n"
+ * assert.equal(result.stdout.text, "C.UTF-8 none\n");
  * ```
  */
 export type EnvPatch = Record<string, string | undefined>;
@@ -46,6 +48,7 @@ export type EnvPatch = Record<string, string | undefined>;
  * @example
  * ```ts
  * import { createLocalShell, type ShellExecRequest } from "@dsh/shell";
+ * import assert from "node:assert/strict";
  * const turn = new AbortController();
  * const request: ShellExecRequest = {
  *   command: "ls -1 | head -n 3",
@@ -56,7 +59,8 @@ export type EnvPatch = Record<string, string | undefined>;
  * };
  * await using shell = createLocalShell();
  * const result = await shell.run(shell.resolve(request));
- * console.log(result.exitCode); // 0
+ * assert.equal(result.exitCode, 0);
+ * assert.equal(result.stdout.text.split("\n").length, 4); // three lines
  * ```
  */
 export interface ShellExecRequest {
@@ -90,11 +94,14 @@ export interface ShellExecRequest {
  * @example
  * ```ts
  * import { createLocalShell, type ShellExecSpec } from "@dsh/shell";
+ * import assert from "node:assert/strict";
  * await using shell = createLocalShell({ workdir: "/tmp", timeoutMs: 10_000, maxTimeoutMs: 60_000 });
  * const spec: ShellExecSpec = shell.resolve({ command: "pwd", owner: null, timeoutMs: 90_000 });
- * console.log(spec.workdir, spec.timeoutMs, spec.stdoutMaxBytes); // "/tmp" 60000 64000
+ * assert.equal(spec.workdir, "/tmp");
+ * assert.equal(spec.timeoutMs, 60_000); // capped at maxTimeoutMs
+ * assert.equal(spec.stdoutMaxBytes, 64_000); // the default budget
  * const result = await shell.run(spec);
- * console.log(result.stdout.text); // "/tmp\n"
+ * assert.equal(result.stdout.text, "/tmp\n");
  * ```
  */
 export interface ShellExecSpec {
@@ -125,13 +132,20 @@ export interface ShellExecSpec {
  * @example
  * ```ts
  * import { type CollectedOutput, createLocalShell } from "@dsh/shell";
+ * import assert from "node:assert/strict";
+ * import { mkdtempSync, readFileSync, rmSync } from "node:fs";
+ * import { tmpdir } from "node:os";
+ * import { join } from "node:path";
  * function describe(output: CollectedOutput): string {
  *   if (!output.truncated) return `${output.totalBytes} bytes`;
  *   return `${output.totalBytes} bytes, truncated; full stream: ${output.spillPath ?? "not kept"}`;
  * }
- * await using shell = createLocalShell({ maxOutputBytes: 1_000 });
+ * const spillDir = mkdtempSync(join(tmpdir(), "spill-")); // spill files are kept: put them where we clean up
+ * await using shell = createLocalShell({ maxOutputBytes: 1_000, spillDir });
  * const result = await shell.run(shell.resolve({ command: "seq 1 10000", owner: null }));
- * console.log(describe(result.stdout)); // "48894 bytes, truncated; full stream: /tmp/dsh-shell-…/stdout-….log"
+ * assert.match(describe(result.stdout), /^48894 bytes, truncated; full stream: .+\/stdout-.+\.log$/);
+ * assert.equal(readFileSync(result.stdout.spillPath ?? "", "utf8").length, 48_894);
+ * rmSync(spillDir, { recursive: true });
  * ```
  */
 export interface CollectedOutput {
@@ -151,6 +165,7 @@ export interface CollectedOutput {
  * @example
  * ```ts
  * import { createLocalShell, type ShellRunResult } from "@dsh/shell";
+ * import assert from "node:assert/strict";
  * function summary(result: ShellRunResult): string {
  *   if (result.timedOut) return `timed out after ${result.timeoutMs}ms`;
  *   if (result.aborted) return "aborted";
@@ -158,7 +173,7 @@ export interface CollectedOutput {
  * }
  * await using shell = createLocalShell();
  * const result = await shell.run(shell.resolve({ command: "sleep 5", owner: null, timeoutMs: 100 }));
- * console.log(summary(result)); // "timed out after 100ms"
+ * assert.equal(summary(result), "timed out after 100ms");
  * ```
  */
 export interface ShellRunResult {
@@ -186,6 +201,7 @@ export interface ShellRunResult {
  * @example
  * ```ts
  * import { createLocalShell, type LocalShellOptions } from "@dsh/shell";
+ * import assert from "node:assert/strict";
  * const options: LocalShellOptions = {
  *   workdir: "/tmp",
  *   timeoutMs: 30_000,
@@ -195,7 +211,7 @@ export interface ShellRunResult {
  * };
  * await using shell = createLocalShell(options);
  * const result = await shell.run(shell.resolve({ command: 'echo "$HOME"', owner: null }));
- * console.log(result.stdout.text); // "/tmp\n"
+ * assert.equal(result.stdout.text, "/tmp\n");
  * ```
  */
 export interface LocalShellOptions {
@@ -232,15 +248,17 @@ export interface LocalShellOptions {
  * @example
  * ```ts
  * import { createLocalShell, type Shell } from "@dsh/shell";
+ * import assert from "node:assert/strict";
  * const shell: Shell = createLocalShell();
+ * const task = shell.start(shell.resolve({ command: "sleep 60", owner: "session-7" }));
  * try {
  *   const result = await shell.run(shell.resolve({ command: "echo hi", owner: "session-7" }));
- *   console.log(result.stdout.text); // "hi\n"
- *   const task = shell.start(shell.resolve({ command: "sleep 60", owner: "session-7" }));
- *   console.log(shell.tasks("session-7").map((t) => t.id).includes(task.id)); // true
+ *   assert.equal(result.stdout.text, "hi\n");
+ *   assert.ok(shell.tasks("session-7").includes(task));
  * } finally {
  *   await shell.close(); // ends the sleep's whole process group
  * }
+ * assert.equal(task.status, "killed");
  * ```
  */
 export interface Shell {
@@ -282,12 +300,14 @@ export interface Shell {
  * @example
  * ```ts
  * import { createLocalShell, type TaskStatus } from "@dsh/shell";
+ * import assert from "node:assert/strict";
  * await using shell = createLocalShell();
  * const task = shell.start(shell.resolve({ command: "sleep 60", owner: null }));
  * const before: TaskStatus = task.status;
  * task.kill();
  * await task.done;
- * console.log(before, task.status); // "running" "killed"
+ * assert.equal(before, "running");
+ * assert.equal(task.status, "killed");
  * ```
  */
 export type TaskStatus = "running" | "completed" | "killed";
@@ -298,12 +318,13 @@ export type TaskStatus = "running" | "completed" | "killed";
  * @example
  * ```ts
  * import { createLocalShell, type TaskOutput } from "@dsh/shell";
+ * import assert from "node:assert/strict";
  * await using shell = createLocalShell();
  * const task = shell.start(shell.resolve({ command: "echo one; echo oops >&2; echo two", owner: null }));
  * await task.done;
  * const output: TaskOutput = task.read();
- * console.log(output.stdout, output.stderr, output.lossy); // "one\ntwo\n" "oops\n" false
- * console.log(task.read().stdout); // "": already read
+ * assert.deepEqual(output, { stdout: "one\ntwo\n", stderr: "oops\n", lossy: false });
+ * assert.equal(task.read().stdout, ""); // already read
  * ```
  */
 export interface TaskOutput {
@@ -328,12 +349,15 @@ export interface TaskOutput {
  * @example
  * ```ts
  * import { createLocalShell, type ShellTask } from "@dsh/shell";
+ * import assert from "node:assert/strict";
  * await using shell = createLocalShell();
  * const started: ShellTask = shell.start(shell.resolve({ command: "sleep 0.2; echo built", owner: "session-7" }));
  * // Later, e.g. in another tool call: look the task up by id, as its owner.
  * const task = shell.task(started.id, "session-7");
  * const result = await task.done;
- * console.log(task.status, result.exitCode, task.read().stdout); // "completed" 0 "built\n"
+ * assert.equal(task.status, "completed");
+ * assert.equal(result.exitCode, 0);
+ * assert.equal(task.read().stdout, "built\n");
  * ```
  */
 export interface ShellTask {

@@ -24,19 +24,21 @@ import type { BashTool } from "./types.ts";
  * @example Register the tool with a model API
  * ```ts
  * import { bashTool } from "@dsh/shell/tool";
+ * import assert from "node:assert/strict";
  * const tools = [{ name: bashTool.name, description: bashTool.description, input_schema: bashTool.inputSchema }];
- * console.log(JSON.stringify(tools).length > 0); // true
+ * assert.equal(tools[0].name, "bash");
+ * assert.deepEqual(tools[0].input_schema.required, ["command"]);
  * ```
  *
  * @example Run one call step by step
  * ```ts
  * import { createLocalShell } from "@dsh/shell";
  * import { bashTool } from "@dsh/shell/tool";
- * const shell = createLocalShell();
+ * import assert from "node:assert/strict";
+ * await using shell = createLocalShell();
  * const input = bashTool.parse({ command: "echo out; echo err >&2; exit 3" });
  * const result = await shell.run(shell.resolve(bashTool.toRequest(input, { owner: "session-7" })));
- * console.log(bashTool.render(result)); // "out\n[stderr]\nerr\n[exit code: 3]"
- * await shell.close();
+ * assert.equal(bashTool.render(result), "out\n[stderr]\nerr\n[exit code: 3]");
  * ```
  */
 export const bashTool: BashTool = Object.freeze({

@@ -15,14 +15,13 @@
  * @example
  * ```ts
  * import { bashTool, ToolInputError } from "@dsh/shell/tool";
- * try {
- *   bashTool.parse({ command: "cat", stdin: "hello" });
- * } catch (error) {
- *   if (error instanceof ToolInputError) {
- *     console.log(error.field); // "stdin"
- *     console.log(error.message); // "stdin is not an input of the bash tool: use a pipe or a heredoc …"
- *   }
- * }
+ * import assert from "node:assert/strict";
+ * assert.throws(() => bashTool.parse({ command: "cat", stdin: "hello" }), (error) => {
+ *   assert.ok(error instanceof ToolInputError);
+ *   assert.equal(error.field, "stdin");
+ *   assert.match(error.message, /^stdin is not an input of the bash tool: use a pipe or a heredoc/);
+ *   return true;
+ * });
  * ```
  */
 export class ToolInputError extends Error {

@@ -15,12 +15,14 @@
  * import { createLocalShell } from "@dsh/shell";
  * import { bashTool, runBashTool } from "@dsh/shell/tool";
  *
- * const shell = createLocalShell();
+ * import assert from "node:assert/strict";
+ *
+ * await using shell = createLocalShell();
  * // Offer the tool to the model: bashTool.name, bashTool.description, bashTool.inputSchema.
+ * assert.equal(bashTool.name, "bash");
  * // Then, for each tool call the model makes:
  * const text = await runBashTool(shell, { command: "echo hello", description: "Say hello" }, { owner: "session-7" });
- * console.log(text); // "hello"
- * await shell.close();
+ * assert.equal(text, "hello");
  * ```
  *
  * @module

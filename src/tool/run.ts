@@ -52,20 +52,17 @@ function startInBackground(shell: Shell, spec: ShellExecSpec): string {
  * ```ts
  * import { createLocalShell } from "@dsh/shell";
  * import { runBashTool, ToolInputError } from "@dsh/shell/tool";
- * const shell = createLocalShell();
+ * import assert from "node:assert/strict";
+ * await using shell = createLocalShell();
  * const turn = new AbortController();
- * try {
- *   const text = await runBashTool(shell, { command: "ls /nope; echo done" }, {
- *     owner: "session-7",
- *     signal: turn.signal,
- *   });
- *   console.log(text); // "done\n[stderr]\nls: cannot access '/nope': No such file or directory"
- * } catch (error) {
- *   if (!(error instanceof ToolInputError)) throw error;
- *   console.log(`invalid tool call: ${error.message}`); // give this back to the model as an error result
- * } finally {
- *   await shell.close();
- * }
+ * const context = { owner: "session-7", signal: turn.signal };
+ * const text = await runBashTool(shell, { command: "echo oops >&2; echo done" }, context);
+ * assert.equal(text, "done\n[stderr]\noops");
+ * // A mistake the model can fix comes back as text for the model:
+ * const missing = await runBashTool(shell, { command: "pwd", workdir: "/nonexistent" }, context);
+ * assert.match(missing, /^\[error\] .*\/nonexistent/);
+ * // An input that is not a bash call rejects: give its message back to the model as an error result.
+ * await assert.rejects(runBashTool(shell, { cmd: "ls" }, context), ToolInputError);
  * ```
  */
 export async function runBashTool(shell: Shell, input: unknown, context: BashToolContext): Promise<string> {

@@ -14,9 +14,10 @@ import type { ShellExecRequest, ShellRunResult } from "../seam/types.ts";
  *
  * @example
  * ```ts
- * import type { BashToolInput } from "@dsh/shell/tool";
- * const input: BashToolInput = { command: "npm test", description: "Run the tests", timeout: 300_000 };
- * console.log(input.command);
+ * import { bashTool, type BashToolInput } from "@dsh/shell/tool";
+ * import assert from "node:assert/strict";
+ * const input: BashToolInput = bashTool.parse({ command: "npm test", description: "Run the tests", timeout: 300_000 });
+ * assert.equal(input.timeout, 300_000);
  * ```
  */
 export interface BashToolInput {
@@ -38,10 +39,13 @@ export interface BashToolInput {
  *
  * @example
  * ```ts
- * import type { BashToolContext } from "@dsh/shell/tool";
+ * import { bashTool, type BashToolContext } from "@dsh/shell/tool";
+ * import assert from "node:assert/strict";
  * const turn = new AbortController();
  * const context: BashToolContext = { owner: "session-7", signal: turn.signal };
- * console.log(context.owner);
+ * const request = bashTool.toRequest(bashTool.parse({ command: "make" }), context);
+ * assert.equal(request.owner, "session-7");
+ * assert.equal(request.signal, turn.signal);
  * ```
  */
 export interface BashToolContext {
@@ -63,8 +67,11 @@ export interface BashToolContext {
  * @example
  * ```ts
  * import { bashTool, type BashToolInputSchema } from "@dsh/shell/tool";
+ * import assert from "node:assert/strict";
  * const schema: BashToolInputSchema = bashTool.inputSchema;
- * console.log(Object.keys(schema.properties)); // ["command", "description", "timeout", "workdir", "run_in_background"]
+ * const inputs = ["command", "description", "timeout", "workdir", "run_in_background"];
+ * assert.deepEqual(Object.keys(schema.properties), inputs);
+ * assert.equal(Object.isFrozen(schema), true); // structuredClone it to change it
  * ```
  */
 export interface BashToolInputSchema {
@@ -90,11 +97,11 @@ export interface BashToolInputSchema {
  * ```ts
  * import { createLocalShell } from "@dsh/shell";
  * import { bashTool } from "@dsh/shell/tool";
- * const shell = createLocalShell();
+ * import assert from "node:assert/strict";
+ * await using shell = createLocalShell();
  * const input = bashTool.parse({ command: "echo hi" });
  * const result = await shell.run(shell.resolve(bashTool.toRequest(input, { owner: "session-7" })));
- * console.log(bashTool.render(result)); // "hi"
- * await shell.close();
+ * assert.equal(bashTool.render(result), "hi"); // the trailing newline is trimmed
  * ```
  */
 export interface BashTool {

@@ -16,21 +16,23 @@ import { boundaryStartOffset, completePrefixLength } from "./utf8.ts";
  *
  * @example
  * ```ts
- * import { mkdtempSync } from "node:fs";
+ * import { mkdtempSync, readFileSync, rmSync } from "node:fs";
  * import { tmpdir } from "node:os";
  * import { join } from "node:path";
- * import { type CollectorOptions, OutputCollector } from "@dsh/shell/seam";
- * const options: CollectorOptions = {
- *   budget: 16,
- *   maxSpillBytes: 1 << 20,
- *   spillDirectory: () => mkdtempSync(join(tmpdir(), "spill-")),
- *   label: "stdout",
- * };
+ * import assert from "node:assert/strict";
+ * import { type CollectorOptions, OutputCollector } from "./collector.ts";
+ * const dir = mkdtempSync(join(tmpdir(), "spill-"));
+ * const options: CollectorOptions = { budget: 16, maxSpillBytes: 1 << 20, spillDirectory: () => dir, label: "stdout" };
  * const out = new OutputCollector(options);
- * out.write(new TextEncoder().encode("line 1\nline 2\nline 3\nline 4\n"));
+ * const stream = "line 1\nline 2\nline 3\nline 4\n";
+ * out.write(new TextEncoder().encode(stream));
  * const result = out.finish();
- * console.log(result.truncated, result.totalBytes); // true 28
- * console.log(result.spillPath); // "/tmp/spill-…/stdout-….log": all 28 bytes
+ * assert.equal(result.truncated, true);
+ * assert.equal(result.totalBytes, 28);
+ * const spillPath = result.spillPath ?? "";
+ * assert.ok(spillPath.startsWith(`${dir}/stdout-`));
+ * assert.equal(readFileSync(spillPath, "utf8"), stream); // the whole stream
+ * rmSync(dir, { recursive: true });
  * ```
  */
 export interface CollectorOptions {
@@ -49,15 +51,16 @@ export interface CollectorOptions {
  *
  * @example
  * ```ts
- * import { OutputCollector, type StreamDelta } from "@dsh/shell/seam";
+ * import assert from "node:assert/strict";
+ * import { OutputCollector, type StreamDelta } from "./collector.ts";
  * const out = new OutputCollector({ budget: 1024, maxSpillBytes: 1 << 20, spillDirectory: () => "/tmp", label: "stdout" });
  * const bytes = new TextEncoder().encode("café");
  * out.write(bytes.subarray(0, 4)); // "caf" and the first byte of "é"
  * let delta: StreamDelta = out.readFrom(0, false);
- * console.log(delta.text, delta.next); // "caf" 3: the split character is held back
+ * assert.deepEqual([delta.text, delta.next], ["caf", 3]); // the split character is held back
  * out.write(bytes.subarray(4));
  * delta = out.readFrom(delta.next, false);
- * console.log(delta.text, delta.next, delta.lossy); // "é" 5 false
+ * assert.deepEqual(delta, { text: "é", next: 5, lossy: false });
  * ```
  */
 export interface StreamDelta {
@@ -85,7 +88,8 @@ const INITIAL_HEAD_BYTES = 1024;
  *
  * @example
  * ```ts
- * import { OutputCollector } from "@dsh/shell/seam";
+ * import assert from "node:assert/strict";
+ * import { OutputCollector } from "./collector.ts";
  * const out = new OutputCollector({
  *   budget: 1024,
  *   maxSpillBytes: 1 << 20,
@@ -93,7 +97,7 @@ const INITIAL_HEAD_BYTES = 1024;
  *   label: "stdout",
  * });
  * out.write(new TextEncoder().encode("hello\n"));
- * console.log(out.finish().text); // "hello\n"
+ * assert.equal(out.finish().text, "hello\n");
  * ```
  */
 export class OutputCollector {

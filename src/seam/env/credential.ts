@@ -139,12 +139,13 @@ function camelWords(part: string): string[] {
  * @example
  * ```ts
  * import { isCredentialName } from "@dsh/shell/seam";
- * isCredentialName("GITHUB_TOKEN"); // true
- * isCredentialName("DB_PASS"); // true
- * isCredentialName("TOKEN1"); // true
- * isCredentialName("openaiKey"); // true
- * isCredentialName("TOKENIZERS_PARALLELISM"); // false
- * isCredentialName("PATH"); // false
+ * import assert from "node:assert/strict";
+ * assert.equal(isCredentialName("GITHUB_TOKEN"), true);
+ * assert.equal(isCredentialName("DB_PASS"), true);
+ * assert.equal(isCredentialName("TOKEN1"), true);
+ * assert.equal(isCredentialName("openaiKey"), true);
+ * assert.equal(isCredentialName("TOKENIZERS_PARALLELISM"), false);
+ * assert.equal(isCredentialName("PATH"), false);
  * ```
  */
 export function isCredentialName(name: string): boolean {
@@ -414,10 +415,11 @@ function hasUrlPassword(value: string): boolean {
  * @example
  * ```ts
  * import { isCredentialValue } from "@dsh/shell/seam";
- * isCredentialValue("postgres://app:hunter2@db:5432/app"); // true
- * isCredentialValue("host=db user=app password=hunter2"); // true
- * isCredentialValue("postgres://db:5432/app"); // false
- * isCredentialValue("Basic setup"); // false
+ * import assert from "node:assert/strict";
+ * assert.equal(isCredentialValue("postgres://app:hunter2@db:5432/app"), true);
+ * assert.equal(isCredentialValue("host=db user=app password=hunter2"), true);
+ * assert.equal(isCredentialValue("postgres://db:5432/app"), false);
+ * assert.equal(isCredentialValue("Basic setup"), false);
  * ```
  */
 export function isCredentialValue(value: string): boolean {

@@ -26,10 +26,19 @@ export interface DecisionCacheLimits {
  * environment does: a changing one replaces entries instead of adding them.
  *
  * @example
- * ```ts ignore
+ * ```ts
+ * import assert from "node:assert/strict";
+ * import { DecisionCache } from "./decision_cache.ts";
  * const cache = new DecisionCache<boolean>({ maxNames: 512, maxValueChars: 1 << 18 });
- * cache.get("PATH", "/usr/bin", (name, value) => value.includes("secret")); // computed: false
- * cache.get("PATH", "/usr/bin", (name, value) => value.includes("secret")); // remembered: false
+ * let calls = 0;
+ * const mentionsSecret = (_name: string, value: string): boolean => {
+ *   calls++;
+ *   return value.includes("secret");
+ * };
+ * assert.equal(cache.get("PATH", "/usr/bin", mentionsSecret), false); // computed
+ * assert.equal(cache.get("PATH", "/usr/bin", mentionsSecret), false); // remembered
+ * assert.equal(cache.get("PATH", "/secret/bin", mentionsSecret), true); // a new value: computed
+ * assert.equal(calls, 2);
  * ```
  */
 export class DecisionCache<D> {

@@ -18,7 +18,8 @@ import { ownValue } from "../resolve/own_fields.ts";
  * @example
  * ```ts
  * import { DSH_ENV_PREFIX } from "@dsh/shell/seam";
- * const name = `${DSH_ENV_PREFIX}SESSION`; // "DSH_SESSION"
+ * import assert from "node:assert/strict";
+ * assert.equal(`${DSH_ENV_PREFIX}SESSION`, "DSH_SESSION");
  * ```
  */
 export const DSH_ENV_PREFIX = "DSH_" as const;
@@ -32,7 +33,8 @@ export const DSH_ENV_PREFIX = "DSH_" as const;
  * @example
  * ```ts
  * import { ENV_OVERRIDES } from "@dsh/shell/seam";
- * console.log(ENV_OVERRIDES.GIT_PAGER); // "cat"
+ * import assert from "node:assert/strict";
+ * assert.equal(ENV_OVERRIDES.GIT_PAGER, "cat");
  * ```
  */
 export const ENV_OVERRIDES: Readonly<Record<string, string>> = Object.freeze({
@@ -49,8 +51,13 @@ export const ENV_OVERRIDES: Readonly<Record<string, string>> = Object.freeze({
  *
  * @example
  * ```ts
- * import type { EnvSource } from "@dsh/shell/seam";
- * const source: EnvSource = "override";
+ * import { type EnvSource, explainEnv } from "@dsh/shell/seam";
+ * import assert from "node:assert/strict";
+ * const { entries } = explainEnv({ ambient: { HOME: "/home/u", GIT_PAGER: "less" }, env: { LANG: "C" } });
+ * const sources = new Map<string, EnvSource>(entries.map(({ name, source }) => [name, source]));
+ * assert.equal(sources.get("HOME"), "ambient");
+ * assert.equal(sources.get("GIT_PAGER"), "override"); // the ambient "less" is replaced
+ * assert.equal(sources.get("LANG"), "env");
  * ```
  */
 export type EnvSource = "ambient" | "override" | "env" | "dshEnv";
@@ -62,8 +69,17 @@ export type EnvSource = "ambient" | "override" | "env" | "dshEnv";
  *
  * @example
  * ```ts
- * import type { EnvDropReason } from "@dsh/shell/seam";
- * const reason: EnvDropReason = "credential-name";
+ * import { type EnvDropReason, explainEnv } from "@dsh/shell/seam";
+ * import assert from "node:assert/strict";
+ * const { dropped } = explainEnv({
+ *   ambient: { NPM_TOKEN: "x", DATABASE_URL: "postgres://app:hunter2@db/app", DSH_X: "1", EDITOR: "vim" },
+ *   env: { EDITOR: undefined },
+ * });
+ * const reasons = new Map<string, EnvDropReason>(dropped.map(({ name, reason }) => [name, reason]));
+ * assert.equal(reasons.get("NPM_TOKEN"), "credential-name");
+ * assert.equal(reasons.get("DATABASE_URL"), "credential-value");
+ * assert.equal(reasons.get("DSH_X"), "managed");
+ * assert.equal(reasons.get("EDITOR"), "removed");
  * ```
  */
 export type EnvDropReason =
@@ -78,12 +94,18 @@ export type EnvDropReason =
  *
  * @example
  * ```ts
- * import type { EnvInput } from "@dsh/shell/seam";
+ * import { type EnvInput, mergeEnv } from "@dsh/shell/seam";
+ * import assert from "node:assert/strict";
  * const input: EnvInput = {
- *   ambient: { PATH: "/usr/bin" },
+ *   ambient: { PATH: "/usr/bin", EDITOR: "vim" },
  *   env: { EDITOR: undefined },
  *   dshEnv: { DSH_SESSION: "s1" },
  * };
+ * const env = mergeEnv(input);
+ * assert.equal(env.PATH, "/usr/bin");
+ * assert.equal(env.DSH_SESSION, "s1");
+ * assert.equal("EDITOR" in env, false);
+ * assert.equal(input.ambient.EDITOR, "vim"); // the input is not modified
  * ```
  */
 export interface EnvInput {
@@ -106,8 +128,11 @@ export interface EnvInput {
  *
  * @example
  * ```ts
- * import type { EnvExplanation } from "@dsh/shell/seam";
- * const none: EnvExplanation = { entries: [], dropped: [] };
+ * import { type EnvExplanation, explainEnv } from "@dsh/shell/seam";
+ * import assert from "node:assert/strict";
+ * const report: EnvExplanation = explainEnv({ ambient: { NPM_TOKEN: "npm_secret" } });
+ * assert.deepEqual(report.dropped, [{ name: "NPM_TOKEN", reason: "credential-name" }]);
+ * assert.equal(JSON.stringify(report).includes("npm_secret"), false); // names only: safe to log
  * ```
  */
 export interface EnvExplanation {
@@ -205,8 +230,8 @@ function toObject(plan: EnvPlan): Record<string, string> {
  * @example
  * ```ts
  * import { scrubEnv } from "@dsh/shell/seam";
- * scrubEnv({ PATH: "/usr/bin", NPM_TOKEN: "x", dsh_x: "1" });
- * // { PATH: "/usr/bin" }
+ * import assert from "node:assert/strict";
+ * assert.deepEqual(scrubEnv({ PATH: "/usr/bin", NPM_TOKEN: "x", dsh_x: "1" }), { PATH: "/usr/bin" });
  * ```
  */
 export function scrubEnv(
@@ -232,13 +257,20 @@ export function scrubEnv(
  * @example
  * ```ts
  * import { mergeEnv } from "@dsh/shell/seam";
+ * import assert from "node:assert/strict";
  * const env = mergeEnv({
  *   ambient: { PATH: "/usr/bin", GITHUB_TOKEN: "x", TERM: "xterm" },
  *   env: { PAGER: undefined },
  *   dshEnv: { DSH_SESSION: "s1" },
  * });
- * // { DSH_SESSION: "s1", GIT_PAGER: "cat", GIT_TERMINAL_PROMPT: "0",
- * //   NO_COLOR: "1", PATH: "/usr/bin", TERM: "dumb" }
+ * assert.deepEqual(env, {
+ *   DSH_SESSION: "s1",
+ *   GIT_PAGER: "cat",
+ *   GIT_TERMINAL_PROMPT: "0",
+ *   NO_COLOR: "1",
+ *   PATH: "/usr/bin",
+ *   TERM: "dumb",
+ * });
  * ```
  */
 export function mergeEnv(input: EnvInput): Record<string, string> {
@@ -281,9 +313,10 @@ export function mergeEnvWith(input: EnvInput, memo: ScrubMemo): Record<string, s
  * @example
  * ```ts
  * import { explainEnv } from "@dsh/shell/seam";
+ * import assert from "node:assert/strict";
  * const report = explainEnv({ ambient: { HOME: "/home/u", NPM_TOKEN: "x" } });
- * // report.entries includes { name: "HOME", source: "ambient" }
- * // report.dropped is [{ name: "NPM_TOKEN", reason: "credential-name" }]
+ * assert.ok(report.entries.some((entry) => entry.name === "HOME" && entry.source === "ambient"));
+ * assert.deepEqual(report.dropped, [{ name: "NPM_TOKEN", reason: "credential-name" }]);
  * ```
  */
 export function explainEnv(input: EnvInput): EnvExplanation {

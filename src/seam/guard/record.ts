@@ -39,8 +39,12 @@ export const COMPACT_AT_BYTES = 4 * 1024;
  *
  * @example
  * ```ts
+ * import assert from "node:assert/strict";
  * import { replayRecord } from "./record.ts";
- * console.log(replayRecord("+12 500\n+13 501\n-12 500\n+14 502\n")); // [{ id: 13, start: 501 }, { id: 14, start: 502 }]
+ * assert.deepEqual(replayRecord("+12 500\n+13 501\n-12 500\n+14 502\n"), [
+ *   { id: 13, start: 501 },
+ *   { id: 14, start: 502 },
+ * ]);
  * ```
  */
 export function replayRecord(text: string): SessionIdentity[] {

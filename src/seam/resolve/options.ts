@@ -44,8 +44,12 @@ export interface ResolvedShellOptions {
  *
  * @example
  * ```ts
- * import { DEFAULTS } from "@dsh/shell";
- * console.log(DEFAULTS.timeoutMs, DEFAULTS.graceMs); // 120000 3000
+ * import { createLocalShell, DEFAULTS } from "@dsh/shell";
+ * import assert from "node:assert/strict";
+ * assert.equal(DEFAULTS.timeoutMs, 120_000);
+ * assert.equal(DEFAULTS.graceMs, 3_000);
+ * await using shell = createLocalShell();
+ * assert.equal(shell.resolve({ command: "true", owner: null }).timeoutMs, DEFAULTS.timeoutMs);
  * ```
  */
 export const DEFAULTS = {

@@ -15,9 +15,14 @@
  *
  * @example
  * ```ts
+ * import assert from "node:assert/strict";
  * import { ownValue } from "./own_fields.ts";
- * const request: { command: string; env?: Record<string, string> } = { command: "ls" };
- * console.log(ownValue(request, "env")); // undefined, whatever Object.prototype.env says
+ * const inherited = { env: { LEAKED: "1" } };
+ * const request: { command: string; env?: Record<string, string> } = Object.create(inherited);
+ * request.command = "ls";
+ * assert.deepEqual(request.env, { LEAKED: "1" }); // what plain property access sees
+ * assert.equal(ownValue(request, "env"), undefined);
+ * assert.equal(ownValue(request, "command"), "ls");
  * ```
  */
 export function ownValue<T extends object, K extends keyof T>(record: T, key: K): T[K] | undefined {
@@ -33,9 +38,12 @@ export function ownValue<T extends object, K extends keyof T>(record: T, key: K)
  *
  * @example
  * ```ts
+ * import assert from "node:assert/strict";
  * import { ownFields } from "./own_fields.ts";
  * const copy = ownFields({ command: "ls" }) as Record<string, unknown>;
- * console.log(Object.getPrototypeOf(copy), "env" in copy); // null false
+ * assert.equal(Object.getPrototypeOf(copy), null);
+ * assert.equal("toString" in copy, false); // nothing inherited
+ * assert.equal(copy.command, "ls");
  * ```
  */
 export function ownFields(value: unknown): unknown {

@@ -26,8 +26,9 @@ import type {
  * @example
  * ```ts
  * import { ShellExecRequestSchema } from "@dsh/shell/seam";
- * const checked = ShellExecRequestSchema.safeParse({ command: "ls", owner: null });
- * console.log(checked.success); // true
+ * import assert from "node:assert/strict";
+ * assert.equal(ShellExecRequestSchema.safeParse({ command: "ls", owner: null }).success, true);
+ * assert.equal(ShellExecRequestSchema.safeParse({ command: "ls" }).success, false); // owner is required
  * ```
  */
 export interface ShellSchema<T> {
@@ -252,8 +253,11 @@ export const optionsSchema: z.ZodType<LocalShellOptions> = z.strictObject({
  * @example
  * ```ts
  * import { ShellExecRequestSchema } from "@dsh/shell";
- * const checked = ShellExecRequestSchema.safeParse(JSON.parse('{"command":"ls","owner":"s1"}'));
- * console.log(checked.success); // true
+ * import assert from "node:assert/strict";
+ * const request = ShellExecRequestSchema.parse(JSON.parse('{"command":"ls","owner":"s1"}'));
+ * assert.deepEqual(request, { command: "ls", owner: "s1" });
+ * // Unknown keys are refused, so a misspelt field never goes unnoticed:
+ * assert.equal(ShellExecRequestSchema.safeParse({ command: "ls", owner: "s1", cwd: "/" }).success, false);
  * ```
  */
 export const ShellExecRequestSchema: ShellSchema<ShellExecRequest> = requestSchema;
@@ -264,8 +268,9 @@ export const ShellExecRequestSchema: ShellSchema<ShellExecRequest> = requestSche
  * @example
  * ```ts
  * import { ShellExecSpecSchema } from "@dsh/shell";
+ * import assert from "node:assert/strict";
  * const spec = { command: "true", workdir: "relative/dir", timeoutMs: 1000, stdoutMaxBytes: 1000, owner: null };
- * console.log(ShellExecSpecSchema.safeParse(spec).success); // false: workdir must be absolute
+ * assert.equal(ShellExecSpecSchema.safeParse(spec).success, false); // workdir must be absolute
  * ```
  */
 export const ShellExecSpecSchema: ShellSchema<ShellExecSpec> = specSchema;
@@ -276,8 +281,9 @@ export const ShellExecSpecSchema: ShellSchema<ShellExecSpec> = specSchema;
  * @example
  * ```ts
  * import { CollectedOutputSchema } from "@dsh/shell";
+ * import assert from "node:assert/strict";
  * const output = CollectedOutputSchema.parse({ text: "hi\n", truncated: false, totalBytes: 3 });
- * console.log(output.totalBytes); // 3
+ * assert.equal(output.totalBytes, 3);
  * ```
  */
 export const CollectedOutputSchema: ShellSchema<CollectedOutput> = collectedOutputSchema;
@@ -288,10 +294,11 @@ export const CollectedOutputSchema: ShellSchema<CollectedOutput> = collectedOutp
  * @example
  * ```ts
  * import { createLocalShell, ShellRunResultSchema } from "@dsh/shell";
+ * import assert from "node:assert/strict";
  * await using shell = createLocalShell();
  * const result = await shell.run(shell.resolve({ command: "echo hi", owner: null }));
  * const copy = ShellRunResultSchema.parse(JSON.parse(JSON.stringify(result)));
- * console.log(copy.stdout.text); // "hi\n"
+ * assert.equal(copy.stdout.text, "hi\n");
  * ```
  */
 export const ShellRunResultSchema: ShellSchema<ShellRunResult> = runResultSchema;
@@ -302,7 +309,9 @@ export const ShellRunResultSchema: ShellSchema<ShellRunResult> = runResultSchema
  * @example
  * ```ts
  * import { LocalShellOptionsSchema } from "@dsh/shell";
- * console.log(LocalShellOptionsSchema.safeParse({ graceMs: 0 }).success); // false: must be positive
+ * import assert from "node:assert/strict";
+ * assert.equal(LocalShellOptionsSchema.safeParse({ graceMs: 0 }).success, false); // must be positive
+ * assert.equal(LocalShellOptionsSchema.safeParse({ graceMs: 500 }).success, true);
  * ```
  */
 export const LocalShellOptionsSchema: ShellSchema<LocalShellOptions> = optionsSchema;
