@@ -9,25 +9,11 @@
 import { describe, it } from "node:test";
 import assert from "node:assert/strict";
 import { tmpdir } from "node:os";
-import type { ChildHandle, ProcessAdapter } from "../src/seam/mod.ts";
-import { nodeAdapter } from "../src/node_adapter.ts";
-import { denoAdapter } from "../src/deno_adapter.ts";
+import type { ChildHandle } from "../src/seam/mod.ts";
+import { adaptersUnderTest } from "./helpers/adapters.ts";
+import { within } from "./helpers/wait.ts";
 
-// Deno runs node:child_process too, so the Deno leg checks both adapters.
-const adapters: ProcessAdapter[] = "Deno" in globalThis ? [denoAdapter, nodeAdapter] : [nodeAdapter];
-
-/** Resolves to the promise's value, or to "timed out" after `ms`. */
-async function within<T>(promise: Promise<T>, ms: number): Promise<T | "timed out"> {
-  let timer: ReturnType<typeof setTimeout> | undefined;
-  const timeout = new Promise<"timed out">((resolve) => timer = setTimeout(() => resolve("timed out"), ms));
-  try {
-    return await Promise.race([promise, timeout]);
-  } finally {
-    clearTimeout(timer);
-  }
-}
-
-for (const adapter of adapters) {
+for (const adapter of adaptersUnderTest) {
   describe(`the ${adapter.name} adapter: a throwing output handler`, () => {
     for (const stream of ["stdout", "stderr"] as const) {
       it(`on ${stream}: the child is not left blocked on a full pipe, and exited/drained settle`, async () => {

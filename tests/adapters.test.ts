@@ -1,17 +1,15 @@
 import { describe, it } from "node:test";
 import assert from "node:assert/strict";
-import { existsSync, mkdtempSync, rmSync } from "node:fs";
-import { tmpdir } from "node:os";
+import { existsSync } from "node:fs";
 import { join } from "node:path";
-import { createLocalShell, type ProcessAdapter } from "../mod.ts";
-import { nodeAdapter } from "../src/node_adapter.ts";
-import { denoAdapter } from "../src/deno_adapter.ts";
-import { eventually, isRunning, procInfo, readPids } from "./helpers/proc.ts";
+import { createLocalShell } from "../mod.ts";
+import { adaptersUnderTest } from "./helpers/adapters.ts";
+import { withFreshDir } from "./helpers/dirs.ts";
+import { readPids } from "./helpers/pid_files.ts";
+import { isRunning, procInfo } from "./helpers/proc.ts";
+import { eventually } from "./helpers/wait.ts";
 
-// Deno runs node:child_process too, so the Deno leg checks both adapters.
-const adapters: ProcessAdapter[] = "Deno" in globalThis ? [denoAdapter, nodeAdapter] : [nodeAdapter];
-
-for (const adapter of adapters) {
+for (const adapter of adaptersUnderTest) {
   describe(`the ${adapter.name} adapter`, () => {
     it("makes the command the leader of its own session and process group", async () => {
       await using shell = createLocalShell({ adapter });
@@ -40,9 +38,8 @@ for (const adapter of adapters) {
     });
 
     it("signals the whole group, and reports a gone group as gone", async () => {
-      const dir = mkdtempSync(join(tmpdir(), "dsh-adapter-"));
-      await using shell = createLocalShell({ adapter, graceMs: 300 });
-      try {
+      await withFreshDir("dsh-adapter-", async (dir) => {
+        await using shell = createLocalShell({ adapter, graceMs: 300 });
         const pids = join(dir, "pids");
         const result = await shell.run(shell.resolve({
           command: `sleep 60 & echo $! > ${pids}; echo $$ >> ${pids}; wait`,
@@ -53,15 +50,12 @@ for (const adapter of adapters) {
         const [grandchild, leader] = readPids(pids);
         assert.ok(await eventually(() => !isRunning(grandchild)));
         assert.ok(await eventually(() => !adapter.signalGroup(leader, 0) || procInfo(grandchild)?.state === "Z"));
-      } finally {
-        rmSync(dir, { recursive: true, force: true });
-      }
+      });
     });
 
     it("throws for a missing shell and spawns nothing; run() words it as a ShellSpawnError naming the shell", async () => {
-      const dir = mkdtempSync(join(tmpdir(), "dsh-adapter-"));
-      const missing = join(dir, "no-such-shell");
-      try {
+      await withFreshDir("dsh-adapter-", async (dir) => {
+        const missing = join(dir, "no-such-shell");
         // The adapter passes on its runtime's error; the seam words it.
         assert.throws(() =>
           adapter.spawn({
@@ -79,9 +73,7 @@ for (const adapter of adapters) {
           (error: Error) => error.name === "ShellSpawnError" && error.message.includes(missing),
         );
         assert.equal(existsSync(join(dir, "ran")), false);
-      } finally {
-        rmSync(dir, { recursive: true, force: true });
-      }
+      });
     });
   });
 }

@@ -1,17 +1,17 @@
 import { after, before, describe, it } from "node:test";
 import assert from "node:assert/strict";
 import { spawn } from "node:child_process";
-import { mkdtempSync, rmSync, writeFileSync } from "node:fs";
-import { tmpdir } from "node:os";
+import { writeFileSync } from "node:fs";
 import { join } from "node:path";
 import process from "node:process";
 import { fileURLToPath } from "node:url";
+import { freshDir, removeDir } from "./helpers/dirs.ts";
+import { examplesDir } from "./helpers/examples.ts";
+import { IS_DENO, scriptArgs } from "./helpers/runtime.ts";
 
-const isDeno = "Deno" in globalThis;
 // The Node leg runs against the built package: its CLI is the compiled bin.
-const cli = fileURLToPath(new URL(isDeno ? "../src/cli/main.ts" : "../esm/src/cli/main.js", import.meta.url));
-// The Node leg runs inside npm/ of the same checkout, so the examples are one level further up.
-const examples = fileURLToPath(new URL(isDeno ? "../docs/examples" : "../../docs/examples", import.meta.url));
+const cli = fileURLToPath(new URL(IS_DENO ? "../src/cli/main.ts" : "../esm/src/cli/main.js", import.meta.url));
+const examples = examplesDir();
 
 interface CliRun {
   code: number | null;
@@ -21,8 +21,7 @@ interface CliRun {
 
 /** Runs the CLI as a subprocess, as a user would. */
 function dshShell(args: string[], options: { stdin?: string; env?: Record<string, string> } = {}): Promise<CliRun> {
-  const argv = isDeno ? ["run", "-A", cli, ...args] : [cli, ...args];
-  const child = spawn(process.execPath, argv, {
+  const child = spawn(process.execPath, scriptArgs(cli, args), {
     env: { ...process.env, ...options.env },
     stdio: ["pipe", "pipe", "pipe"],
   });
@@ -45,9 +44,9 @@ function assertUsageMistake(run: CliRun, mentions: RegExp): void {
 describe("dsh-shell", () => {
   let dir: string;
   before(() => {
-    dir = mkdtempSync(join(tmpdir(), "dsh-cli-"));
+    dir = freshDir("dsh-cli-");
   });
-  after(() => rmSync(dir, { recursive: true, force: true }));
+  after(() => removeDir(dir));
 
   it("--help lists the commands; no command is a usage mistake", async () => {
     const help = await dshShell(["--help"]);

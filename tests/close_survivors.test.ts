@@ -11,29 +11,17 @@
 
 import { describe, it } from "node:test";
 import assert from "node:assert/strict";
-import { readdirSync } from "node:fs";
 import { createLocalShell } from "../mod.ts";
 import { HostProcess } from "../src/seam/host.ts";
 import { linuxProcReader, type ProcReader } from "../src/seam/session/proc_table.ts";
 import { createShellIn } from "../src/seam/shell.ts";
 import { runtimeAdapter } from "./helpers/adapters.ts";
-import { hasFinished, isRunning, Leftovers, procInfo } from "./helpers/proc.ts";
+import { isRunning, Leftovers, procInfo, runningInSessions } from "./helpers/proc.ts";
 
 const GRACE_MS = 200;
 const SURVIVORS = 200;
 /** Runs started at once while the survivors are made: enough to be quick, few enough for two cores. */
 const BATCH = 20;
-
-/** Every running (not zombie) process whose session is one of `sids`. */
-function runningInSessions(sids: Set<number>): number[] {
-  const found: number[] = [];
-  for (const entry of readdirSync("/proc")) {
-    if (!/^\d+$/.test(entry)) continue;
-    const info = procInfo(Number(entry));
-    if (info && sids.has(info.sid) && !hasFinished(info)) found.push(info.pid);
-  }
-  return found;
-}
 
 /** Parses the `"$$ $!"` a command printed: its session id and its background process. */
 function sidAndPid(text: string): [number, number] {

@@ -11,28 +11,13 @@ import { readFileSync, rmSync } from "node:fs";
 import process from "node:process";
 import type { CollectedOutput } from "../src/seam/mod.ts";
 import { OutputCollector, type StreamDelta } from "../src/seam/capture/collector.ts";
-import { asciiPattern, freshDir, removeDir } from "./helpers/capture.ts";
+import { asciiPattern } from "./helpers/capture.ts";
+import { freshDir, removeDir } from "./helpers/dirs.ts";
+import { between, prng } from "./helpers/random.ts";
 
 const encoder = new TextEncoder();
 const decoder = new TextDecoder();
 const MiB = 1024 * 1024;
-
-/** A small seeded PRNG (mulberry32): the same seed gives the same sequence. */
-function prng(seed: number): () => number {
-  let state = seed >>> 0;
-  return () => {
-    state = (state + 0x6d2b79f5) >>> 0;
-    let t = state;
-    t = Math.imul(t ^ (t >>> 15), t | 1);
-    t ^= t + Math.imul(t ^ (t >>> 7), t | 61);
-    return ((t ^ (t >>> 14)) >>> 0) / 4294967296;
-  };
-}
-
-/** A whole number in [min, max]. */
-function between(random: () => number, min: number, max: number): number {
-  return min + Math.floor(random() * (max - min + 1));
-}
 
 function newCollector(budget: number, spillDir: string): OutputCollector {
   return new OutputCollector({ budget, maxSpillBytes: 1 << 30, spillDirectory: () => spillDir, label: "stdout" });

@@ -21,16 +21,17 @@ import {
   ShellSpawnError,
   ShellSpecError,
 } from "../mod.ts";
-import { denoAdapter } from "../src/deno_adapter.ts";
-import { nodeAdapter } from "../src/node_adapter.ts";
-import { freshDir, removeDir, shQuote } from "./helpers/capture.ts";
-import { assertNamesField, rejection, thrown } from "./helpers/spec_errors.ts";
+import { runtimeAdapter } from "./helpers/adapters.ts";
+import { shQuote } from "./helpers/bash.ts";
+import { freshDir, removeDir } from "./helpers/dirs.ts";
+import { assertSpecError, assertSpecErrorNaming, rejection, thrown } from "./helpers/errors.ts";
+import { withShell } from "./helpers/shell.ts";
 
 const GRACE_MS = 300;
 
 /** The runtime's own adapter, wrapped to count spawns. */
 function countingAdapter(): ProcessAdapter & { spawns: number } {
-  const base = "Deno" in globalThis ? denoAdapter : nodeAdapter;
+  const base = runtimeAdapter;
   const adapter = {
     ...base,
     name: `counting-${base.name}`,
@@ -54,11 +55,6 @@ function badSpec(fields: Record<string, unknown>): ShellExecSpec {
 
 function badOptions(fields: Record<string, unknown>): LocalShellOptions {
   return fields as unknown as LocalShellOptions;
-}
-
-function assertSpecError(error: unknown, name: string, field?: string): void {
-  assert.ok(error instanceof ShellSpecError, `expected ShellSpecError, got ${String(error)}`);
-  assertNamesField(error, name, field);
 }
 
 describe("request validation: ShellSpecError names the field", () => {
@@ -103,7 +99,7 @@ describe("request validation: ShellSpecError names the field", () => {
   for (const [title, request, field] of cases) {
     it(title, () => {
       const error = thrown(() => shell.resolve(badRequest(request)));
-      assertSpecError(error, field);
+      assertSpecErrorNaming(error, field);
       assert.equal((error as ShellSpecError).field, field);
     });
   }
@@ -120,7 +116,7 @@ describe("request validation: ShellSpecError names the field", () => {
   for (const [title, env, entry] of envCases) {
     it(title, () => {
       const error = thrown(() => shell.resolve(badRequest({ ...ok, env })));
-      assertSpecError(error, "env");
+      assertSpecErrorNaming(error, "env");
       const { field } = error as ShellSpecError;
       assert.ok(field.startsWith("env"), `field ${JSON.stringify(field)} is under env`);
       assert.ok(field.includes(entry), `field ${JSON.stringify(field)} names the entry`);
@@ -143,7 +139,7 @@ describe("request validation: ShellSpecError names the field", () => {
   for (const [title, dshEnv, entry] of dshCases) {
     it(title, () => {
       const error = thrown(() => shell.resolve(badRequest({ ...ok, dshEnv })));
-      assertSpecError(error, "dshEnv");
+      assertSpecErrorNaming(error, "dshEnv");
       const { field } = error as ShellSpecError;
       assert.ok(field.startsWith("dshEnv"), `field ${JSON.stringify(field)} is under dshEnv`);
       assert.ok(field.includes(entry), `field ${JSON.stringify(field)} names the entry`);
@@ -210,7 +206,7 @@ describe("run() validates a hand-built spec", () => {
       spoil(spec);
       const before = adapter.spawns;
       const running = shell.run(badSpec(spec)); // must reject, not throw
-      assertSpecError(await rejection(running), field, field);
+      assertSpecError(await rejection(running), field);
       assert.equal(adapter.spawns, before, "nothing was spawned");
       assert.equal(existsSync(join(work, "spawned")), false);
     });
@@ -266,7 +262,7 @@ describe("createLocalShell validates its options", () => {
       let created: Shell | undefined;
       const error = thrown(() => created = createLocalShell(badOptions({ graceMs: GRACE_MS, ...options })));
       await created?.close();
-      assertSpecError(error, field);
+      assertSpecErrorNaming(error, field);
       assert.ok(
         (error as ShellSpecError).field.startsWith(field),
         `field ${JSON.stringify((error as ShellSpecError).field)}`,
@@ -285,7 +281,7 @@ describe("createLocalShell validates its options", () => {
     const file = join(dir, "a-file");
     writeFileSync(file, "x");
     const error = thrown(() => createLocalShell({ spillDir: file, graceMs: GRACE_MS }));
-    assertSpecError(error, "spillDir", "spillDir");
+    assertSpecError(error, "spillDir");
   });
 
   it("spillDir that is a symlink to a directory is refused", () => {
@@ -294,7 +290,7 @@ describe("createLocalShell validates its options", () => {
     mkdirSync(target);
     symlinkSync(target, link);
     const error = thrown(() => createLocalShell({ spillDir: link, graceMs: GRACE_MS }));
-    assertSpecError(error, "spillDir", "spillDir");
+    assertSpecError(error, "spillDir");
   });
 
   it("the largest timer value and an existing directory are accepted", async () => {
@@ -412,10 +408,8 @@ describe("run() after close() and with an aborted signal", () => {
   });
 
   it("a pre-aborted signal rejects with its reason and spawns nothing", async () => {
-    const work = freshDir("dsh-err-abort-");
     const adapter = countingAdapter();
-    const shell = createLocalShell({ adapter, workdir: work, graceMs: GRACE_MS });
-    try {
+    await withShell({ adapter, graceMs: GRACE_MS }, async (shell, work) => {
       const reason = { why: "the caller gave up" };
       const controller = new AbortController();
       controller.abort(reason);
@@ -436,9 +430,6 @@ describe("run() after close() and with an aborted signal", () => {
       assert.equal(result.exitCode, 0);
       assert.equal(existsSync(control), true);
       assert.equal(adapter.spawns, 1);
-    } finally {
-      await shell.close();
-      removeDir(work);
-    }
+    });
   });
 });

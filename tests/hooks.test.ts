@@ -13,8 +13,11 @@ import {
   runHook,
   type RunHookOptions,
 } from "../src/hooks/mod.ts";
-import { freshDir, removeDir, shQuote } from "./helpers/capture.ts";
-import { parseEnvDump, writeScript } from "./helpers/hooks.ts";
+import { shQuote } from "./helpers/bash.ts";
+import { freshDir, removeDir } from "./helpers/dirs.ts";
+import { parseEnvDump } from "./helpers/env_dump.ts";
+import { writeScript } from "./helpers/files.ts";
+import { withPollutedPrototype } from "./helpers/prototype.ts";
 
 /** A GitHub-token-shaped value: scrubbed by its value, whatever its name. */
 const GITHUB_TOKEN_VALUE = `ghp_${"a1B2c3D4e5".repeat(3)}abcdef`;
@@ -87,17 +90,11 @@ describe("runHook", () => {
         workdir: "/nonexistent-planted",
         hooks: { PreToolUse: [{ hooks: [{ type: "command", command: "echo planted-hook" }] }] },
       };
-      for (const [key, value] of Object.entries(planted)) {
-        Object.defineProperty(Object.prototype, key, { value, configurable: true, enumerable: true, writable: true });
-      }
-      let result: HookResult;
-      let parsedEvents: string[];
-      try {
-        result = await hook("env; pwd");
-        parsedEvents = Object.keys(parseHookSettings({}, { dialect: "claude-code" }).events);
-      } finally {
-        for (const key of Object.keys(planted)) delete (Object.prototype as Record<string, unknown>)[key];
-      }
+      const [result, parsedEvents] = await withPollutedPrototype(planted, async () =>
+        [
+          await hook("env; pwd"),
+          Object.keys(parseHookSettings({}, { dialect: "claude-code" }).events),
+        ] as const);
       assert.equal(result.outcome, "success", result.reason);
       const env = parseEnvDump(result.stdout);
       assert.equal(env.get("PLANTED_ENV"), undefined);

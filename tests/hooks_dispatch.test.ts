@@ -11,8 +11,10 @@ import {
   HookSettingsError,
   parseHookSettings,
 } from "../src/hooks/mod.ts";
-import { freshDir, removeDir, shQuote } from "./helpers/capture.ts";
-import { examplesDir, fileLines, readJson } from "./helpers/hooks.ts";
+import { shQuote, untilFileExists } from "./helpers/bash.ts";
+import { freshDir, removeDir } from "./helpers/dirs.ts";
+import { examplesDir } from "./helpers/examples.ts";
+import { fileLines, readJson } from "./helpers/files.ts";
 
 /** A command that answers with `answer` as JSON. */
 const answer = (json: unknown): string => `echo ${shQuote(JSON.stringify(json))}`;
@@ -141,9 +143,8 @@ describe("dispatchHookEvent", () => {
   describe("running", () => {
     it("runs the hooks in parallel: each waits until all three have started", async () => {
       const markers = [1, 2, 3].map((n) => join(dir, `parallel-${n}`));
-      const allThere = markers.map((marker) => `[ -e ${shQuote(marker)} ]`).join(" && ");
       const commands = markers.map((marker, index) =>
-        `touch ${shQuote(marker)}; until ${allThere}; do sleep 0.02; done; ${says(`hook ${index + 1}`)}`
+        `touch ${shQuote(marker)}; ${markers.map(untilFileExists).join("; ")}; ${says(`hook ${index + 1}`)}`
       );
       // A serial run would never see all three markers: each hook times out after 5 s instead of hanging.
       const settings = parseHookSettings({
@@ -156,7 +157,7 @@ describe("dispatchHookEvent", () => {
 
     it("reports in configuration order, not in finish order", async () => {
       const secondDone = join(dir, "second-done");
-      const first = `until [ -e ${shQuote(secondDone)} ]; do sleep 0.02; done; ${says("first")}`;
+      const first = `${untilFileExists(secondDone)}; ${says("first")}`;
       const second = `${says("second")}; touch ${shQuote(secondDone)}`;
       const result = await dispatch(oneGroup("PreToolUse", [first, second]));
       assert.deepEqual(result.results.map((entry) => entry.command), [first, second]);
@@ -328,9 +329,7 @@ describe("dispatchHookEvent", () => {
       const result = await dispatch(oneGroup("PreToolUse", [
         says("fine"),
         // Finishes last, yet is first in configuration order.
-        `until [ -e ${shQuote(secondDone)} ]; do sleep 0.02; done; ${
-          answer({ continue: false, stopReason: "first stop" })
-        }`,
+        `${untilFileExists(secondDone)}; ${answer({ continue: false, stopReason: "first stop" })}`,
         `${answer({ continue: false, stopReason: "second stop" })}; touch ${shQuote(secondDone)}`,
       ]));
       assert.deepEqual(result.stop, { reason: "first stop" });

@@ -41,18 +41,15 @@ import {
 } from "node:fs";
 import { dirname, join } from "node:path";
 import process from "node:process";
-import {
-  createLocalShell,
-  explainEnv,
-  mergeEnv,
-  type Shell,
-  type ShellExecRequest,
-  ShellSpawnError,
-  ShellSpecError,
-} from "../mod.ts";
-import { eventually, isRunning, Leftovers, procInfo, readPids } from "./helpers/proc.ts";
-import { privateDir, runningSessionMembers, runningWithEnv } from "./helpers/hostile.ts";
+import { createLocalShell, explainEnv, mergeEnv, type Shell, type ShellExecRequest, ShellSpawnError } from "../mod.ts";
+import { freshDir, removeDir } from "./helpers/dirs.ts";
+import { assertSpecError, rejection, thrown } from "./helpers/errors.ts";
+import { readPids, waitForPids } from "./helpers/pid_files.ts";
+import { isRunning, Leftovers, procInfo, runningSessionMembers, runningWithEnv } from "./helpers/proc.ts";
+import { withPollutedPrototype } from "./helpers/prototype.ts";
+import { withShell } from "./helpers/shell.ts";
 import { MAIN_THREAD_EXITS, mainThreadExited } from "./helpers/threads.ts";
+import { eventually } from "./helpers/wait.ts";
 
 const GRACE_MS = 300;
 const MiB = 1024 * 1024;
@@ -73,35 +70,6 @@ function request(
   return { owner: null, ...more, command, dshEnv: { ...more.dshEnv, [MARK_NAME]: MARK } };
 }
 
-/** Runs `fn`, which must throw, and returns what it threw. */
-function thrown(fn: () => unknown): unknown {
-  try {
-    fn();
-  } catch (error) {
-    return error;
-  }
-  assert.fail("expected a throw, but the call returned");
-}
-
-/** Awaits `promise`, which must reject, and returns the reason. */
-async function rejection(promise: Promise<unknown>): Promise<unknown> {
-  try {
-    await promise;
-  } catch (error) {
-    return error;
-  }
-  assert.fail("expected a rejection, but the promise resolved");
-}
-
-/** Asserts a `ShellSpecError` whose field is `field` and whose message starts with it and matches `pattern`. */
-function assertSpecError(error: unknown, field: string, pattern?: RegExp): asserts error is ShellSpecError {
-  assert.ok(error instanceof ShellSpecError, `expected a ShellSpecError, got ${String(error)}`);
-  assert.equal(error.name, "ShellSpecError");
-  assert.equal(error.field, field);
-  assert.ok(error.message.startsWith(`${field}: `), error.message);
-  if (pattern !== undefined) assert.match(error.message, pattern);
-}
-
 /** The field path the library gives an env entry: `env["A\u0000B"]`. */
 const entry = (root: string, name: string): string => `${root}[${JSON.stringify(name)}]`;
 
@@ -110,13 +78,13 @@ describe("hostile input: NUL bytes", () => {
   let shell: Shell;
 
   before(() => {
-    work = privateDir("dsh-hostile-nul-");
+    work = freshDir("dsh-hostile-nul-");
     shell = createLocalShell({ workdir: work, graceMs: GRACE_MS });
   });
 
   after(async () => {
     await shell.close();
-    rmSync(work, { recursive: true, force: true });
+    removeDir(work);
   });
 
   it("in the command: ShellSpecError naming command, and nothing runs", async () => {
@@ -177,12 +145,12 @@ describe("hostile input: lone UTF-16 surrogates", () => {
   let work: string;
   let shell: Shell;
   before(() => {
-    work = privateDir("dsh-hostile-surrogate-");
+    work = freshDir("dsh-hostile-surrogate-");
     shell = createLocalShell({ workdir: work, graceMs: GRACE_MS });
   });
   after(async () => {
     await shell.close();
-    rmSync(work, { recursive: true, force: true });
+    removeDir(work);
   });
 
   it("in the command, the workdir, env and dshEnv names and values, and shell options: refused like NUL", async () => {
@@ -240,22 +208,10 @@ describe("hostile environment: a polluted Object.prototype", () => {
     shell: "/nonexistent-planted-shell",
   };
 
-  /** Runs `fn` with every planted field on Object.prototype, removing them afterwards whatever happens. */
-  async function polluted<T>(fn: () => Promise<T>): Promise<T> {
-    for (const [key, value] of Object.entries(planted)) {
-      Object.defineProperty(Object.prototype, key, { value, configurable: true, enumerable: true, writable: true });
-    }
-    try {
-      return await fn();
-    } finally {
-      for (const key of Object.keys(planted)) delete (Object.prototype as Record<string, unknown>)[key];
-    }
-  }
-
   it("resolve(), run(), start() and the options read own properties only", async () => {
-    const work = privateDir("dsh-hostile-proto-");
+    const work = freshDir("dsh-hostile-proto-");
     try {
-      const seen = await polluted(async () => {
+      const seen = await withPollutedPrototype(planted, async () => {
         const shell = createLocalShell({ workdir: work, graceMs: GRACE_MS });
         try {
           const command = 'printf "%s|%s|%s|" "$PLANTED_ENV" "$DSH_PLANTED" "$PLANTED_AMBIENT"; cat; pwd';
@@ -276,12 +232,12 @@ describe("hostile environment: a polluted Object.prototype", () => {
       });
       for (const result of seen) assert.deepEqual(result, { text: `|||${work}\n`, timedOut: false });
     } finally {
-      rmSync(work, { recursive: true, force: true });
+      removeDir(work);
     }
   });
 
   it("a request or spec whose own prototype carries env, stdin, dshEnv and an aborted signal: none of it counts", async () => {
-    const work = privateDir("dsh-hostile-proto-");
+    const work = freshDir("dsh-hostile-proto-");
     const shell = createLocalShell({ workdir: work, graceMs: GRACE_MS });
     try {
       const inherited = {
@@ -305,13 +261,15 @@ describe("hostile environment: a polluted Object.prototype", () => {
       }
     } finally {
       await shell.close();
-      rmSync(work, { recursive: true, force: true });
+      removeDir(work);
     }
   });
 
   it("mergeEnv and explainEnv read own properties only", async () => {
-    const [merged, explained] = await polluted(() =>
-      Promise.resolve([mergeEnv({ ambient: { PATH: "/bin" } }), explainEnv({ ambient: { PATH: "/bin" } })] as const)
+    const [merged, explained] = await withPollutedPrototype(
+      planted,
+      () =>
+        Promise.resolve([mergeEnv({ ambient: { PATH: "/bin" } }), explainEnv({ ambient: { PATH: "/bin" } })] as const),
     );
     assert.equal(merged.PLANTED_ENV, undefined);
     assert.equal(merged.DSH_PLANTED, undefined);
@@ -324,13 +282,13 @@ describe("hostile input: enormous values", () => {
   let shell: Shell;
 
   before(() => {
-    work = privateDir("dsh-hostile-big-");
+    work = freshDir("dsh-hostile-big-");
     shell = createLocalShell({ workdir: work, graceMs: GRACE_MS });
   });
 
   after(async () => {
     await shell.close();
-    rmSync(work, { recursive: true, force: true });
+    removeDir(work);
   });
 
   it("a 1 MB env value: a clear ShellSpawnError about size, at once; the shell keeps working", async () => {
@@ -438,13 +396,13 @@ describe("hostile environment: spillDir", () => {
   let target: string;
 
   before(() => {
-    base = privateDir("dsh-hostile-spill-");
+    base = freshDir("dsh-hostile-spill-");
     target = join(base, "target");
     mkdirSync(target, { mode: 0o700 });
   });
 
   after(() => {
-    rmSync(base, { recursive: true, force: true });
+    removeDir(base);
   });
 
   /** A fresh path under `base`. */
@@ -637,13 +595,13 @@ describe("hostile environment: workdir and shell", () => {
   let shell: Shell;
 
   before(() => {
-    base = privateDir("dsh-hostile-wd-");
+    base = freshDir("dsh-hostile-wd-");
     shell = createLocalShell({ workdir: base, graceMs: GRACE_MS });
   });
 
   after(async () => {
     await shell.close();
-    rmSync(base, { recursive: true, force: true });
+    removeDir(base);
   });
 
   it("a workdir that disappears between resolve() and run(): ShellSpawnError naming it", async () => {
@@ -710,13 +668,13 @@ describe("hostile commands", () => {
   let shell: Shell;
 
   before(() => {
-    base = privateDir("dsh-hostile-cmd-");
+    base = freshDir("dsh-hostile-cmd-");
     shell = createLocalShell({ workdir: base, graceMs: 500 });
   });
 
   after(async () => {
     await shell.close();
-    rmSync(base, { recursive: true, force: true });
+    removeDir(base);
   });
 
   it("a command that closes its stdout early: the correct result, stderr 'done'", async () => {
@@ -808,26 +766,15 @@ describe("hostile commands", () => {
 describe("hostile commands: a main thread that exits while another thread runs", () => {
   // The process shows state Z in /proc/<pid>/stat and is alive: it must be signalled, and settle nothing
   // until it is really gone. 1.0 took it for gone: the timeout, the abort and close() never settled.
-  let base: string;
-  before(() => {
-    base = privateDir("dsh-threads-");
-  });
-  after(() => rmSync(base, { recursive: true, force: true }));
 
   /** Runs `fn` with a fresh shell and a file for the command's pid; the shell is closed afterwards. */
-  async function withPidFile(fn: (shell: Shell, pidFile: string) => Promise<void>): Promise<void> {
-    const shell = createLocalShell({ workdir: base, graceMs: GRACE_MS });
-    try {
-      await fn(shell, join(base, `pid-${Math.random().toString(36).slice(2)}`));
-    } finally {
-      await shell.close();
-    }
+  function withPidFile(fn: (shell: Shell, pidFile: string) => Promise<void>): Promise<void> {
+    return withShell({ graceMs: GRACE_MS }, (shell, dir) => fn(shell, join(dir, "pid")));
   }
 
   /** The pid the command wrote, once it has lost its main thread. */
   async function threadedPid(pidFile: string): Promise<number> {
-    assert.ok(await eventually(() => existsSync(pidFile) && readPids(pidFile).length === 1, 10_000));
-    const [pid] = readPids(pidFile);
+    const [pid] = await waitForPids(pidFile, 1, 10_000);
     assert.ok(await eventually(() => mainThreadExited(pid), 10_000), "the main thread never exited");
     return pid;
   }

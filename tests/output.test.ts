@@ -12,17 +12,9 @@ import { tmpdir } from "node:os";
 import { dirname, join } from "node:path";
 import process from "node:process";
 import { createLocalShell, type Shell } from "../mod.ts";
-import {
-  asciiPattern,
-  byteLength,
-  freshDir,
-  listDir,
-  removeDir,
-  sha256,
-  sha256File,
-  shQuote,
-  splitTruncated,
-} from "./helpers/capture.ts";
+import { shQuote } from "./helpers/bash.ts";
+import { asciiPattern, byteLength, sha256, sha256File, splitTruncated } from "./helpers/capture.ts";
+import { freshDir, listDir, removeDir } from "./helpers/dirs.ts";
 
 const GRACE_MS = 300;
 const MiB = 1024 * 1024;

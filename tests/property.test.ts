@@ -43,7 +43,8 @@ import {
   ShellSpecError,
 } from "../mod.ts";
 import { OutputCollector } from "../src/seam/capture/collector.ts";
-import { fastCheckSeed, privateDir } from "./helpers/hostile.ts";
+import { freshDir, removeDir } from "./helpers/dirs.ts";
+import { fastCheckSeed } from "./helpers/fast_check.ts";
 import { DECIDED_SURVIVE_NAMES, SPEC_MUST_SCRUB_NAMES, SPEC_MUST_SURVIVE_NAMES } from "./helpers/spec_env.ts";
 
 const SEED = fastCheckSeed();
@@ -355,10 +356,10 @@ describe("property: random requests", () => {
   let shell: Shell;
 
   before(() => {
-    work = privateDir("dsh-prop-work-");
+    work = freshDir("dsh-prop-work-");
     mkdirSync(join(work, "sub"));
     writeFileSync(join(work, "file"), "not a directory");
-    spillDir = privateDir("dsh-prop-spill-");
+    spillDir = freshDir("dsh-prop-spill-");
     shell = createLocalShell({
       workdir: work,
       timeoutMs: SHELL_TIMEOUT,
@@ -371,8 +372,8 @@ describe("property: random requests", () => {
 
   after(async () => {
     await shell.close();
-    rmSync(work, { recursive: true, force: true });
-    rmSync(spillDir, { recursive: true, force: true });
+    removeDir(work);
+    removeDir(spillDir);
   });
 
   it("resolve() throws a ShellSpecError naming an invalid field, or returns a valid spec with the defaults and caps", () => {
@@ -1129,11 +1130,11 @@ describe("property: output capture over random streams and chunkings", () => {
   let spillDir: string;
 
   before(() => {
-    spillDir = privateDir("dsh-prop-capture-");
+    spillDir = freshDir("dsh-prop-capture-");
   });
 
   after(() => {
-    rmSync(spillDir, { recursive: true, force: true });
+    removeDir(spillDir);
   });
 
   it("valid UTF-8 text: exact head + tail + spill, no U+FFFD at all, memory within the budget", () => {

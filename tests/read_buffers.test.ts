@@ -3,6 +3,8 @@ import assert from "node:assert/strict";
 import { createHash } from "node:crypto";
 import { createLocalShell, type ProcessAdapter } from "../mod.ts";
 import { denoAdapter } from "../src/deno_adapter.ts";
+import { sha256 } from "./helpers/capture.ts";
+import { IS_DENO } from "./helpers/runtime.ts";
 
 /**
  * The Deno adapter lends each chunk in a buffer it reuses. It starts at 4 KiB
@@ -10,7 +12,7 @@ import { denoAdapter } from "../src/deno_adapter.ts";
  * showed in the latency of short commands) and grows ×4 to 64 KiB when a
  * read fills it. The chunks must still arrive whole and in order.
  */
-describe("the deno adapter's read buffers", { skip: !("Deno" in globalThis) }, () => {
+describe("the deno adapter's read buffers", { skip: !IS_DENO }, () => {
   /** The deno adapter, recording the size of the memory behind each stdout chunk and a copy of its bytes. */
   function recordingAdapter(): { adapter: ProcessAdapter; sizes: number[]; chunks: Uint8Array[] } {
     const sizes: number[] = [];
@@ -50,7 +52,7 @@ describe("the deno adapter's read buffers", { skip: !("Deno" in globalThis) }, (
     assert.equal(result.stdout.text, expected);
     const received = createHash("sha256");
     for (const chunk of chunks) received.update(chunk);
-    assert.equal(received.digest("hex"), createHash("sha256").update(expected).digest("hex"));
+    assert.equal(received.digest("hex"), sha256(expected));
     assert.equal(sizes[0], 4 * 1024);
     assert.equal(Math.max(...sizes), 64 * 1024);
     assert.ok(sizes.every((size) => [4 * 1024, 16 * 1024, 64 * 1024].includes(size)), `sizes: ${sizes}`);

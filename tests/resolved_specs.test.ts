@@ -4,6 +4,7 @@ import { createLocalShell, type Shell, type ShellExecSpec, ShellSpecError } from
 import { resolveOptions } from "../src/seam/resolve/options.ts";
 import { resolveRequest } from "../src/seam/resolve/request.ts";
 import { ResolvedSpecs } from "../src/seam/resolve/resolved_specs.ts";
+import { rejection } from "./helpers/errors.ts";
 
 /**
  * run() skips validating a spec that resolve() returned and nobody changed;
@@ -77,7 +78,7 @@ describe("run() with a resolved spec changed afterwards", () => {
   const rejects = async (change: (spec: Record<string, unknown>) => void, field: string, request = {}) => {
     const spec = shell.resolve({ command: "echo ran", owner: null, ...request });
     change(spec as unknown as Record<string, unknown>);
-    const error = await shell.run(spec).then(() => assert.fail("run() resolved"), (error: unknown) => error);
+    const error = await rejection(shell.run(spec), "run() resolved");
     assert.ok(error instanceof ShellSpecError, String(error));
     assert.ok(error.message.startsWith(field), error.message);
   };

@@ -4,18 +4,9 @@ import process from "node:process";
 import { existsSync, rmSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
 import { createLocalShell, ENV_OVERRIDES, type Shell } from "../mod.ts";
-import { freshDir, removeDir, shQuote } from "./helpers/capture.ts";
-
-/** Parses `env -0` output into a record. */
-function parseEnv0(text: string): Record<string, string> {
-  const out: Record<string, string> = {};
-  for (const entry of text.split("\0")) {
-    if (entry === "") continue;
-    const eq = entry.indexOf("=");
-    out[entry.slice(0, eq)] = entry.slice(eq + 1);
-  }
-  return out;
-}
+import { shQuote } from "./helpers/bash.ts";
+import { freshDir, removeDir } from "./helpers/dirs.ts";
+import { parseEnv0 } from "./helpers/env_dump.ts";
 
 // Fake secrets, assembled so no secret-shaped literal sits in the repository.
 const fakeGithubToken = ["ghp", "_", "A1b2C3d4E5f6G7h8I9j0K1l2M3n4O5p6Q7r8"].join("");

@@ -13,10 +13,10 @@ import {
   type Shell,
   type ShellExecRequest,
   type ShellExecSpec,
-  ShellSpecError,
 } from "../mod.ts";
-import { freshDir, removeDir } from "./helpers/capture.ts";
-import { assertNamesField, rejection, thrown } from "./helpers/spec_errors.ts";
+import { freshDir, removeDir } from "./helpers/dirs.ts";
+import { env0Entries } from "./helpers/env_dump.ts";
+import { assertSpecErrorNaming, rejection, thrown } from "./helpers/errors.ts";
 
 const GRACE_MS = 300;
 const GiB = 1_073_741_824;
@@ -26,16 +26,6 @@ const MAX_ARG_STRLEN = 131_072;
 /** An ill-typed value where a typed one is expected, as JSON or plugins can send. */
 function untyped<T>(value: unknown): T {
   return value as T;
-}
-
-function assertSpecError(error: unknown, name: string): asserts error is ShellSpecError {
-  assert.ok(error instanceof ShellSpecError, `expected ShellSpecError, got ${String(error)}`);
-  assertNamesField(error, name);
-}
-
-/** The child's environment as `env -0` prints it: NAME=value entries. */
-function entries(stdout: string): string[] {
-  return stdout.split("\0").filter((entry) => entry !== "");
 }
 
 describe("schema limits: output budgets", () => {
@@ -59,7 +49,7 @@ describe("schema limits: output budgets", () => {
   for (const value of [GiB + 1, 2 ** 32, Number.MAX_SAFE_INTEGER]) {
     it(`stdoutMaxBytes ${value} is refused, naming the 1 GiB limit`, async () => {
       const error = thrown(() => shell.resolve({ command: "true", owner: null, stdoutMaxBytes: value }));
-      assertSpecError(error, "stdoutMaxBytes");
+      assertSpecErrorNaming(error, "stdoutMaxBytes");
       assert.equal(error.field, "stdoutMaxBytes");
       assert.ok(/1073741824|1 GiB/.test(error.message), error.message);
       const spec: ShellExecSpec = {
@@ -70,7 +60,7 @@ describe("schema limits: output budgets", () => {
         stdoutMaxBytes: value,
       };
       const fromRun = await rejection(shell.run(spec));
-      assertSpecError(fromRun, "stdoutMaxBytes");
+      assertSpecErrorNaming(fromRun, "stdoutMaxBytes");
     });
   }
 
@@ -78,7 +68,7 @@ describe("schema limits: output budgets", () => {
     await createLocalShell({ maxOutputBytes: GiB }).close();
     for (const value of [GiB + 1, 2 ** 32]) {
       const error = thrown(() => createLocalShell({ maxOutputBytes: value }));
-      assertSpecError(error, "maxOutputBytes");
+      assertSpecErrorNaming(error, "maxOutputBytes");
       assert.ok(/1073741824|1 GiB/.test(error.message), error.message);
     }
   });
@@ -86,7 +76,7 @@ describe("schema limits: output budgets", () => {
   it("maxSpillBytes is not capped (it is disk) but must be a safe integer", async () => {
     await createLocalShell({ maxSpillBytes: 2 ** 40 }).close();
     const error = thrown(() => createLocalShell(untyped<LocalShellOptions>({ maxSpillBytes: 2 ** 53 })));
-    assertSpecError(error, "maxSpillBytes");
+    assertSpecErrorNaming(error, "maxSpillBytes");
   });
 });
 
@@ -119,7 +109,7 @@ describe("schema limits: the command is one exec argument", () => {
   for (const [title, command] of tooLong) {
     it(`a command of ${title} is refused on \`command\`, suggesting stdin`, () => {
       const error = thrown(() => shell.resolve({ command, owner: null }));
-      assertSpecError(error, "command");
+      assertSpecErrorNaming(error, "command");
       assert.equal(error.field, "command");
       assert.match(error.message, /longer than/);
       assert.match(error.message, /stdin/);
@@ -140,7 +130,7 @@ describe("schema limits: the command is one exec argument", () => {
       timeoutMs: 1000,
       stdoutMaxBytes: 1000,
     };
-    assertSpecError(await rejection(shell.run(spec)), "command");
+    assertSpecErrorNaming(await rejection(shell.run(spec)), "command");
   });
 });
 
@@ -161,7 +151,7 @@ describe("schema limits: environment records", () => {
   it('an env entry named "__proto__" from JSON.parse reaches the child', async () => {
     const env = JSON.parse('{"__proto__":"x","A":"1"}');
     const result = await shell.run(shell.resolve({ command: "env -0", owner: null, env }));
-    const seen = entries(result.stdout.text);
+    const seen = env0Entries(result.stdout.text);
     assert.ok(seen.includes("__proto__=x"), `__proto__=x in ${JSON.stringify(seen)}`);
     assert.ok(seen.includes("A=1"), `A=1 in ${JSON.stringify(seen)}`);
   });
@@ -171,7 +161,7 @@ describe("schema limits: environment records", () => {
     const ambient = createLocalShell({ workdir: work, graceMs: GRACE_MS, ambientEnv });
     try {
       const result = await ambient.run(ambient.resolve({ command: "env -0", owner: null }));
-      assert.ok(entries(result.stdout.text).includes("__proto__=y"), result.stdout.text);
+      assert.ok(env0Entries(result.stdout.text).includes("__proto__=y"), result.stdout.text);
     } finally {
       await ambient.close();
     }
@@ -180,14 +170,14 @@ describe("schema limits: environment records", () => {
   it('a dshEnv entry named "__proto__" is checked like any other name (and refused: no DSH_ prefix)', () => {
     const dshEnv = JSON.parse('{"__proto__":"x"}');
     const error = thrown(() => shell.resolve({ command: "true", owner: null, dshEnv }));
-    assertSpecError(error, "dshEnv");
+    assertSpecErrorNaming(error, "dshEnv");
     assert.ok(error.field.includes("__proto__"), error.field);
   });
 
   it('a value of "__proto__" is checked like any other value', () => {
     const env = JSON.parse('{"__proto__":5}');
     const error = thrown(() => shell.resolve({ command: "true", owner: null, env }));
-    assertSpecError(error, "env");
+    assertSpecErrorNaming(error, "env");
     assert.ok(error.field.includes("__proto__"), error.field);
   });
 
@@ -203,7 +193,7 @@ describe("schema limits: environment records", () => {
     it(`env as ${title} is refused naming env`, () => {
       const request = untyped<ShellExecRequest>({ command: "true", owner: null, env: value });
       const error = thrown(() => shell.resolve(request));
-      assertSpecError(error, "env");
+      assertSpecErrorNaming(error, "env");
       assert.equal(error.field, "env");
     });
   }
@@ -211,9 +201,9 @@ describe("schema limits: environment records", () => {
   it("dshEnv and ambientEnv as a Map or an array are refused naming the field", () => {
     for (const value of [new Map([["DSH_A", "1"]]), ["DSH_A=1"]]) {
       const request = untyped<ShellExecRequest>({ command: "true", owner: null, dshEnv: value });
-      assertSpecError(thrown(() => shell.resolve(request)), "dshEnv");
+      assertSpecErrorNaming(thrown(() => shell.resolve(request)), "dshEnv");
       const options = untyped<LocalShellOptions>({ ambientEnv: value });
-      assertSpecError(thrown(() => createLocalShell(options)), "ambientEnv");
+      assertSpecErrorNaming(thrown(() => createLocalShell(options)), "ambientEnv");
     }
   });
 

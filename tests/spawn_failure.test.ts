@@ -12,21 +12,18 @@ import { after, before, describe, it } from "node:test";
 import assert from "node:assert/strict";
 import { chmodSync, existsSync, mkdirSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
-import { createLocalShell, createShell, type ProcessAdapter, ShellSpawnError } from "../mod.ts";
+import { createShell, ShellSpawnError } from "../mod.ts";
 import type { SpawnRequest } from "../src/seam/mod.ts";
 import { describeSpawnFailure } from "../src/seam/spawn/failure.ts";
-import { nodeAdapter } from "../src/node_adapter.ts";
-import { denoAdapter } from "../src/deno_adapter.ts";
-import { freshDir, removeDir } from "./helpers/capture.ts";
-import { thrown } from "./helpers/spec_errors.ts";
-
-// Deno runs node:child_process too, so the Deno leg checks both adapters.
-const adapters: ProcessAdapter[] = "Deno" in globalThis ? [denoAdapter, nodeAdapter] : [nodeAdapter];
+import { adaptersUnderTest } from "./helpers/adapters.ts";
+import { freshDir, removeDir } from "./helpers/dirs.ts";
+import { rejection, thrown } from "./helpers/errors.ts";
+import { withShell } from "./helpers/shell.ts";
 
 /** More than the 128 KiB Linux allows for one string passed to exec (MAX_ARG_STRLEN). */
 const TOO_LONG = 200_000;
 
-for (const adapter of adapters) {
+for (const adapter of adaptersUnderTest) {
   describe(`the ${adapter.name} adapter: why a shell cannot start`, () => {
     let dir: string;
 
@@ -56,9 +53,7 @@ for (const adapter of adapters) {
       const owned = createShell(adapter, { shell, workdir: dir, ambientEnv: env, graceMs: 300 });
       let error: unknown;
       try {
-        await owned.run(owned.resolve({ command: request(shell, env).command, owner: null }));
-      } catch (caught) {
-        error = caught;
+        error = await rejection(owned.run(owned.resolve({ command: request(shell, env).command, owner: null })));
       } finally {
         await owned.close();
       }
@@ -133,18 +128,13 @@ for (const adapter of adapters) {
 
 describe("run(): a spawn the system refuses", () => {
   it("rejects with ShellSpawnError, not a raw runtime error", async () => {
-    const work = freshDir("dsh-spawn-failure-run-");
-    const shell = createLocalShell({ workdir: work, graceMs: 300 });
-    try {
+    await withShell({ graceMs: 300 }, async (shell) => {
       const spec = shell.resolve({ command: "true", owner: null, env: { BIG: "x".repeat(TOO_LONG) } });
       await assert.rejects(shell.run(spec), (error: Error) => {
         assert.ok(error instanceof ShellSpawnError, `expected ShellSpawnError, got ${String(error)}`);
         assert.ok(error.message.includes('"bash"'), error.message);
         return true;
       });
-    } finally {
-      await shell.close();
-      removeDir(work);
-    }
+    });
   });
 });

@@ -1,7 +1,7 @@
 import { after, before, describe, it } from "node:test";
 import assert from "node:assert/strict";
-import { createHash } from "node:crypto";
 import { createLocalShell, type Shell } from "../mod.ts";
+import { sha256 } from "./helpers/capture.ts";
 
 describe("stdin", () => {
   let shell: Shell;
@@ -25,7 +25,7 @@ describe("stdin", () => {
     for (let i = 0; i < bytes.length; i++) bytes[i] = (i * 7 + (i >> 8)) & 0xff;
     assert.ok(bytes.includes(0x00) && bytes.includes(0xff));
     const result = await run("sha256sum | cut -d' ' -f1", bytes);
-    const expected = createHash("sha256").update(bytes).digest("hex");
+    const expected = sha256(bytes);
     assert.equal(result.stdout.text, `${expected}\n`);
   });
 

@@ -14,88 +14,38 @@
 
 import { describe, it } from "node:test";
 import assert from "node:assert/strict";
-import { existsSync, readdirSync, readFileSync, statSync, writeFileSync } from "node:fs";
+import { existsSync, readFileSync, statSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
 import process from "node:process";
 import {
   createLocalShell,
-  type LocalShellOptions,
-  type Shell,
   ShellClosedError,
   type ShellTask,
   TaskAccessError,
   TaskLimitError,
   type TaskOutput,
 } from "../mod.ts";
-import { byteLength, freshDir, listDir, removeDir, shQuote } from "./helpers/capture.ts";
-import { eventually, isRunning, procInfo, readPids, runningGroupMembers } from "./helpers/proc.ts";
+import { shQuote, untilFileExists } from "./helpers/bash.ts";
+import { byteLength, seqText } from "./helpers/capture.ts";
+import { freshDir, listDir, removeDir } from "./helpers/dirs.ts";
+import { thrown, throwsNamed } from "./helpers/errors.ts";
+import { waitForPids } from "./helpers/pid_files.ts";
+import { childrenOf, isRunning, procInfo, runningGroupMembers } from "./helpers/proc.ts";
+import { withShell } from "./helpers/shell.ts";
+import { appeared, eventually } from "./helpers/wait.ts";
 
 const GRACE_MS = 300;
 /** Bound on polling for OS state; generous, as the Node leg runs test files in parallel. */
 const POLL_MS = 15_000;
 
-/** Runs `body` with a fresh shell and a fresh directory; both are cleaned up whatever happens. */
-async function withShell(
-  options: LocalShellOptions,
-  body: (shell: Shell, dir: string) => Promise<void>,
-): Promise<void> {
-  const dir = freshDir("dsh-tasks-");
-  const shell = createLocalShell({ graceMs: GRACE_MS, ...options });
-  try {
-    await body(shell, dir);
-  } finally {
-    await shell.close();
-    removeDir(dir);
-  }
-}
-
-/** A shell snippet that blocks until `file` exists. */
-function waitFor(file: string): string {
-  return `while [ ! -e ${shQuote(file)} ]; do sleep 0.01; done`;
-}
-
-/** Lets a task blocked in {@linkcode waitFor} go on. */
+/** Lets a task blocked in {@linkcode untilFileExists} go on. */
 function release(file: string): void {
   writeFileSync(file, "");
 }
 
-/** The pids of this process's children (zombies included), read from /proc. */
-function childPids(): number[] {
-  const children: number[] = [];
-  for (const entry of readdirSync("/proc")) {
-    if (!/^\d+$/.test(entry)) continue;
-    const info = procInfo(Number(entry));
-    if (info !== undefined && info.ppid === process.pid) children.push(info.pid);
-  }
-  return children;
-}
-
-/** Children that were not in `before`. */
+/** Children of this process (zombies included) that were not in `before`. */
 function newChildren(before: number[]): number[] {
-  return childPids().filter((pid) => !before.includes(pid));
-}
-
-/** Waits until `file` holds `count` pids, and returns them. */
-async function pidsIn(file: string, count = 1): Promise<number[]> {
-  assert.ok(
-    await eventually(() => existsSync(file) && readPids(file).length === count, POLL_MS),
-    `${file} never held ${count} pid(s)`,
-  );
-  return readPids(file);
-}
-
-/** Checks that `fn` throws an error with this `name` (and, when given, of this class). */
-function throwsNamed(fn: () => unknown, name: string, type?: new (...args: never[]) => Error): Error {
-  let caught: unknown;
-  try {
-    fn();
-  } catch (error) {
-    caught = error;
-  }
-  assert.ok(caught instanceof Error, `expected ${name} to be thrown, got ${String(caught)}`);
-  assert.equal(caught.name, name);
-  if (type !== undefined) assert.ok(caught instanceof type, `expected an instance of ${type.name}`);
-  return caught;
+  return childrenOf(process.pid).filter((pid) => !before.includes(pid));
 }
 
 /**
@@ -136,13 +86,6 @@ class TaskReader {
   }
 }
 
-/** `seq from to` as text. */
-function seqText(from: number, to: number): string {
-  let out = "";
-  for (let i = from; i <= to; i++) out += `${i}\n`;
-  return out;
-}
-
 describe("tasks: incremental reads", () => {
   it("returns each byte exactly once, in order, while the task runs and after it exits", async () => {
     await withShell({}, async (shell, dir) => {
@@ -151,11 +94,11 @@ describe("tasks: incremental reads", () => {
         command: [
           `printf 'one\\n'`,
           `printf 'err1\\n' >&2`,
-          waitFor(go[0]),
+          untilFileExists(go[0]),
           `printf 'two\\n'`,
-          waitFor(go[1]),
+          untilFileExists(go[1]),
           `printf 'three\\nfour'`,
-          waitFor(go[2]),
+          untilFileExists(go[2]),
           `printf 'tail'`,
           `exit 3`,
         ].join("; "),
@@ -218,11 +161,11 @@ describe("tasks: incremental reads", () => {
       const task = shell.start(shell.resolve({
         command: [
           `printf 'a\\xe2'`,
-          waitFor(go[0]),
+          untilFileExists(go[0]),
           `printf '\\x82'`,
-          waitFor(go[1]),
+          untilFileExists(go[1]),
           `printf '\\xac'`,
-          waitFor(go[2]),
+          untilFileExists(go[2]),
         ].join("; "),
         owner: null,
       }));
@@ -326,7 +269,7 @@ describe("tasks: maxTasksPerOwner", () => {
       assert.equal(a2.status, "running");
 
       const marker = join(dir, "third-ran");
-      const before = childPids();
+      const before = childrenOf(process.pid);
       const limit = throwsNamed(
         () => shell.start(spec("a", `touch ${shQuote(marker)}; sleep 300`)),
         "TaskLimitError",
@@ -403,7 +346,7 @@ describe("tasks: kill() and the signal", () => {
         owner: null,
         signal: controller.signal,
       }));
-      assert.ok(await eventually(() => existsSync(started), POLL_MS));
+      assert.ok(await appeared(started, POLL_MS));
       controller.abort();
       const result = await task.done;
       assert.equal(task.status, "killed");
@@ -445,14 +388,8 @@ describe("tasks: kill() and the signal", () => {
       const controller = new AbortController();
       controller.abort(reason);
       const spec = shell.resolve({ command: `touch ${shQuote(marker)}`, owner: null, signal: controller.signal });
-      const before = childPids();
-      let thrown: unknown;
-      try {
-        shell.start(spec);
-      } catch (error) {
-        thrown = error;
-      }
-      assert.equal(thrown, reason, "start() throws the signal's reason itself");
+      const before = childrenOf(process.pid);
+      assert.equal(thrown(() => shell.start(spec)), reason, "start() throws the signal's reason itself");
       assert.deepEqual(newChildren(before), [], "a process was spawned");
       assert.deepEqual(shell.tasks(null), []);
 
@@ -472,7 +409,7 @@ describe("tasks: kill() and the signal", () => {
         command: `sleep 300 & echo $! > ${shQuote(pidFile)}; wait`,
         owner: null,
       }));
-      const [grandchild] = await pidsIn(pidFile);
+      const [grandchild] = await waitForPids(pidFile, 1, POLL_MS);
       assert.equal(isRunning(grandchild), true);
       assert.equal(procInfo(grandchild)?.pgrp, task.pid, "the grandchild is in the task's group");
       assert.equal(task.kill(), true);
@@ -496,7 +433,7 @@ describe("tasks: output past the budget", () => {
         assert.ok(byteLength(phase1) > 40 * BUDGET);
         assert.ok(byteLength(phase2) < BUDGET / 2, "phase 2 fits the tail");
         const task = shell.start(shell.resolve({
-          command: [`seq 1 10000`, waitFor(go[0]), `seq 10001 10050`, waitFor(go[1])].join("; "),
+          command: [`seq 1 10000`, untilFileExists(go[0]), `seq 10001 10050`, untilFileExists(go[1])].join("; "),
           owner: null,
         }));
 
@@ -556,7 +493,7 @@ describe("tasks: output past the budget", () => {
       await withShell({ maxOutputBytes: 1000, spillDir }, async (shell, dir) => {
         const go = join(dir, "go");
         const full = seqText(1, 10_000);
-        const task = shell.start(shell.resolve({ command: `seq 1 10000 >&2; ${waitFor(go)}`, owner: null }));
+        const task = shell.start(shell.resolve({ command: `seq 1 10000 >&2; ${untilFileExists(go)}`, owner: null }));
         let spillPath = "";
         assert.ok(
           await eventually(() => {
@@ -694,9 +631,9 @@ describe("tasks: close()", () => {
         owner: null,
       }));
       assert.equal(survivorRun.stdout.text, "x\n");
-      const [g1] = await pidsIn(p1);
-      const [g2] = await pidsIn(p2);
-      const [sleeper] = await pidsIn(p3);
+      const [g1] = await waitForPids(p1, 1, POLL_MS);
+      const [g2] = await waitForPids(p2, 1, POLL_MS);
+      const [sleeper] = await waitForPids(p3, 1, POLL_MS);
       const sleeperGroup = procInfo(sleeper)?.pgrp;
       assert.ok(sleeperGroup !== undefined);
       const pids = [t1.pid, t2.pid, g1, g2, sleeper];

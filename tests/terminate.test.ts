@@ -1,20 +1,14 @@
 import { after, before, describe, it } from "node:test";
 import assert from "node:assert/strict";
-import { type ChildProcess, spawn } from "node:child_process";
-import {
-  accessSync,
-  constants,
-  existsSync,
-  mkdtempSync,
-  readdirSync,
-  readFileSync,
-  rmSync,
-  writeFileSync,
-} from "node:fs";
-import { tmpdir } from "node:os";
+import { existsSync, readFileSync } from "node:fs";
 import { join } from "node:path";
 import { createLocalShell, type Shell } from "../mod.ts";
-import { eventually, isRunning, procInfo, readPids } from "./helpers/proc.ts";
+import { freshDir, removeDir } from "./helpers/dirs.ts";
+import { readPids, waitForPids } from "./helpers/pid_files.ts";
+import { isRunning, Leftovers, sessionMembers } from "./helpers/proc.ts";
+import { withShell } from "./helpers/shell.ts";
+import { canSetLastPid, strangerWithPid } from "./helpers/stranger.ts";
+import { appeared, eventually } from "./helpers/wait.ts";
 
 const GRACE_MS = 400;
 
@@ -25,12 +19,12 @@ describe("termination", () => {
   const file = (): string => join(dir, `f${n++}`);
 
   before(() => {
-    dir = mkdtempSync(join(tmpdir(), "dsh-term-"));
+    dir = freshDir("dsh-term-");
     shell = createLocalShell({ graceMs: GRACE_MS });
   });
   after(async () => {
     await shell.close();
-    rmSync(dir, { recursive: true, force: true });
+    removeDir(dir);
   });
 
   it("a timeout kills the whole group, grandchildren included", async () => {
@@ -57,12 +51,11 @@ describe("termination", () => {
       owner: null,
       signal: controller.signal,
     }));
-    assert.ok(await eventually(() => existsSync(pids) && readPids(pids).length === 2));
+    const grandchildren = await waitForPids(pids, 2);
     controller.abort();
     const result = await running;
     assert.equal(result.aborted, true);
     assert.equal(result.timedOut, false);
-    const grandchildren = readPids(pids);
     assert.ok(await eventually(() => grandchildren.every((pid) => !isRunning(pid))), "grandchildren still run");
   });
 
@@ -91,7 +84,7 @@ describe("termination", () => {
       signal: controller.signal,
     }));
     // The trap writes the marker once our SIGTERM (from the timeout) arrived.
-    assert.ok(await eventually(() => existsSync(marker)));
+    assert.ok(await appeared(marker));
     controller.abort();
     const result = await running;
     assert.equal(result.timedOut, true);
@@ -108,7 +101,7 @@ describe("termination", () => {
       timeoutMs: 60_000,
       signal: controller.signal,
     }));
-    assert.ok(await eventually(() => existsSync(marker)));
+    assert.ok(await appeared(marker));
     controller.abort();
     const result = await running;
     assert.deepEqual([result.aborted, result.timedOut], [true, false]);
@@ -183,9 +176,7 @@ describe("termination", () => {
 
 describe("survivors and close()", () => {
   it("`sleep 30 & echo hi` returns within about graceMs, and close() kills the survivor", async () => {
-    const dir = mkdtempSync(join(tmpdir(), "dsh-surv-"));
-    const shell = createLocalShell({ graceMs: GRACE_MS });
-    try {
+    await withShell({ graceMs: GRACE_MS }, async (shell, dir) => {
       const pids = join(dir, "pids");
       const result = await shell.run(shell.resolve({ command: `sleep 30 & echo $! > ${pids}; echo hi`, owner: null }));
       assert.equal(result.stdout.text, "hi\n");
@@ -196,20 +187,14 @@ describe("survivors and close()", () => {
       assert.equal(isRunning(sleeper), true, "the survivor should still run before close()");
       await shell.close();
       assert.equal(isRunning(sleeper), false, "close() must wait until the survivor is gone");
-    } finally {
-      await shell.close();
-      rmSync(dir, { recursive: true, force: true });
-    }
+    });
   });
 
   it("close() ends runs in flight: they resolve with aborted, and later runs reject", async () => {
-    const dir = mkdtempSync(join(tmpdir(), "dsh-close-"));
-    const shell = createLocalShell({ graceMs: GRACE_MS });
-    try {
+    await withShell({ graceMs: GRACE_MS }, async (shell, dir) => {
       const marker = join(dir, "started");
       const running = shell.run(shell.resolve({ command: `echo $$ > ${marker}; sleep 60`, owner: null }));
-      assert.ok(await eventually(() => existsSync(marker) && readPids(marker).length === 1));
-      const [leader] = readPids(marker);
+      const [leader] = await waitForPids(marker);
       await shell.close();
       const result = await running;
       assert.equal(result.aborted, true);
@@ -219,10 +204,7 @@ describe("survivors and close()", () => {
         shell.run(shell.resolve({ command: "true", owner: null })),
         (error: Error) => error.name === "ShellClosedError",
       );
-    } finally {
-      await shell.close();
-      rmSync(dir, { recursive: true, force: true });
-    }
+    });
   });
 
   it("close() is idempotent and also serves await using", async () => {
@@ -233,46 +215,24 @@ describe("survivors and close()", () => {
   });
 
   it("close() never signals a stranger that was given a finished survivor's session id", async (t) => {
-    const lastPid = "/proc/sys/kernel/ns_last_pid";
-    if (!canWrite(lastPid)) return t.skip("steering pid allocation needs root");
+    if (!canSetLastPid()) return t.skip("steering pid allocation needs root");
     const shell = createLocalShell({ graceMs: GRACE_MS });
-    let stranger: ChildProcess | undefined;
+    const leftovers = new Leftovers();
     try {
       // The sleeper keeps the session alive past the run: a survivor, which then dies on its own.
       const result = await shell.run(shell.resolve({ command: "sleep 0.3 >/dev/null 2>&1 & echo $$", owner: null }));
       const sid = Number(result.stdout.text);
       assert.ok(await eventually(() => sessionMembers(sid).length === 0, 10_000), "the survivor's session never ended");
       // Hand the same number to a stranger that leads a session of its own.
-      // Other processes may take the number first: try until it comes round to us.
-      for (let attempt = 0; attempt < 500 && stranger === undefined; attempt++) {
-        writeFileSync(lastPid, String(sid - 1));
-        const child = spawn("sleep", ["30"], { detached: true, stdio: "ignore" });
-        if (child.pid === sid) stranger = child;
-        else child.kill("SIGKILL");
-      }
+      const stranger = await strangerWithPid(sid);
       // Other processes forking at the same moment can keep taking the number: that says nothing about the library.
       if (stranger === undefined) return t.skip(`pid ${sid} could not be steered to a stranger on this busy machine`);
+      leftovers.add(stranger);
       await shell.close();
       assert.equal(isRunning(sid), true, "close() killed a process that was not ours");
     } finally {
-      stranger?.kill("SIGKILL");
+      leftovers.kill();
       await shell.close();
     }
   });
 });
-
-function canWrite(path: string): boolean {
-  try {
-    accessSync(path, constants.W_OK);
-    return true;
-  } catch {
-    return false;
-  }
-}
-
-/** Every process, zombies included, whose session is `sid`: while one exists, the id cannot be reused. */
-function sessionMembers(sid: number): number[] {
-  return readdirSync("/proc").filter((entry) => /^\d+$/.test(entry)).map(Number).filter((pid) =>
-    procInfo(pid)?.sid === sid
-  );
-}

@@ -14,11 +14,9 @@
 
 import { describe, it } from "node:test";
 import assert from "node:assert/strict";
-import { existsSync, mkdtempSync, readFileSync, rmSync } from "node:fs";
-import { tmpdir } from "node:os";
+import { existsSync, readFileSync } from "node:fs";
 import { join } from "node:path";
 import {
-  createLocalShell,
   type LocalShellOptions,
   type Shell,
   ShellClosedError,
@@ -27,9 +25,13 @@ import {
   TaskAccessError,
 } from "../mod.ts";
 import { bashTool, type BashToolContext, type BashToolInput, runBashTool, ToolInputError } from "../src/tool/mod.ts";
+import { shQuote } from "./helpers/bash.ts";
+import { seqText } from "./helpers/capture.ts";
+import { rejection, thrown } from "./helpers/errors.ts";
+import { withShell } from "./helpers/shell.ts";
+import { appeared } from "./helpers/wait.ts";
 
 const OWNER = "session-1";
-const GRACE_MS = 300;
 /** Bound on polling for a file a command creates; generous, as the Node leg runs test files in parallel. */
 const POLL_MS = 15_000;
 
@@ -62,55 +64,15 @@ function spyOn(real: Shell): SpyShell {
   return { shell, calls };
 }
 
-/** Runs `body` with a fresh (spied) shell and a fresh directory; both are cleaned up whatever happens. */
-async function withShell(
+/** Runs `body` with a fresh shell (see {@linkcode withShell}) behind a spy, and the spy's record of calls. */
+function withSpiedShell(
   options: LocalShellOptions,
   body: (shell: Shell, dir: string, calls: string[]) => Promise<void>,
 ): Promise<void> {
-  const dir = mkdtempSync(join(tmpdir(), "dsh-tool-"));
-  const real = createLocalShell({ graceMs: GRACE_MS, workdir: dir, ...options });
-  const { shell, calls } = spyOn(real);
-  try {
-    await body(shell, dir, calls);
-  } finally {
-    await real.close();
-    rmSync(dir, { recursive: true, force: true });
-  }
-}
-
-/** Single-quotes `value` for bash. */
-function shQuote(value: string): string {
-  return `'${value.replaceAll("'", `'\\''`)}'`;
-}
-
-/** Polls until `file` exists; false when it did not appear within `POLL_MS`. */
-async function appeared(file: string): Promise<boolean> {
-  const deadline = Date.now() + POLL_MS;
-  while (!existsSync(file)) {
-    if (Date.now() > deadline) return false;
-    await new Promise((resolve) => setTimeout(resolve, 10));
-  }
-  return true;
-}
-
-/** The error `fn` throws; fails when it does not throw. */
-function thrown(fn: () => unknown): unknown {
-  try {
-    fn();
-  } catch (error) {
-    return error;
-  }
-  assert.fail("expected an error");
-}
-
-/** The reason `promise` rejects with; fails when it resolves. */
-async function rejection(promise: Promise<unknown>): Promise<unknown> {
-  try {
-    await promise;
-  } catch (error) {
-    return error;
-  }
-  assert.fail("expected a rejection");
+  return withShell(options, (real, dir) => {
+    const { shell, calls } = spyOn(real);
+    return body(shell, dir, calls);
+  });
 }
 
 /** Asserts that `error` is a ToolInputError whose key is `key` and whose message names it. */
@@ -120,13 +82,6 @@ function assertRefused(error: unknown, key: string): asserts error is ToolInputE
   assert.equal(error.field, key);
   assert.equal(error.key, key, "the deprecated 1.0 name still works");
   assert.ok(error.message.includes(key), `the message ${JSON.stringify(error.message)} names ${key}`);
-}
-
-/** The bytes of `seq 1 n`, computed here rather than by the code under test. */
-function seqOutput(n: number): string {
-  let out = "";
-  for (let i = 1; i <= n; i++) out += `${i}\n`;
-  return out;
 }
 
 /** A result with nothing in it, to be overridden field by field. */
@@ -213,7 +168,7 @@ describe("parse", () => {
 
   for (const [key, value] of forbidden) {
     it(`refuses ${key}, naming it, and spawns nothing`, async () => {
-      await withShell({}, async (shell, dir, calls) => {
+      await withSpiedShell({}, async (shell, dir, calls) => {
         const marker = join(dir, "ran");
         for (const background of [false, true]) {
           const input = { command: `touch ${shQuote(marker)}`, run_in_background: background, [key]: value };
@@ -273,7 +228,7 @@ describe("parse", () => {
       const error = thrown(() => bashTool.parse(input));
       assertRefused(error, key);
       assert.ok(error.message.startsWith(`${key}: `), error.message);
-      await withShell({}, async (shell, _dir, calls) => {
+      await withSpiedShell({}, async (shell, _dir, calls) => {
         assertRefused(await rejection(runBashTool(shell, input, { owner: OWNER })), key);
         assert.deepEqual(calls, []);
       });
@@ -327,7 +282,7 @@ describe("toRequest", () => {
   });
 
   it("gives the shell nothing but the declared inputs: no stdin, no env", async () => {
-    await withShell({ ambientEnv: { PATH: "/usr/bin:/bin" } }, async (shell) => {
+    await withSpiedShell({ ambientEnv: { PATH: "/usr/bin:/bin" } }, async (shell) => {
       const input = { command: 'cat; echo "A=${A-unset}"', stdin: "leaked", env: { A: "leaked" } } as BashToolInput;
       const result = await shell.run(shell.resolve(bashTool.toRequest(input, { owner: OWNER })));
       assert.equal(bashTool.render(result), "A=unset");
@@ -337,7 +292,7 @@ describe("toRequest", () => {
   it("refuses a context without an owner: a harness mistake, not the model's", async () => {
     const noOwner = {} as BashToolContext;
     assert.ok(thrown(() => bashTool.toRequest({ command: "ls" }, noOwner)) instanceof TypeError);
-    await withShell({}, async (shell, _dir, calls) => {
+    await withSpiedShell({}, async (shell, _dir, calls) => {
       assert.ok(await rejection(runBashTool(shell, { command: "ls" }, noOwner)) instanceof TypeError);
       assert.deepEqual(calls, []);
     });
@@ -346,14 +301,14 @@ describe("toRequest", () => {
 
 describe("what the model sees", () => {
   it("stdout only", async () => {
-    await withShell({}, async (shell) => {
+    await withSpiedShell({}, async (shell) => {
       assert.equal(await runBashTool(shell, { command: "echo hello" }, { owner: OWNER }), "hello");
       assert.equal(await runBashTool(shell, { command: "printf 'a\\nb'" }, { owner: OWNER }), "a\nb");
     });
   });
 
   it("stderr under [stderr], on its own line even when stdout has no final newline", async () => {
-    await withShell({}, async (shell) => {
+    await withSpiedShell({}, async (shell) => {
       const both = await runBashTool(shell, { command: "printf out; printf err >&2" }, { owner: OWNER });
       assert.equal(both, "out\n[stderr]\nerr");
       const errOnly = await runBashTool(shell, { command: "echo oops >&2" }, { owner: OWNER });
@@ -362,14 +317,14 @@ describe("what the model sees", () => {
   });
 
   it("(no output)", async () => {
-    await withShell({}, async (shell) => {
+    await withSpiedShell({}, async (shell) => {
       assert.equal(await runBashTool(shell, { command: "true" }, { owner: OWNER }), "(no output)");
       assert.equal(await runBashTool(shell, { command: "echo" }, { owner: OWNER }), "(no output)");
     });
   });
 
   it("a nonzero exit code, and none for 0", async () => {
-    await withShell({}, async (shell) => {
+    await withSpiedShell({}, async (shell) => {
       assert.equal(await runBashTool(shell, { command: "exit 3" }, { owner: OWNER }), "(no output)\n[exit code: 3]");
       const mixed = await runBashTool(shell, { command: "echo out; echo err >&2; exit 3" }, { owner: OWNER });
       assert.equal(mixed, "out\n[stderr]\nerr\n[exit code: 3]");
@@ -378,8 +333,8 @@ describe("what the model sees", () => {
   });
 
   it("truncation with the spill path", async () => {
-    await withShell({ maxOutputBytes: 1_000 }, async (shell) => {
-      const expected = seqOutput(3_000);
+    await withSpiedShell({ maxOutputBytes: 1_000 }, async (shell) => {
+      const expected = seqText(1, 3_000);
       const text = await runBashTool(shell, { command: "seq 1 3000; exit 4" }, { owner: OWNER });
       const lines = text.split("\n");
       assert.equal(lines[0], "1", "the head is kept");
@@ -400,15 +355,15 @@ describe("what the model sees", () => {
   });
 
   it("truncation without a spill file says the full output is unavailable", async () => {
-    await withShell({ maxOutputBytes: 1_000, maxSpillBytes: 2_000 }, async (shell) => {
+    await withSpiedShell({ maxOutputBytes: 1_000, maxSpillBytes: 2_000 }, async (shell) => {
       const text = await runBashTool(shell, { command: "seq 1 3000" }, { owner: OWNER });
       const last = text.split("\n").at(-1);
-      assert.equal(last, `[stdout truncated: ${seqOutput(3_000).length} bytes in all; full output unavailable]`);
+      assert.equal(last, `[stdout truncated: ${seqText(1, 3_000).length} bytes in all; full output unavailable]`);
     });
   });
 
   it("a timeout, and the signal that ended the command", async () => {
-    await withShell({}, async (shell) => {
+    await withSpiedShell({}, async (shell) => {
       const text = await runBashTool(shell, { command: "echo started; sleep 30", timeout: 200 }, { owner: OWNER });
       const lines = text.split("\n");
       assert.equal(lines.length, 3, text);
@@ -419,14 +374,14 @@ describe("what the model sees", () => {
   });
 
   it("an abort", async () => {
-    await withShell({}, async (shell, dir) => {
+    await withSpiedShell({}, async (shell, dir) => {
       const ready = join(dir, "ready");
       const turn = new AbortController();
       const pending = runBashTool(shell, { command: `touch ${shQuote(ready)}; sleep 30` }, {
         owner: OWNER,
         signal: turn.signal,
       });
-      assert.ok(await appeared(ready), "the command started");
+      assert.ok(await appeared(ready, POLL_MS), "the command started");
       turn.abort();
       const lines = (await pending).split("\n");
       assert.equal(lines.length, 3, lines.join("\n"));
@@ -437,7 +392,7 @@ describe("what the model sees", () => {
   });
 
   it("death by a signal the command sent itself", async () => {
-    await withShell({}, async (shell) => {
+    await withSpiedShell({}, async (shell) => {
       const text = await runBashTool(shell, { command: "echo before; kill -TERM $$" }, { owner: OWNER });
       assert.equal(text, "before\n[killed by signal: SIGTERM]");
     });
@@ -489,7 +444,7 @@ describe("what the model sees", () => {
 
 describe("background tasks", () => {
   it("start a task of the shell, visible to its owner, readable after done", async () => {
-    await withShell({}, async (shell) => {
+    await withSpiedShell({}, async (shell) => {
       const text = await runBashTool(shell, {
         command: "echo bg-out; echo bg-err >&2",
         run_in_background: true,
@@ -513,7 +468,7 @@ describe("background tasks", () => {
   });
 
   it("get no timeout but do get the signal", async () => {
-    await withShell({}, async (shell, dir) => {
+    await withSpiedShell({}, async (shell, dir) => {
       const ready = join(dir, "ready");
       const turn = new AbortController();
       const text = await runBashTool(shell, {
@@ -523,7 +478,7 @@ describe("background tasks", () => {
       }, { owner: OWNER, signal: turn.signal });
       const id = /^started background task (\S+)$/.exec(text.split("\n")[0])?.[1] ?? assert.fail(text);
       const task = shell.task(id, OWNER);
-      assert.ok(await appeared(ready), "the task started");
+      assert.ok(await appeared(ready, POLL_MS), "the task started");
       assert.equal(task.status, "running", "a 1 ms timeout did not apply to the task");
       turn.abort();
       const result = await task.done;
@@ -533,7 +488,7 @@ describe("background tasks", () => {
   });
 
   it("over maxTasksPerOwner come back as [error] text", async () => {
-    await withShell({ maxTasksPerOwner: 1 }, async (shell) => {
+    await withSpiedShell({ maxTasksPerOwner: 1 }, async (shell) => {
       const first = await runBashTool(shell, { command: "sleep 30", run_in_background: true }, { owner: OWNER });
       assert.match(first, /^started background task /);
       const second = await runBashTool(shell, { command: "sleep 30", run_in_background: true }, { owner: OWNER });
@@ -545,7 +500,7 @@ describe("background tasks", () => {
 
 describe("errors", () => {
   it("a missing workdir comes back as text naming the path, foreground and background", async () => {
-    await withShell({}, async (shell, dir) => {
+    await withSpiedShell({}, async (shell, dir) => {
       const missing = join(dir, "no-such-dir");
       for (const run_in_background of [false, true]) {
         const text = await runBashTool(shell, { command: "pwd", workdir: missing, run_in_background }, {
@@ -559,7 +514,7 @@ describe("errors", () => {
   });
 
   it("a spec the shell refuses comes back as text naming the field, and nothing runs", async () => {
-    await withShell({}, async (shell, _dir, calls) => {
+    await withSpiedShell({}, async (shell, _dir, calls) => {
       const text = await runBashTool(shell, { command: "pwd", workdir: "a\0b" }, { owner: OWNER });
       assert.match(text, /^\[error\] workdir: /);
       assert.deepEqual(calls, ["resolve"]);
@@ -567,7 +522,7 @@ describe("errors", () => {
   });
 
   it("a closed shell rejects with ShellClosedError", async () => {
-    await withShell({}, async (shell) => {
+    await withSpiedShell({}, async (shell) => {
       await shell.close();
       for (const run_in_background of [false, true]) {
         const error = await rejection(runBashTool(shell, { command: "true", run_in_background }, { owner: OWNER }));
@@ -577,7 +532,7 @@ describe("errors", () => {
   });
 
   it("an already-aborted signal rejects with its reason, and nothing is spawned", async () => {
-    await withShell({}, async (shell, dir, calls) => {
+    await withSpiedShell({}, async (shell, dir, calls) => {
       const marker = join(dir, "ran");
       const reason = new Error("turn cancelled");
       const turn = new AbortController();

@@ -1,17 +1,7 @@
 import { describe, it } from "node:test";
 import assert from "node:assert/strict";
 import { type ChildProcess, spawn, spawnSync } from "node:child_process";
-import {
-  existsSync,
-  lstatSync,
-  mkdtempSync,
-  readFileSync,
-  rmSync,
-  statSync,
-  symlinkSync,
-  writeFileSync,
-} from "node:fs";
-import { tmpdir } from "node:os";
+import { existsSync, lstatSync, readFileSync, statSync, symlinkSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
 import { createShell } from "../src/seam/mod.ts";
 import { tracingAdapter } from "./helpers/adapters.ts";
@@ -20,19 +10,13 @@ import { REPLAY_FUNCTION, Watchdog } from "../src/seam/guard/watchdog.ts";
 import { HostProcess } from "../src/seam/host.ts";
 import { SessionRegistry } from "../src/seam/session/registry.ts";
 import { CommandSession, type SessionIdentity } from "../src/seam/session/session.ts";
-import { eventually, isRunning, procInfo } from "./helpers/proc.ts";
+import { freshDir, removeDir } from "./helpers/dirs.ts";
+import { isRunning, procInfo } from "./helpers/proc.ts";
+import { prng } from "./helpers/random.ts";
+import { eventually } from "./helpers/wait.ts";
 
 /** Ids no process can have (Linux's pid_max is at most 2^22): safe to list, never signalled. */
 const FAKE = 4_194_304;
-
-/** A small deterministic generator, so a failing sequence can be replayed. */
-function random(seed: number): () => number {
-  let state = seed;
-  return () => {
-    state = (state * 1_103_515_245 + 12_345) % 2_147_483_648;
-    return state / 2_147_483_648;
-  };
-}
 
 /** Sorts recorded sessions by id, then start time. */
 function sorted(sessions: SessionIdentity[]): SessionIdentity[] {
@@ -79,7 +63,7 @@ describe("the watchdog's record", () => {
   });
 
   it("the watchdog's shell replay agrees with it, with awk and without", () => {
-    const next = random(7);
+    const next = prng(7);
     const logs = [
       "",
       "+1 3\n+0 3\n+007 3\n+-3 3\n+4x 3\n+5 3\n-5 3\n+5 3\n+6 3\n+8\n+9 x\n+10 3 4",
@@ -100,12 +84,12 @@ describe("the watchdog's record", () => {
   });
 
   it("is private, and compaction keeps it small and listing exactly the live sessions", () => {
-    const parent = mkdtempSync(join(tmpdir(), "dsh-record-"));
+    const parent = freshDir("dsh-record-");
     try {
       const list = new WatchdogRecord(parent, 256);
       assert.equal(statSync(list.dir).mode & 0o777, 0o700);
       assert.equal(statSync(list.path).mode & 0o777, 0o600);
-      const next = random(11);
+      const next = prng(11);
       const live: SessionIdentity[] = [];
       let largest = 0;
       let mostLive = 0;
@@ -138,12 +122,12 @@ describe("the watchdog's record", () => {
       list.dispose();
       assert.equal(existsSync(list.dir), false);
     } finally {
-      rmSync(parent, { recursive: true, force: true });
+      removeDir(parent);
     }
   });
 
   it("never writes through a link planted where a compaction writes", () => {
-    const parent = mkdtempSync(join(tmpdir(), "dsh-record-"));
+    const parent = freshDir("dsh-record-");
     try {
       const list = new WatchdogRecord(parent, 64);
       const target = join(parent, "target");
@@ -155,14 +139,14 @@ describe("the watchdog's record", () => {
       assert.equal(replayRecord(readFileSync(list.path, "utf8")).length, 20);
       list.dispose();
     } finally {
-      rmSync(parent, { recursive: true, force: true });
+      removeDir(parent);
     }
   });
 });
 
 describe("the watchdog", () => {
   it("at the pipe's end kills the sessions listed live, spares those recorded gone, and removes the record", async () => {
-    const parent = mkdtempSync(join(tmpdir(), "dsh-record-"));
+    const parent = freshDir("dsh-record-");
     const { adapter, watchdog: started } = tracingAdapter();
     const watchdog = new Watchdog(adapter, { parent, compactAt: 128 });
     const [a, b, c] = [sessionLeader(), sessionLeader(), sessionLeader()];
@@ -189,7 +173,7 @@ describe("the watchdog", () => {
     } finally {
       await watchdog.stop();
       for (const child of [a, b, c]) child.kill("SIGKILL");
-      rmSync(parent, { recursive: true, force: true });
+      removeDir(parent);
     }
   });
 
@@ -207,7 +191,7 @@ describe("the watchdog", () => {
   });
 
   it("a clean close() kills nothing, even a session still listed", async () => {
-    const parent = mkdtempSync(join(tmpdir(), "dsh-record-"));
+    const parent = freshDir("dsh-record-");
     const { adapter, watchdog: started } = tracingAdapter();
     const watchdog = new Watchdog(adapter, { parent });
     const a = sessionLeader();
@@ -219,7 +203,7 @@ describe("the watchdog", () => {
       assert.ok(isRunning(a.pid), "stop() let the watchdog kill a listed session");
     } finally {
       a.kill("SIGKILL");
-      rmSync(parent, { recursive: true, force: true });
+      removeDir(parent);
     }
   });
 });
@@ -243,7 +227,7 @@ describe("the record stays true", () => {
   });
 
   it("the exit guard's kill removes it, so the watchdog does not signal the same ids again", async () => {
-    const parent = mkdtempSync(join(tmpdir(), "dsh-record-"));
+    const parent = freshDir("dsh-record-");
     const { adapter, watchdog: started } = tracingAdapter();
     const watchdog = new Watchdog(adapter, { parent });
     const registry = new SessionRegistry(watchdog);
@@ -260,7 +244,7 @@ describe("the record stays true", () => {
       const handle = started()?.handle;
       assert.ok(handle === undefined || procInfo(handle.pid) === undefined, "the watchdog outlived stop()");
       a.kill("SIGKILL");
-      rmSync(parent, { recursive: true, force: true });
+      removeDir(parent);
     }
   });
 });

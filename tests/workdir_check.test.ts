@@ -1,16 +1,17 @@
 import { after, before, describe, it } from "node:test";
 import assert from "node:assert/strict";
-import { mkdirSync, mkdtempSync, rmSync, symlinkSync, writeFileSync } from "node:fs";
-import { tmpdir } from "node:os";
+import { mkdirSync, symlinkSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
 import { createLocalShell, type Shell, ShellSpawnError } from "../mod.ts";
+import { freshDir, removeDir } from "./helpers/dirs.ts";
+import { rejection } from "./helpers/errors.ts";
 
 /** The workdir check before spawning: a cheap directory test first, the full stat only when it fails. */
 describe("the workdir check", () => {
   let work: string;
   let shell: Shell;
   before(() => {
-    work = mkdtempSync(join(tmpdir(), "dsh-workdir-"));
+    work = freshDir("dsh-workdir-");
     mkdirSync(join(work, "dir"));
     writeFileSync(join(work, "file"), "x");
     symlinkSync(join(work, "dir"), join(work, "link-to-dir"));
@@ -20,13 +21,13 @@ describe("the workdir check", () => {
   });
   after(async () => {
     await shell.close();
-    rmSync(work, { recursive: true, force: true });
+    removeDir(work);
   });
 
   const failure = async (workdir: string): Promise<ShellSpawnError> => {
-    const error = await shell.run(shell.resolve({ command: "true", owner: null, workdir })).then(
-      () => assert.fail(`${workdir}: run() resolved`),
-      (error: unknown) => error,
+    const error = await rejection(
+      shell.run(shell.resolve({ command: "true", owner: null, workdir })),
+      `${workdir}: run() resolved`,
     );
     assert.ok(error instanceof ShellSpawnError, String(error));
     assert.equal(error.path, join(work, workdir));

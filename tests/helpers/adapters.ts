@@ -1,15 +1,21 @@
 /**
- * The adapter of the runtime running the tests, and a wrapper of it that
- * notes the watchdog it starts (its handle and its record's directory), so
- * tests can check the watchdog's process and files from the outside.
+ * The adapters the tests run commands through: the one of the runtime
+ * running the tests, every adapter that runtime can run, and a wrapper
+ * that notes the watchdog an adapter starts (its handle and its record's
+ * directory), so tests can check the watchdog's process and files from
+ * the outside.
  */
 
 import type { ProcessAdapter, WatchdogHandle } from "../../src/seam/mod.ts";
 import { denoAdapter } from "../../src/deno_adapter.ts";
 import { nodeAdapter } from "../../src/node_adapter.ts";
+import { IS_DENO } from "./runtime.ts";
 
 /** The adapter for the runtime the tests run on. */
-export const runtimeAdapter: ProcessAdapter = "Deno" in globalThis ? denoAdapter : nodeAdapter;
+export const runtimeAdapter: ProcessAdapter = IS_DENO ? denoAdapter : nodeAdapter;
+
+/** Every adapter this runtime can run: Deno runs node:child_process too, so the Deno leg checks both. */
+export const adaptersUnderTest: readonly ProcessAdapter[] = IS_DENO ? [denoAdapter, nodeAdapter] : [nodeAdapter];
 
 /** A watchdog as a tracing adapter saw it start. */
 export interface StartedWatchdog {

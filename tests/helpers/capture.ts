@@ -1,8 +1,9 @@
 /**
- * Helpers for output-capture tests: fresh temporary directories, checksums
- * computed independently of the code under test, shell quoting, and a
- * parser that takes a truncated `CollectedOutput` apart into head, marker
- * line and tail and checks each piece against the original stream.
+ * What output-capture tests compare captured streams with, computed
+ * independently of the code under test: stream contents generated here,
+ * byte counts and checksums, and a parser that takes a truncated
+ * `CollectedOutput` apart into head, marker line and tail and checks each
+ * piece against the original stream.
  *
  * Nothing here imports the library: the shape of `CollectedOutput` is
  * restated structurally.
@@ -10,9 +11,7 @@
 
 import assert from "node:assert/strict";
 import { createHash } from "node:crypto";
-import { mkdtempSync, readdirSync, readFileSync, rmSync } from "node:fs";
-import { tmpdir } from "node:os";
-import { join } from "node:path";
+import { readFileSync } from "node:fs";
 
 /** The fields of `CollectedOutput` the checks read. */
 export interface CapturedStream {
@@ -22,38 +21,14 @@ export interface CapturedStream {
   spillPath?: string;
 }
 
-/** A new, empty directory under the OS temp dir. */
-export function freshDir(prefix: string): string {
-  return mkdtempSync(join(tmpdir(), prefix));
-}
-
-/** Removes `dir` and everything in it; a missing one is fine. */
-export function removeDir(dir: string): void {
-  rmSync(dir, { recursive: true, force: true });
-}
-
-/** The names in `dir`, or `[]` when it does not exist. */
-export function listDir(dir: string): string[] {
-  try {
-    return readdirSync(dir);
-  } catch {
-    return [];
-  }
-}
-
-/** Hex sha256 of `bytes`. */
-export function sha256(bytes: Uint8Array): string {
+/** Hex sha256 of `bytes` (a string counts as its UTF-8 bytes). */
+export function sha256(bytes: Uint8Array | string): string {
   return createHash("sha256").update(bytes).digest("hex");
 }
 
 /** Hex sha256 of the file at `path`. */
 export function sha256File(path: string): string {
   return sha256(readFileSync(path));
-}
-
-/** `value` as one single-quoted shell word. */
-export function shQuote(value: string): string {
-  return `'${value.replace(/'/g, `'\\''`)}'`;
 }
 
 /** UTF-8 byte length of `text`. */
@@ -76,6 +51,13 @@ export function asciiPattern(length: number, seed = 1): string {
     state = (Math.imul(state, 1664525) + 1013904223) >>> 0;
     out += alphabet[state % alphabet.length];
   }
+  return out;
+}
+
+/** What `seq from to` prints: each whole number from `from` to `to` on a line of its own. */
+export function seqText(from: number, to: number): string {
+  let out = "";
+  for (let i = from; i <= to; i++) out += `${i}\n`;
   return out;
 }
 

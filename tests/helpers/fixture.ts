@@ -7,14 +7,12 @@
 import { type ChildProcess, spawn } from "node:child_process";
 import process from "node:process";
 import { fileURLToPath } from "node:url";
-
-const isDeno = "Deno" in globalThis;
+import { IS_DENO, scriptArgs } from "./runtime.ts";
 
 /** Starts fixture `name` (without extension) with `args`, its output discarded. */
 export function spawnFixture(name: string, args: string[]): ChildProcess & { pid: number } {
-  const file = fileURLToPath(new URL(`../fixtures/${name}.${isDeno ? "ts" : "js"}`, import.meta.url));
-  const argv = isDeno ? ["run", "-A", file, ...args] : [file, ...args];
-  const child = spawn(process.execPath, argv, { stdio: ["ignore", "ignore", "ignore"] });
+  const file = fileURLToPath(new URL(`../fixtures/${name}.${IS_DENO ? "ts" : "js"}`, import.meta.url));
+  const child = spawn(process.execPath, scriptArgs(file, args), { stdio: ["ignore", "ignore", "ignore"] });
   if (child.pid === undefined) throw new Error(`cannot start the fixture ${name}`);
   return child as ChildProcess & { pid: number };
 }

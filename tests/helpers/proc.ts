@@ -1,10 +1,14 @@
 /**
  * What the operating system says about processes, read from /proc, so
  * tests check that a process is really gone instead of trusting the code
- * under test.
+ * under test: one process, the processes of a group, a session, a parent
+ * or an environment marker, and a clean-up that kills only what is still
+ * the process it was.
+ *
+ * Nothing here imports the library.
  */
 
-import { readdirSync, readFileSync, readlinkSync } from "node:fs";
+import { readdirSync, readFileSync } from "node:fs";
 import process from "node:process";
 
 /** A process as /proc describes it. */
@@ -61,39 +65,64 @@ export function isRunning(pid: number): boolean {
   return info !== undefined && !hasFinished(info);
 }
 
-/** The pids of every non-zombie process in group `pgid`. */
-export function runningGroupMembers(pgid: number): number[] {
-  const members: number[] = [];
+/** Whether `pid` has exited and been reaped: nothing holds the number any more, not even a zombie. */
+export function isReaped(pid: number): boolean {
+  return procInfo(pid) === undefined;
+}
+
+/** The pids of every process now in /proc that `matches`, zombies included unless `matches` leaves them out. */
+function processesWhere(matches: (info: ProcInfo) => boolean): number[] {
+  const found: number[] = [];
   for (const entry of readdirSync("/proc")) {
     if (!/^\d+$/.test(entry)) continue;
     const info = procInfo(Number(entry));
-    if (info && info.pgrp === pgid && !hasFinished(info)) members.push(info.pid);
+    if (info !== undefined && matches(info)) found.push(info.pid);
   }
-  return members;
+  return found;
 }
 
-/** Where file descriptor `fd` of `pid` points (e.g. `/dev/null`, `pipe:[123]`). */
-export function fdTarget(pid: number, fd: number): string {
-  return readlinkSync(`/proc/${pid}/fd/${fd}`);
+/** The pids of every process in group `pgid` that still runs (zombies count as gone). */
+export function runningGroupMembers(pgid: number): number[] {
+  return processesWhere((info) => info.pgrp === pgid && !hasFinished(info));
+}
+
+/** The pids of every process whose session is one of `sids` and that still runs (zombies count as gone). */
+export function runningInSessions(sids: ReadonlySet<number>): number[] {
+  return processesWhere((info) => sids.has(info.sid) && !hasFinished(info));
+}
+
+/** The pids of every process of session `sid` that still runs (zombies count as gone). */
+export function runningSessionMembers(sid: number): number[] {
+  return runningInSessions(new Set([sid]));
+}
+
+/** Every process, zombies included, whose session is `sid`: while one exists, the id cannot be reused. */
+export function sessionMembers(sid: number): number[] {
+  return processesWhere((info) => info.sid === sid);
+}
+
+/** The pids of the children of `parent`, zombies included. */
+export function childrenOf(parent: number): number[] {
+  return processesWhere((info) => info.ppid === parent);
 }
 
 /**
- * Polls `condition` until it holds or `withinMs` passes; returns whether it
- * held. For OS state that has no event to wait on (a reparented process
- * disappearing).
+ * The pids of every running process whose environment holds `name=value`.
+ * Tests give each command a unique marker variable, so this finds the
+ * command's descendants wherever they went: another process group, another
+ * session (`setsid`), reparented to init. This process, zombies and
+ * processes whose environment cannot be read (not ours) are skipped.
  */
-export async function eventually(condition: () => boolean, withinMs = 5_000): Promise<boolean> {
-  const deadline = Date.now() + withinMs;
-  while (!condition()) {
-    if (Date.now() > deadline) return false;
-    await new Promise((resolve) => setTimeout(resolve, 10));
-  }
-  return true;
-}
-
-/** Reads whole-number pids written one per line to `file`. */
-export function readPids(file: string): number[] {
-  return readFileSync(file, "utf8").split("\n").filter((line) => line.trim() !== "").map(Number);
+export function runningWithEnv(name: string, value: string): number[] {
+  const needle = `${name}=${value}`;
+  return processesWhere((info) => {
+    if (info.pid === process.pid || hasFinished(info)) return false;
+    try {
+      return readFileSync(`/proc/${info.pid}/environ`, "latin1").split("\0").includes(needle);
+    } catch {
+      return false;
+    }
+  });
 }
 
 /**
