@@ -38,10 +38,10 @@ const MAX_READ_BUFFER_BYTES = 64 * 1024;
 
 function spawnChild(request: SpawnRequest): ChildHandle {
   // Deno throws NotFound / PermissionDenied / E2BIG at once; its messages do
-  // not tell a missing shell from a missing #! interpreter: the seam looks at
-  // the program itself and words the failure.
-  const child = new Deno.Command(request.shell, {
-    args: ["-c", request.command],
+  // not tell a missing program from a missing #! interpreter: the seam looks
+  // at the program itself and words the failure.
+  const child = new Deno.Command(request.program, {
+    args: [...request.args],
     cwd: request.cwd,
     env: request.env,
     clearEnv: true,

@@ -33,7 +33,7 @@ function spawnChild(request: SpawnRequest): ChildHandle {
   // Node throws at once for every exec error but EACCES, EAGAIN, EMFILE,
   // ENFILE and ENOENT (E2BIG above all: command and environment too large);
   // the seam words whatever is thrown.
-  const child: ChildProcess = spawn(request.shell, ["-c", request.command], {
+  const child: ChildProcess = spawn(request.program, request.args, {
     cwd: request.cwd,
     env: request.env,
     detached: true,

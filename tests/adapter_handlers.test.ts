@@ -26,8 +26,8 @@ for (const adapter of adaptersUnderTest) {
         let child: ChildHandle | undefined;
         try {
           child = adapter.spawn({
-            shell: "/bin/sh",
-            command: stream === "stdout" ? "exec yes" : "exec yes >&2",
+            program: "/bin/sh",
+            args: ["-c", stream === "stdout" ? "exec yes" : "exec yes >&2"],
             cwd: tmpdir(),
             env: { PATH: "/usr/bin:/bin" },
             onStdout: stream === "stdout" ? failing : () => {},

@@ -59,8 +59,8 @@ for (const adapter of adaptersUnderTest) {
         // The adapter passes on its runtime's error; the seam words it.
         assert.throws(() =>
           adapter.spawn({
-            shell: missing,
-            command: `touch ${join(dir, "ran")}`,
+            program: missing,
+            args: ["-c", `touch ${join(dir, "ran")}`],
             cwd: dir,
             env: {},
             onStdout: () => {},

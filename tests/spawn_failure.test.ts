@@ -33,11 +33,14 @@ for (const adapter of adaptersUnderTest) {
 
     after(() => removeDir(dir));
 
+    /** The command line that would create `ran` in `dir` if anything ran. */
+    const touchRan = (): string => `touch ${join(dir, "ran")}`;
+
     /** A spawn request that would create `ran` in `dir` if anything ran. */
     function request(shell: string, env: Record<string, string>): SpawnRequest {
       return {
-        shell,
-        command: `touch ${join(dir, "ran")}`,
+        program: shell,
+        args: ["-c", touchRan()],
         cwd: dir,
         env,
         onStdout: () => {},
@@ -53,7 +56,7 @@ for (const adapter of adaptersUnderTest) {
       const owned = createShell(adapter, { shell, workdir: dir, ambientEnv: env, graceMs: 300 });
       let error: unknown;
       try {
-        error = await rejection(owned.run(owned.resolve({ command: request(shell, env).command, owner: null })));
+        error = await rejection(owned.run(owned.resolve({ command: touchRan(), owner: null })));
       } finally {
         await owned.close();
       }
@@ -116,7 +119,7 @@ for (const adapter of adaptersUnderTest) {
     it("a command beyond the OS limit for one argument: the adapter throws, and the seam's words blame no file", () => {
       // The seam's schema refuses such a command before any spawn; the adapter must still not start it.
       const error = thrown(() =>
-        adapter.spawn({ ...request("/bin/sh", { PATH: "/usr/bin:/bin" }), command: `: ${"x".repeat(TOO_LONG)}` })
+        adapter.spawn({ ...request("/bin/sh", { PATH: "/usr/bin:/bin" }), args: ["-c", `: ${"x".repeat(TOO_LONG)}`] })
       );
       assert.ok(error instanceof Error, `expected the runtime's error, got ${String(error)}`);
       const message = describeSpawnFailure("/bin/sh", "/usr/bin:/bin", { cwd: dir, cause: error });

@@ -23,8 +23,8 @@
  *   return "SIGKILL";
  * }
  * const child = nodeAdapter.spawn({
- *   shell: "/bin/sh",
- *   command: "sleep 60",
+ *   program: "/bin/sh",
+ *   args: ["-c", "sleep 60"],
  *   cwd: "/",
  *   env: { PATH: "/usr/bin:/bin" },
  *   onStdout: () => {},
@@ -47,8 +47,8 @@ export type GroupSignal = "SIGTERM" | "SIGKILL" | 0;
  * const decoder = new TextDecoder();
  * let stdout = "";
  * const request: SpawnRequest = {
- *   shell: "/bin/sh",
- *   command: "cat; echo done",
+ *   program: "/bin/sh",
+ *   args: ["-c", "cat; echo done"],
  *   cwd: "/tmp",
  *   env: { PATH: "/usr/bin:/bin" },
  *   stdin: new TextEncoder().encode("input "),
@@ -61,10 +61,14 @@ export type GroupSignal = "SIGTERM" | "SIGKILL" | 0;
  * ```
  */
 export interface SpawnRequest {
-  /** The shell program, run as `<shell> -c <command>`. */
-  shell: string;
-  /** The command line. */
-  command: string;
+  /**
+   * The program: a path, or a name looked up on the child's `PATH` as
+   * `execvp` does. For a command line it is the shell (`bash`), run with
+   * `["-c", command]`.
+   */
+  program: string;
+  /** The arguments after the program name, each passed exactly as it is (no shell, no quoting). */
+  args: readonly string[];
   /** Absolute working directory, already checked to exist. */
   cwd: string;
   /** The complete child environment; nothing else may be inherited. */
@@ -92,8 +96,8 @@ export interface SpawnRequest {
  * import { nodeAdapter } from "@dsh/shell/node";
  * import assert from "node:assert/strict";
  * const child = nodeAdapter.spawn({
- *   shell: "/bin/sh",
- *   command: "exit 3",
+ *   program: "/bin/sh",
+ *   args: ["-c", "exit 3"],
  *   cwd: "/",
  *   env: {},
  *   onStdout: () => {},
@@ -207,7 +211,7 @@ export interface ProcessAdapter {
   /** A short name for messages, e.g. `"node"` or `"deno"`. */
   readonly name: string;
   /**
-   * Starts `<shell> -c <command>` as the leader of a new process group
+   * Starts `program` with `args` as the leader of a new process group
    * (a new session). Synchronous, so a background task knows its pid at
    * once. When the process cannot be created it throws its runtime's own
    * error (with the errno name as `code` where the runtime gives one); the

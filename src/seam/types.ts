@@ -64,8 +64,18 @@ export type EnvPatch = Record<string, string | undefined>;
  * ```
  */
 export interface ShellExecRequest {
-  /** The command line, run as `<shell> -c <command>`. Must not be empty. */
+  /**
+   * The command line, run as `<shell> -c <command>`; with `args`, the
+   * program to run (a name looked up on the child's `PATH`, or a path).
+   * Must not be empty.
+   */
   command: string;
+  /**
+   * The argv form: run `command` as a program, without a shell, with exactly
+   * these arguments (spaces, quotes, `$`, `*` and newlines reach it as they
+   * are). The model-facing tool never sets it.
+   */
+  args?: string[];
   /**
    * Who owns the work. Required, but may be `null` for explicitly unowned
    * work, so a forgotten owner can never silently create a task everyone
@@ -105,8 +115,10 @@ export interface ShellExecRequest {
  * ```
  */
 export interface ShellExecSpec {
-  /** The command line, run as `<shell> -c <command>`. */
+  /** The command line, run as `<shell> -c <command>`; with `args`, the program. */
   command: string;
+  /** The argv form's arguments; absent means a command line run by the shell. */
+  args?: string[];
   /** Absolute working directory. */
   workdir: string;
   /** Effective timeout in ms. */

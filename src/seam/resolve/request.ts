@@ -42,10 +42,13 @@ export function checkSpec(spec: ShellExecSpec, options: ResolvedShellOptions): S
  */
 function withOptionals(base: ShellExecSpec, from: ShellExecRequest | ShellExecSpec): ShellExecSpec {
   const spec: ShellExecSpec = { ...base };
+  const args = ownValue(from, "args");
   const signal = ownValue(from, "signal");
   const stdin = ownValue(from, "stdin");
   const env = ownValue(from, "env");
   const dshEnv = ownValue(from, "dshEnv");
+  // A copy: the spec must not change when the caller's array does.
+  if (args !== undefined) spec.args = [...args];
   if (signal !== undefined) spec.signal = signal;
   if (stdin !== undefined) spec.stdin = stdin;
   if (env !== undefined) spec.env = env;

@@ -26,7 +26,11 @@ export class ResolvedSpecs {
   /** Remembers `spec`, just returned by `resolveRequest` for this shell. */
   remember(spec: ShellExecSpec): void {
     if (ownValue(spec, "env") !== undefined || ownValue(spec, "dshEnv") !== undefined) return;
-    this.#copies.set(spec, Object.freeze({ ...spec }));
+    const copy: ShellExecSpec = { ...spec };
+    const args = ownValue(spec, "args");
+    // The argv form's array is the spec's own (resolve() copied it), but a caller can still change it in place.
+    if (args !== undefined) copy.args = Object.freeze([...args]) as string[];
+    this.#copies.set(spec, Object.freeze(copy));
   }
 
   /** The private copy of `spec` when it is a remembered spec with no field changed, added or removed. */
@@ -38,8 +42,16 @@ export class ResolvedSpecs {
     if (keys.length !== Object.keys(copy).length) return undefined;
     for (const key of keys) {
       if (!Object.hasOwn(copy, key)) return undefined;
-      if (spec[key as keyof ShellExecSpec] !== copy[key as keyof ShellExecSpec]) return undefined;
+      if (key === "args") {
+        if (!sameArgs(spec.args, copy.args)) return undefined;
+      } else if (spec[key as keyof ShellExecSpec] !== copy[key as keyof ShellExecSpec]) return undefined;
     }
     return copy;
   }
+}
+
+/** Whether the spec's `args` still holds exactly the remembered arguments. */
+function sameArgs(given: unknown, remembered: readonly string[] | undefined): boolean {
+  if (!Array.isArray(given) || remembered === undefined || given.length !== remembered.length) return false;
+  return given.every((arg, index) => arg === remembered[index]);
 }

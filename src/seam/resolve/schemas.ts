@@ -115,6 +115,19 @@ const command = z.string({ error: "must be a string" })
     } bytes of UTF-8); pass a long script on stdin instead (e.g. the command "sh -s" with the script as stdin)`,
   });
 
+/**
+ * One argument of the argv form: any text the OS can carry in one exec
+ * argument (empty is fine: `printf ""` is a real call).
+ */
+const argument = z.string({ error: "must be a string" })
+  .refine(noNul, { error: "must not contain a NUL character" })
+  .refine(wellFormed, { error: LONE_SURROGATE_PROBLEM })
+  .refine((text) => fitsInUtf8Bytes(text, MAX_ARG_STRLEN - 1), {
+    error: `is longer than the OS allows for one argument (${MAX_ARG_STRLEN - 1} bytes of UTF-8)`,
+  });
+
+const args = z.array(argument, { error: "must be an array of strings (the program's arguments)" });
+
 const path = z.string({ error: "must be a string" })
   .min(1, { error: "must not be empty" })
   .refine(noNul, { error: "must not contain a NUL character" })
@@ -178,6 +191,7 @@ function envRecord<T extends Record<string, string | undefined>>(
 
 const requestShape = {
   command,
+  args: args.optional(),
   owner,
   workdir: path.optional(),
   timeoutMs: positiveFinite().optional(),

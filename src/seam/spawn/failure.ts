@@ -1,5 +1,6 @@
 /**
- * Why a shell could not be started. Runtimes say too little: Node reports
+ * Why a program (the shell of a command line, or the program of the argv
+ * form) could not be started. Runtimes say too little: Node reports
  * most exec errors only later, in an `error` event, and either runtime may
  * say "not found" for a script whose `#!` interpreter is missing. So the
  * seam asks the file system itself when an adapter reports a failed spawn
@@ -24,6 +25,8 @@ export interface ShellFailureContext {
   cwd?: string;
   /** The runtime's own error, when it gave one synchronously; its `code` refines the message. */
   cause?: unknown;
+  /** What the program is to the caller: the `shell` of a command line (the default), or the `program` of the argv form. */
+  role?: "shell" | "program";
 }
 
 /** What the file system says about one candidate file. */
@@ -34,27 +37,29 @@ type FileVerdict =
   | { kind: "fine"; file: string };
 
 /**
- * A one-line message for a shell that could not be started, e.g.
- * `cannot start the shell "bash": not found (PATH=/usr/bin:/bin)`.
+ * A one-line message for a program that could not be started, e.g.
+ * `cannot start the shell "bash": not found (PATH=/usr/bin:/bin)` for a
+ * command line's shell, or `cannot start the program "python3": not found
+ * (PATH=/usr/bin:/bin)` for the argv form.
  *
- * @param shell The program as configured (`bash`, `/bin/zsh`, `./sh`).
- * @param path The `PATH` of the child's environment (searched when `shell` has no "/").
- * @param context The child's working directory and the runtime's error, when known.
+ * @param program The program as given (`bash`, `/bin/zsh`, `./sh`, `python3`).
+ * @param path The `PATH` of the child's environment (searched when `program` has no "/").
+ * @param context The child's working directory, the runtime's error when known, and what the program is.
  */
 export function describeSpawnFailure(
-  shell: string,
+  program: string,
   path: string | undefined,
   context: ShellFailureContext = {},
 ): string {
-  const prefix = `cannot start the shell "${shell}"`;
+  const prefix = `cannot start the ${context.role ?? "shell"} "${program}"`;
   const code = errorCode(context.cause);
-  // E2BIG is about the arguments and environment, whatever the shell is.
+  // E2BIG is about the arguments and environment, whatever the program is.
   if (code === "E2BIG") {
     return `${prefix}: the command and its environment are larger than the system allows for a new process (E2BIG)`;
   }
   const cwd = context.cwd ?? ".";
-  const searchesPath = !shell.includes("/");
-  const verdict = searchesPath ? searchPath(shell, path, cwd) : examine(resolve(cwd, shell));
+  const searchesPath = !program.includes("/");
+  const verdict = searchesPath ? searchPath(program, path, cwd) : examine(resolve(cwd, program));
   const where = searchesPath
     ? ` (${path === undefined ? `PATH is not set; searched ${DEFAULT_PATH}` : `PATH=${path}`})`
     : "";

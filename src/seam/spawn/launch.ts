@@ -61,7 +61,8 @@ const encoder = new TextEncoder();
 
 /**
  * Starts `spec`. Throws {@linkcode ShellSpawnError} when the workdir or the
- * shell is missing; every later outcome settles `result`.
+ * shell (or the argv form's program) is missing; every later outcome
+ * settles `result`.
  *
  * @param timeoutMs The timeout to enforce, or undefined for none (tasks).
  */
@@ -75,9 +76,11 @@ export function launch(spec: ShellExecSpec, context: LaunchContext, timeoutMs: n
   const env = ownValue(spec, "env");
   const dshEnv = ownValue(spec, "dshEnv");
   const stdin = ownValue(spec, "stdin");
-  const child = spawn(adapter, {
-    shell: options.shell,
-    command: spec.command,
+  const args = ownValue(spec, "args");
+  const child = spawn(adapter, args === undefined ? "shell" : "program", {
+    // A command line is run by the shell; the argv form runs the program itself, with no shell in between.
+    program: args === undefined ? options.shell : spec.command,
+    args: args === undefined ? ["-c", spec.command] : args,
     cwd: spec.workdir,
     env: markNestedShell(mergeEnvWith({ ambient: context.ambientEnv(), env, dshEnv }, host.scrubDecisions)),
     stdin: typeof stdin === "string" ? encoder.encode(stdin) : stdin,
@@ -117,13 +120,14 @@ export function launch(spec: ShellExecSpec, context: LaunchContext, timeoutMs: n
  * create with its runtime's own error; the wording is the seam's, so that
  * every adapter's failures read alike and name the program and why.
  */
-function spawn(adapter: ProcessAdapter, request: SpawnRequest): ChildHandle {
+function spawn(adapter: ProcessAdapter, role: "shell" | "program", request: SpawnRequest): ChildHandle {
   try {
     return adapter.spawn(request);
   } catch (error) {
     if (error instanceof ShellSpawnError) throw error;
-    const message = describeSpawnFailure(request.shell, request.env.PATH, { cwd: request.cwd, cause: error });
-    throw new ShellSpawnError(message, request.shell, { cause: error });
+    const context = { cwd: request.cwd, cause: error, role };
+    const message = describeSpawnFailure(request.program, request.env.PATH, context);
+    throw new ShellSpawnError(message, request.program, { cause: error });
   }
 }
 
