@@ -105,6 +105,7 @@ async function main(argv: string[]): Promise<number> {
       results.push({ name, ok: await run() });
     };
     await check("tarball contents and dependencies", () => checkContents(packed, packageJson));
+    await check("README links and package metadata for the npm page", () => checkPage(packageJson));
     await check("publint --strict", async () => await runTool("publint", ["--strict", tarball]) === 0);
     await check(
       "attw --profile esm-only",
@@ -201,6 +202,24 @@ async function checkContents(packed: PackResult, packageJson: PackageJson): Prom
   if (extra.length > 0) console.log(`in dependencies but imported by no packed file: ${extra.join(", ")}`);
   console.log(`dependencies: ${JSON.stringify(packageJson.dependencies ?? {})}; imported: ${[...imported].join(", ")}`);
   return ok && missing.length === 0 && extra.length === 0;
+}
+
+/**
+ * The npm page shows the README and package.json: its relative links would
+ * be dead there (npm resolves them against a repository), and a user looks
+ * for a homepage.
+ */
+async function checkPage(packageJson: PackageJson): Promise<boolean> {
+  const readme = await Deno.readTextFile(path.join(PACKAGE_DIR, "README.md"));
+  const relative = [...readme.matchAll(/\]\(([^)\s]+)\)/g)].map((match) => match[1])
+    .filter((target) => !/^(?:[a-z][a-z0-9+.-]*:|#)/i.test(target));
+  if (relative.length > 0) console.log(`relative links in the packed README: ${relative.join(", ")}`);
+  const homepage = (packageJson as { homepage?: unknown }).homepage;
+  if (typeof homepage !== "string" || !homepage.startsWith("https://")) {
+    console.log("package.json has no https homepage");
+  }
+  console.log(`homepage: ${String(homepage)}; README links checked: ${[...readme.matchAll(/\]\(/g)].length}`);
+  return relative.length === 0 && typeof homepage === "string" && homepage.startsWith("https://");
 }
 
 /** The module specifiers of emitted JS or declarations (static, dynamic, `import()` types; not comments). */

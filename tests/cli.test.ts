@@ -1,7 +1,7 @@
 import { after, before, describe, it } from "node:test";
 import assert from "node:assert/strict";
 import { spawn } from "node:child_process";
-import { writeFileSync } from "node:fs";
+import { mkdirSync, readdirSync, rmSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
 import process from "node:process";
 import { fileURLToPath } from "node:url";
@@ -91,9 +91,33 @@ describe("dsh-shell", () => {
       assert.equal(result.timedOut, false);
     });
 
-    it("a timeout exits 124 and a signal death 128+n", async () => {
-      assert.equal((await dshShell(["run", "--timeout", "200", "--", "sleep 30"])).code, 124);
-      assert.equal((await dshShell(["run", "--", "kill -TERM $$"])).code, 128 + 15);
+    it("a timeout exits 124 and a signal death 128+n, each said in one line on stderr", async () => {
+      const timedOut = await dshShell(["run", "--timeout", "200", "--", "sleep 30"]);
+      assert.equal(timedOut.code, 124);
+      assert.equal(
+        timedOut.stderr,
+        "dsh-shell run: timed out after 200ms; the command's whole process group was killed (exit 124)\n",
+      );
+      const killed = await dshShell(["run", "--", "kill -TERM $$"]);
+      assert.equal(killed.code, 128 + 15);
+      assert.equal(killed.stderr, "dsh-shell run: the command was killed by SIGTERM\n");
+      assert.equal((await dshShell(["run", "--", "exit 3"])).stderr, "", "an ordinary exit needs no note");
+    });
+
+    it("--no-spill keeps no spill file: the marker says so, and nothing is left behind", async () => {
+      const spillParent = join(dir, "tmp-no-spill");
+      mkdirSync(spillParent);
+      const env = { TMPDIR: spillParent };
+      const long = "head -c 200000 /dev/zero | tr '\\0' x";
+      const kept = await dshShell(["run", "--", long], { env });
+      assert.match(kept.stdout, /full output: /);
+      assert.equal(readdirSync(spillParent).filter((name) => name.startsWith("dsh-shell-")).length, 1);
+      rmSync(spillParent, { recursive: true });
+      mkdirSync(spillParent);
+      const none = await dshShell(["run", "--no-spill", "--", long], { env });
+      assert.equal(none.code, 0);
+      assert.match(none.stdout, /full output unavailable \(not kept: maxSpillBytes is 0\)/);
+      assert.deepEqual(readdirSync(spillParent).filter((name) => name.startsWith("dsh-shell-")), []);
     });
 
     it("--stdin FILE gives the file to the command", async () => {

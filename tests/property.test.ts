@@ -1021,6 +1021,8 @@ function captureCases(valid: boolean): fc.Arbitrary<CaptureCase> {
     maxSpillBytes: fc.oneof(
       { arbitrary: fc.constant(1 << 30), weight: 4 },
       { arbitrary: fc.integer({ min: 1, max: 3_000 }), weight: 1 },
+      // 0: no spill file at all.
+      { arbitrary: fc.constant(0), weight: 1 },
     ),
     rawCuts: fc.array(fc.nat(), { maxLength: 24 }),
   }).map(({ stream, budget, maxSpillBytes, rawCuts }) => ({
@@ -1078,7 +1080,9 @@ function checkCapture(input: CaptureCase, spillDir: string): void {
     } else {
       assert.equal(out.spillPath, undefined, "no spill path past maxSpillBytes");
       assert.deepEqual(readdirSync(spillDir), [], "the spill file is deleted past maxSpillBytes");
-      where = "full output unavailable (over maxSpillBytes)";
+      where = maxSpillBytes === 0
+        ? "full output unavailable (not kept: maxSpillBytes is 0)"
+        : "full output unavailable (over maxSpillBytes)";
     }
     // Head, marker line, tail.
     const end = out.text.lastIndexOf(`; ${where}]\n`);

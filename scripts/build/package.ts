@@ -35,7 +35,7 @@ const NODE_SHEBANG = "#!/usr/bin/env node";
 export async function writePackage(plan: BuildPlan): Promise<void> {
   await markBinsExecutable(plan.bins);
   await writePackageJson(plan);
-  await copyDocs();
+  await copyDocs(plan);
   await verifyPackageFiles();
   log("package written to npm/");
 }
@@ -112,11 +112,28 @@ function packagePath(source: string, extension: ".js" | ".d.ts"): string {
   return `./${extension === ".js" ? js : js.replace(/\.js$/, ".d.ts")}`;
 }
 
-/** Copies README.md and LICENSE into the package when they exist. */
-async function copyDocs(): Promise<void> {
-  for (const name of ["README.md", "LICENSE"]) {
-    await Deno.copyFile(path.join(ROOT, name), path.join(OUT_DIR, name)).catch(ignoreNotFound);
+/**
+ * Copies README.md and LICENSE into the package when they exist. The
+ * README's links into the repository (`docs/…`, `LICENSE`) would be dead on
+ * the npm page, which resolves relative links against a repository the
+ * package may not name: they are pointed at the same files in the JSR
+ * package of the same version, which publishes `docs/`.
+ */
+async function copyDocs(plan: BuildPlan): Promise<void> {
+  const readme = await Deno.readTextFile(path.join(ROOT, "README.md")).catch(() => undefined);
+  if (readme !== undefined) {
+    const base = `https://jsr.io/${plan.config.name}/${plan.config.version}/`;
+    await Deno.writeTextFile(path.join(OUT_DIR, "README.md"), absoluteLinks(readme, base));
   }
+  await Deno.copyFile(path.join(ROOT, "LICENSE"), path.join(OUT_DIR, "LICENSE")).catch(ignoreNotFound);
+}
+
+/** `](docs/x.md)` and `](LICENSE)` become `](<base>docs/x.md)`; absolute links and anchors stay. */
+export function absoluteLinks(markdown: string, base: string): string {
+  return markdown.replace(
+    /\]\((?![a-z][a-z0-9+.-]*:|#|\/)([^)\s]+)\)/gi,
+    (_whole, target: string) => `](${base}${target})`,
+  );
 }
 
 /**

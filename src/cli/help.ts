@@ -23,12 +23,14 @@ export const RUN_HELP = `Usage: dsh-shell run [options] -- COMMAND
 
 Runs COMMAND as 'bash -c COMMAND' in its own process group, with the credential-scrubbed environment,
 and prints its captured stdout and stderr (head and tail kept when long; the full stream is in a spill file).
+A timeout, an interruption or a killing signal is said on stderr after the output.
 
 Options:
   --stdin FILE|-     give the command FILE (or this process's stdin) on its stdin; otherwise stdin is /dev/null
   --env K=V          set a variable for the command (repeatable); it wins over the scrub
   --timeout MS       kill the command's whole process group after MS milliseconds (default 120000)
   --workdir DIR      run in DIR (default: the current directory)
+  --no-spill         keep no spill file: long output shows its head and tail only
   --json             print the full result as JSON instead of the output
   --help             show this help
 

@@ -7,6 +7,7 @@
 
 import process from "node:process";
 import { createLocalShell } from "../local_shell.ts";
+import type { ShellRunResult } from "../seam/types.ts";
 import { parseArgs, parseEnvFlags, parseMs, UsageError } from "./args.ts";
 import { runExitCode } from "./exit_codes.ts";
 import { RUN_HELP } from "./help.ts";
@@ -17,7 +18,7 @@ export async function runCommand(args: readonly string[], output: CliOutput): Pr
   const parsed = parseArgs(args, {
     values: ["stdin", "timeout", "workdir"],
     lists: ["env"],
-    switches: ["json", "help"],
+    switches: ["json", "help", "no-spill"],
   });
   if (parsed.switches.has("help")) {
     output.out(RUN_HELP);
@@ -40,7 +41,8 @@ export async function runCommand(args: readonly string[], output: CliOutput): Pr
     ...(workdir === undefined ? {} : { workdir }),
     ...(stdinSource === undefined ? {} : { stdin: await readInput(stdinSource, "--stdin") }),
   };
-  await using shell = createLocalShell();
+  // --no-spill: a long output keeps its head and tail only, and no file is left behind.
+  await using shell = createLocalShell(parsed.switches.has("no-spill") ? { maxSpillBytes: 0 } : {});
   // Ctrl-C reaches this process, not the command's own process group: pass it on as an abort.
   const interrupt = new AbortController();
   const onSignal = (): void => interrupt.abort();
@@ -52,10 +54,25 @@ export async function runCommand(args: readonly string[], output: CliOutput): Pr
     else {
       output.out(result.stdout.text);
       output.err(result.stderr.text);
+      const note = endNote(result);
+      if (note !== undefined) output.err(`dsh-shell run: ${note}\n`);
     }
     return result.aborted ? 130 : runExitCode(result);
   } finally {
     process.off("SIGINT", onSignal);
     process.off("SIGTERM", onSignal);
   }
+}
+
+/**
+ * What ended the command when it did not end by itself, for stderr: the
+ * exit code alone (124, 130, 128+n) would leave a user guessing.
+ */
+function endNote(result: ShellRunResult): string | undefined {
+  if (result.timedOut) {
+    return `timed out after ${result.timeoutMs}ms; the command's whole process group was killed (exit 124)`;
+  }
+  if (result.aborted) return "interrupted; the command's whole process group was killed";
+  if (result.signal !== null) return `the command was killed by ${result.signal}`;
+  return undefined;
 }

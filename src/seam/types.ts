@@ -310,7 +310,7 @@ export interface LocalShellOptions {
   maxTimeoutMs?: number;
   /** In-memory budget per stream in bytes (default 64 000). */
   maxOutputBytes?: number;
-  /** Cap on one stream's spill file in bytes (default 64 MiB). */
+  /** Cap on one stream's spill file in bytes (default 64 MiB); 0 keeps no spill file at all. */
   maxSpillBytes?: number;
   /** Where spill files go (default: a private 0700 directory under the OS temp dir). */
   spillDir?: string;

@@ -252,6 +252,11 @@ export class OutputCollector {
   }
 
   #openSpill(): void {
+    // No spill wanted: nothing is created, and the marker says so.
+    if (this.#options.maxSpillBytes === 0) {
+      this.#spill = { kind: "unavailable", why: "not kept: maxSpillBytes is 0" };
+      return;
+    }
     try {
       this.#spill = { kind: "open", file: new SpillFile(this.#options.spillDirectory(), this.#options.label) };
     } catch (error) {

@@ -251,7 +251,10 @@ export const optionsSchema: z.ZodType<LocalShellOptions> = z.strictObject({
   timeoutMs: timerMs().optional(),
   maxTimeoutMs: timerMs().optional(),
   maxOutputBytes: outputBudget().optional(),
-  maxSpillBytes: positiveInteger().optional(),
+  // 0 keeps no spill file at all: long output keeps its head and tail only.
+  maxSpillBytes: z.number({ error: "must be a whole number of bytes, 0 for no spill file" })
+    .refine((n) => Number.isSafeInteger(n) && n >= 0, { error: "must be a whole number of bytes, 0 for no spill file" })
+    .optional(),
   spillDir: path.optional(),
   graceMs: timerMs().optional(),
   shell: path.optional(),
