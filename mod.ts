@@ -21,6 +21,7 @@ export { createShell } from "./src/seam/shell.ts";
 export { DEFAULTS } from "./src/seam/resolve/options.ts";
 export {
   ShellClosedError,
+  ShellSandboxError,
   ShellSpawnError,
   ShellSpecError,
   TaskAccessError,
@@ -31,6 +32,7 @@ export type {
   DshEnv,
   EnvPatch,
   LocalShellOptions,
+  SandboxPolicy,
   Shell,
   ShellExecOptions,
   ShellExecRequest,

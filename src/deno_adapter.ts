@@ -22,6 +22,8 @@ import type {
   ChildExit,
   ChildHandle,
   GroupSignal,
+  ProbeOutcome,
+  ProbeRequest,
   ProcessAdapter,
   SpawnRequest,
   WatchdogHandle,
@@ -173,6 +175,29 @@ function onHostExit(listener: () => void): void {
   (globalThis as unknown as EventTarget).addEventListener("unload", listener);
 }
 
+/** Runs `request` to its end, synchronously, in a session of its own. */
+function probe(request: ProbeRequest): ProbeOutcome {
+  try {
+    const out = new Deno.Command(request.program, {
+      args: [...request.args],
+      cwd: request.cwd,
+      env: request.env,
+      clearEnv: true,
+      detached: true,
+      stdin: "null",
+      stdout: "null",
+      stderr: "piped",
+    }).outputSync();
+    return {
+      code: out.signal === null ? out.code : null,
+      signal: out.signal,
+      stderr: new TextDecoder().decode(out.stderr),
+    };
+  } catch (error) {
+    return { code: null, signal: null, stderr: `${request.program}: ${(error as Error).message}` };
+  }
+}
+
 /**
  * The adapter for Deno.
  *
@@ -193,4 +218,5 @@ export const denoAdapter: ProcessAdapter = {
   signalGroup,
   onHostExit,
   spawnWatchdog,
+  probe,
 };

@@ -16,7 +16,7 @@
  * @module
  */
 
-import { type ChildProcess, spawn } from "node:child_process";
+import { type ChildProcess, spawn, spawnSync, type SpawnSyncOptionsWithStringEncoding } from "node:child_process";
 import process from "node:process";
 import type { Socket } from "node:net";
 import type { Readable } from "node:stream";
@@ -24,6 +24,8 @@ import type {
   ChildExit,
   ChildHandle,
   GroupSignal,
+  ProbeOutcome,
+  ProbeRequest,
   ProcessAdapter,
   SpawnRequest,
   WatchdogHandle,
@@ -125,6 +127,23 @@ function spawnWatchdog(script: string, env: Record<string, string>): WatchdogHan
   };
 }
 
+/** Runs `request` to its end, synchronously, in a session of its own. */
+function probe(request: ProbeRequest): ProbeOutcome {
+  const options: SpawnSyncOptionsWithStringEncoding & { detached: boolean } = {
+    cwd: request.cwd,
+    env: request.env,
+    // Not in Node's types for spawnSync, but honoured (it goes through the same normalisation as spawn).
+    detached: true,
+    stdio: ["ignore", "ignore", "pipe"],
+    encoding: "utf8",
+  };
+  const out = spawnSync(request.program, [...request.args], options);
+  if (out.error !== undefined && out.status === null && out.signal === null) {
+    return { code: null, signal: null, stderr: `${request.program}: ${out.error.message}` };
+  }
+  return { code: out.status, signal: out.signal, stderr: out.stderr ?? "" };
+}
+
 /**
  * The adapter for Node.js (also usable under Deno's Node compatibility).
  *
@@ -146,4 +165,5 @@ export const nodeAdapter: ProcessAdapter = {
   // "exit" runs on a normal end, on process.exit() and after an uncaught exception.
   onHostExit: (listener) => process.on("exit", listener),
   spawnWatchdog,
+  probe,
 };

@@ -237,4 +237,57 @@ export interface ProcessAdapter {
    * without a watchdog; the exit guard still covers normal exits).
    */
   spawnWatchdog(script: string, env: Record<string, string>): WatchdogHandle;
+  /**
+   * Runs `program` to its end, synchronously, as the leader of a new
+   * session, with exactly `env`, stdin and stdout discarded, and returns how
+   * it ended and its stderr. Used once per sandboxed shell, to set the
+   * sandbox up for real before any command runs. Optional: an adapter
+   * without it cannot run a sandboxed shell.
+   */
+  probe?(request: ProbeRequest): ProbeOutcome;
+}
+
+/**
+ * What {@linkcode ProcessAdapter.probe} runs.
+ *
+ * @example
+ * ```ts
+ * import type { ProbeRequest } from "@dsh/shell/seam";
+ * import { nodeAdapter } from "@dsh/shell/node";
+ * import assert from "node:assert/strict";
+ * const request: ProbeRequest = { program: "/bin/sh", args: ["-c", "echo oops >&2; exit 3"], cwd: "/", env: {} };
+ * const outcome = nodeAdapter.probe!(request);
+ * assert.deepEqual(outcome, { code: 3, signal: null, stderr: "oops\n" });
+ * ```
+ */
+export interface ProbeRequest {
+  /** The program, a path or a name on `env.PATH`. */
+  program: string;
+  /** Its arguments. */
+  args: readonly string[];
+  /** The working directory. */
+  cwd: string;
+  /** The complete environment. */
+  env: Record<string, string>;
+}
+
+/**
+ * How a probe ended.
+ *
+ * @example
+ * ```ts
+ * import type { ProbeOutcome } from "@dsh/shell/seam";
+ * import { denoAdapter } from "@dsh/shell/deno";
+ * import assert from "node:assert/strict";
+ * const outcome: ProbeOutcome = denoAdapter.probe!({ program: "/bin/true", args: [], cwd: "/", env: {} });
+ * assert.equal(outcome.code, 0);
+ * ```
+ */
+export interface ProbeOutcome {
+  /** The exit code, or `null` when a signal ended it. */
+  code: number | null;
+  /** The terminating signal's name, or `null`. */
+  signal: string | null;
+  /** Everything it wrote to stderr. */
+  stderr: string;
 }

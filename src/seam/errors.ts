@@ -169,3 +169,39 @@ export class TaskLimitError extends Error {
     this.limit = limit;
   }
 }
+
+/**
+ * The sandbox could not be set up: no bubblewrap, an old one, user
+ * namespaces switched off, an unsupported platform (at `createLocalShell`),
+ * or a sandbox that failed to start one command (a bind source that
+ * vanished). The message says why and, where it can, how to fix it. A
+ * sandboxed shell never runs a command unsandboxed instead.
+ *
+ * @example
+ * ```ts
+ * import { createLocalShell, ShellSandboxError } from "@dsh/shell";
+ * import assert from "node:assert/strict";
+ * const error = (() => {
+ *   try {
+ *     createLocalShell({ sandbox: { bwrapPath: "/nonexistent/bwrap" } });
+ *   } catch (error) {
+ *     return error;
+ *   }
+ * })();
+ * assert.ok(error instanceof ShellSandboxError);
+ * assert.equal(error.name, "ShellSandboxError");
+ * ```
+ */
+export class ShellSandboxError extends Error {
+  /**
+   * Creates the error.
+   *
+   * @param message Why the sandbox could not be set up, and the fix.
+   * @param options The underlying error, as `cause`.
+   */
+  constructor(message: string, options?: { cause?: unknown }) {
+    super(message, options);
+    this.name = "ShellSandboxError";
+  }
+}
+

@@ -8,7 +8,7 @@
 import process from "node:process";
 import type { ProcessAdapter } from "./adapter.ts";
 import { SpillDirectory } from "./capture/spill.ts";
-import { ShellClosedError, ShellSpawnError } from "./errors.ts";
+import { ShellClosedError, ShellSandboxError, ShellSpawnError } from "./errors.ts";
 import { Watchdog } from "./guard/watchdog.ts";
 import { type HostProcess, hostProcess } from "./host.ts";
 import { type ResolvedShellOptions, resolveOptions } from "./resolve/options.ts";
@@ -17,6 +17,7 @@ import { checkObserver } from "./resolve/observer.ts";
 import { ownValue } from "./resolve/own_fields.ts";
 import { checkSpec, resolveRequest } from "./resolve/request.ts";
 import { ResolvedSpecs } from "./resolve/resolved_specs.ts";
+import { setUpSandbox, type ShellSandbox } from "./sandbox/setup.ts";
 import { SessionRegistry } from "./session/registry.ts";
 import { launch, type LaunchContext } from "./spawn/launch.ts";
 import { TaskRegistry } from "./tasks/registry.ts";
@@ -63,6 +64,7 @@ class SeamShell implements Shell {
   readonly #host: HostProcess;
   readonly #context: LaunchContext;
   readonly #watchdog: Watchdog;
+  readonly #sandbox: ShellSandbox | undefined;
   readonly #tasks: TaskRegistry;
   readonly #closer = new AbortController();
   /** What resolve() returned, so run() and start() validate only what changed since. */
@@ -74,9 +76,15 @@ class SeamShell implements Shell {
   constructor(host: HostProcess, adapter: ProcessAdapter, options: ResolvedShellOptions) {
     this.#options = options;
     this.#host = host;
-    this.#watchdog = new Watchdog(adapter);
-    this.#tasks = new TaskRegistry(options.maxTasksPerOwner, options.maxFinishedTasks);
     const spill = new SpillDirectory(options.spillDir);
+    // Fail closed, before anything else: a sandboxed shell that cannot sandbox is never handed out.
+    const sandbox = options.sandbox === undefined
+      ? undefined
+      : setUpSandbox(adapter, host.procTable, options.sandbox, options.workdir, spill);
+    this.#sandbox = sandbox;
+    // The record goes with the sandbox's private files, which no command can see.
+    this.#watchdog = new Watchdog(adapter, sandbox === undefined ? {} : { parent: sandbox.state.dir });
+    this.#tasks = new TaskRegistry(options.maxTasksPerOwner, options.maxFinishedTasks);
     const fixedAmbient = options.ambientEnv;
     const sessions = new SessionRegistry(this.#watchdog);
     host.exitGuard.guard(adapter, sessions);
@@ -87,6 +95,7 @@ class SeamShell implements Shell {
       spillDirectory: () => spill.path(),
       ambientEnv: () => fixedAmbient ?? process.env,
       sessions,
+      sandbox,
       closeSignal: this.#closer.signal,
       track: (work) => this.#track(work),
     };
@@ -114,7 +123,7 @@ class SeamShell implements Shell {
     try {
       task = new LaunchedTask(id, checked.owner, launch(checked, this.#context, undefined, watching));
     } catch (error) {
-      if (!(error instanceof ShellSpawnError)) throw error;
+      if (!(error instanceof ShellSpawnError) && !(error instanceof ShellSandboxError)) throw error;
       task = new FailedTask(id, checked.owner, checked.timeoutMs, error);
     }
     this.#tasks.add(task);
@@ -165,6 +174,8 @@ class SeamShell implements Shell {
     if (sessions.all().length === 0) {
       await this.#watchdog.stop();
       this.#host.exitGuard.release(adapter, sessions);
+      // Every owner's /tmp goes: nothing of any session is left to use it.
+      this.#sandbox?.state.dispose();
     }
   }
 

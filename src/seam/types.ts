@@ -8,7 +8,7 @@
  */
 
 import type { ProcessAdapter } from "./adapter.ts";
-import type { ShellSpawnError } from "./errors.ts";
+import type { ShellSandboxError, ShellSpawnError } from "./errors.ts";
 
 /**
  * Environment variables in the managed `DSH_*` channel.
@@ -96,6 +96,12 @@ export interface ShellExecRequest {
   env?: EnvPatch;
   /** The managed channel: merged last, so it always wins. */
   dshEnv?: DshEnv;
+  /**
+   * `false` runs this one request outside the shell's sandbox (trusted
+   * callers only; the model-facing tool never sets it). Nothing else is
+   * accepted: a request cannot loosen or change the shell's policy.
+   */
+  sandbox?: false;
 }
 
 /**
@@ -135,6 +141,8 @@ export interface ShellExecSpec {
   env?: EnvPatch;
   /** The managed channel, merged last. */
   dshEnv?: DshEnv;
+  /** `false`: run outside the shell's sandbox; absent means the shell's own setting. */
+  sandbox?: false;
 }
 
 /**
@@ -211,6 +219,12 @@ export interface ShellRunResult {
    * threw (or there was none). Capture is not affected either way.
    */
   observerError?: unknown;
+  /**
+   * On sandboxed runs: `denied` is a best-effort hint that the command
+   * failed because the sandbox refused it something (a read-only file
+   * system, a protected path, no network), read from what it printed.
+   */
+  sandbox?: { denied: boolean };
 }
 
 /**
@@ -326,6 +340,43 @@ export interface LocalShellOptions {
   maxFinishedTasks?: number;
   /** The process adapter (default: chosen by runtime). */
   adapter?: ProcessAdapter;
+  /**
+   * Run every command of the shell in a kernel sandbox (Linux, bubblewrap):
+   * `false` (the default) for none, or the policy. See `docs/sandbox.md`.
+   */
+  sandbox?: false | SandboxPolicy;
+}
+
+/**
+ * What a sandboxed shell's commands may do. Everything outside the workdir
+ * and `writableRoots` is read-only; `/tmp` is private to each owner; the
+ * command sees only its own processes, holds no capabilities and cannot
+ * make namespaces.
+ *
+ * @example
+ * ```ts
+ * import type { SandboxPolicy } from "@dsh/shell";
+ * import assert from "node:assert/strict";
+ * const policy: SandboxPolicy = { writableRoots: ["/tmp"], network: "none", protectGit: true };
+ * assert.equal(policy.network, "none");
+ * ```
+ */
+export interface SandboxPolicy {
+  /** Absolute paths writable besides each command's own workdir (default none). Each must exist. */
+  writableRoots?: string[];
+  /**
+   * Paths that read as unreadable inside (default: `~/.ssh`, `~/.aws`,
+   * `~/.azure`, `~/.config/gcloud`, `~/.config/gh`, `~/.gnupg`, `~/.kube`,
+   * `~/.docker`, `~/.netrc`, `~/.npmrc`, `~/.pypirc`, `~/.git-credentials`).
+   * Absolute, or starting `~/`; missing ones are fine.
+   */
+  denyRead?: string[];
+  /** `"none"` (the default): no network at all, a private loopback only; `"host"`: the host's network. */
+  network?: "none" | "host";
+  /** `.git/hooks` and `.git/config` under a writable root stay read-only (default true). */
+  protectGit?: boolean;
+  /** The bubblewrap binary (default `bwrap` on `PATH`). */
+  bwrapPath?: string;
 }
 
 /**
@@ -462,11 +513,13 @@ export interface ShellTask {
   /** The leader's pid (also its process group id), or -1 when the spawn failed. */
   readonly pid: number;
   /**
-   * Why the spawn failed (the workdir or the shell is missing), when it
-   * did: the same `ShellSpawnError` that `run()` would reject with. Its
-   * text is also the task's stderr.
+   * Why the command never started, when it did not: the same
+   * `ShellSpawnError` that `run()` would reject with (the workdir or the
+   * program is missing; its text is also the task's stderr), or the
+   * `ShellSandboxError` of a sandbox that could not start it (known once the
+   * task has ended).
    */
-  readonly spawnError?: ShellSpawnError;
+  readonly spawnError?: ShellSpawnError | ShellSandboxError;
   /** `running`, then `completed` (it ended by itself) or `killed` (we ended it, or it never started). */
   readonly status: TaskStatus;
   /** The exit code once ended by an exit, else `null`. */

@@ -82,6 +82,11 @@ function checkUsable(dir: string): void {
  */
 export class SpillDirectory {
   #configured: string | undefined;
+
+  /** The directory as it is now (the default one once made), or undefined before the first spill. */
+  get current(): string | undefined {
+    return this.#resolved ?? this.#configured;
+  }
   #resolved: string | undefined;
 
   /**

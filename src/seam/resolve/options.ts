@@ -9,6 +9,7 @@ import process from "node:process";
 import { resolve as resolvePath } from "node:path";
 import { SPILL_DIR_MISSING, spillDirProblem } from "../capture/spill.ts";
 import { ShellSpecError } from "../errors.ts";
+import { type ResolvedSandbox, resolveSandbox } from "../sandbox/policy.ts";
 import type { LocalShellOptions } from "../types.ts";
 import { optionsSchema } from "./schemas.ts";
 import { parseOrThrow } from "./to_spec_error.ts";
@@ -37,6 +38,8 @@ export interface ResolvedShellOptions {
   maxTasksPerOwner: number;
   /** Finished tasks kept readable per owner. */
   maxFinishedTasks: number;
+  /** The sandbox policy with its paths resolved, or undefined for no sandbox. */
+  sandbox: ResolvedSandbox | undefined;
 }
 
 /**
@@ -81,6 +84,7 @@ export function resolveOptions(options: LocalShellOptions | undefined): Resolved
     ambientEnv: given.ambientEnv,
     maxTasksPerOwner: given.maxTasksPerOwner ?? DEFAULTS.maxTasksPerOwner,
     maxFinishedTasks: given.maxFinishedTasks ?? DEFAULTS.maxFinishedTasks,
+    sandbox: given.sandbox === undefined || given.sandbox === false ? undefined : resolveSandbox(given.sandbox),
   };
 }
 

@@ -65,11 +65,13 @@ function withOptionals(base: ShellExecSpec, from: ShellExecRequest | ShellExecSp
   const stdin = ownValue(from, "stdin");
   const env = ownValue(from, "env");
   const dshEnv = ownValue(from, "dshEnv");
+  const sandbox = ownValue(from, "sandbox");
   // A copy: the spec must not change when the caller's array does.
   if (args !== undefined) spec.args = [...args];
   if (signal !== undefined) spec.signal = signal;
   if (stdin !== undefined) spec.stdin = stdin;
   if (env !== undefined) spec.env = env;
   if (dshEnv !== undefined) spec.dshEnv = dshEnv;
+  if (sandbox === false) spec.sandbox = false;
   return spec;
 }

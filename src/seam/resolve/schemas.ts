@@ -200,6 +200,9 @@ const requestShape = {
   stdin: stdin.optional(),
   env: envRecord<EnvPatch>(true).optional(),
   dshEnv: envRecord<DshEnv>(false, "DSH_").optional(),
+  sandbox: z.literal(false, {
+    error: "can only be false (run this request outside the shell's sandbox); the policy is the shell's",
+  }).optional(),
 };
 
 /** The zod schema of {@linkcode ShellExecRequest} (internal; see the public alias below). Unknown keys are refused, so a misspelt field never goes unnoticed. */
@@ -245,6 +248,22 @@ const adapter = z.custom<ProcessAdapter>(
   { error: `must be a ProcessAdapter (with ${ADAPTER_METHODS.join(", ")})` },
 );
 
+const absolutePath = path.refine((p) => p.startsWith("/"), { error: "must be an absolute path" });
+
+/** The sandbox policy's fields; the paths are resolved and checked for existence later (`sandbox/policy.ts`). */
+const sandboxPolicy = z.strictObject({
+  writableRoots: z.array(absolutePath, { error: "must be an array of absolute paths" }).optional(),
+  denyRead: z.array(
+    path.refine((p) => p.startsWith("/") || p === "~" || p.startsWith("~/"), {
+      error: "must be an absolute path or start with ~/",
+    }),
+    { error: "must be an array of paths" },
+  ).optional(),
+  network: z.enum(["none", "host"], { error: 'must be "none" or "host"' }).optional(),
+  protectGit: z.boolean({ error: "must be true or false" }).optional(),
+  bwrapPath: path.optional(),
+}, { error: (issue) => issue.code === "unrecognized_keys" ? undefined : "must be false or a sandbox policy object" });
+
 /** The zod schema of {@linkcode LocalShellOptions} (internal; see the public alias below). */
 export const optionsSchema: z.ZodType<LocalShellOptions> = z.strictObject({
   workdir: path.optional(),
@@ -262,6 +281,9 @@ export const optionsSchema: z.ZodType<LocalShellOptions> = z.strictObject({
   maxTasksPerOwner: positiveInteger().optional(),
   maxFinishedTasks: positiveInteger().optional(),
   adapter: adapter.optional(),
+  sandbox: z.union([z.literal(false), sandboxPolicy], {
+    error: (issue) => issue.code === "invalid_union" ? "must be false or a sandbox policy object" : undefined,
+  }).optional(),
 }, { error: (issue) => issue.code === "unrecognized_keys" ? undefined : "options must be an object" });
 
 /**

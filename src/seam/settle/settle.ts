@@ -13,6 +13,9 @@ import type { OutputEvents } from "../capture/output_events.ts";
 import type { SessionRegistry } from "../session/registry.ts";
 import type { CommandSession } from "../session/session.ts";
 import type { Deadline } from "../terminate/deadline.ts";
+import { ShellSandboxError } from "../errors.ts";
+import { deniedBySandbox } from "../sandbox/denied.ts";
+import { setupFailureReason, takeStatus } from "../sandbox/launcher.ts";
 import type { ShellRunResult } from "../types.ts";
 
 /** One command, as far as its settling needs to know it. */
@@ -36,9 +39,14 @@ export interface Settling {
   readonly stderr: OutputCollector;
   /** The output's observer and waiters: what the observer threw goes on the result. */
   readonly events: OutputEvents;
+  /** For a sandboxed command: bubblewrap's status file, which tells a command's exit from a failed set-up. */
+  readonly sandboxStatus?: string;
 }
 
-/** Settles `command`'s result once its leader has exited. Never rejects. */
+/**
+ * Settles `command`'s result once its leader has exited. Rejects only with
+ * a `ShellSandboxError`, when the sandbox never started the command.
+ */
 export async function settle(command: Settling): Promise<ShellRunResult> {
   const { child, deadline } = command;
   const exit = await child.exited;
@@ -62,6 +70,18 @@ export async function settle(command: Settling): Promise<ShellRunResult> {
   };
   const failure = command.events.observerError;
   if (failure !== undefined) result.observerError = failure.error;
+  if (command.sandboxStatus !== undefined) {
+    const status = takeStatus(command.sandboxStatus);
+    if (status.exitCode === undefined && exit.signal === null) {
+      // bubblewrap exited by itself without running the command: its set-up failed. A failure after its clone
+      // leaves the sandbox's init waiting for ever in the session: end the whole session.
+      command.session.signal("SIGKILL");
+      throw new ShellSandboxError(
+        `the sandbox could not start the command: ${setupFailureReason(result.stderr.text)}`,
+      );
+    }
+    result.sandbox = { denied: deniedBySandbox(result) };
+  }
   return result;
 }
 

@@ -7,6 +7,7 @@
  * @module
  */
 
+import { realpathSync } from "node:fs";
 import type { ChildHandle, ProcessAdapter, SpawnRequest } from "../adapter.ts";
 import { OutputCollector } from "../capture/collector.ts";
 import { OutputEvents } from "../capture/output_events.ts";
@@ -21,6 +22,8 @@ import { settle } from "../settle/settle.ts";
 import { Deadline, type StopCause } from "../terminate/deadline.ts";
 import type { ResolvedShellOptions } from "../resolve/options.ts";
 import type { ShellExecSpec, ShellObserver, ShellRunResult } from "../types.ts";
+import { sandboxedRequest } from "../sandbox/launcher.ts";
+import type { ShellSandbox } from "../sandbox/setup.ts";
 import { describeSpawnFailure } from "./failure.ts";
 import { checkWorkdir } from "./workdir.ts";
 
@@ -38,6 +41,8 @@ export interface LaunchContext {
   readonly ambientEnv: () => Record<string, string | undefined>;
   /** The shell's sessions. */
   readonly sessions: SessionRegistry;
+  /** The shell's sandbox, when it has one: every command runs in it unless its spec says `sandbox: false`. */
+  readonly sandbox: ShellSandbox | undefined;
   /** Aborted by `close()`: ends every command in flight. */
   readonly closeSignal: AbortSignal;
   /** Keeps a background termination that `close()` must await. */
@@ -86,7 +91,7 @@ export function launch(
   const dshEnv = ownValue(spec, "dshEnv");
   const stdin = ownValue(spec, "stdin");
   const args = ownValue(spec, "args");
-  const child = spawn(adapter, args === undefined ? "shell" : "program", {
+  let request: SpawnRequest = {
     // A command line is run by the shell; the argv form runs the program itself, with no shell in between.
     program: args === undefined ? options.shell : spec.command,
     args: args === undefined ? ["-c", spec.command] : args,
@@ -101,7 +106,12 @@ export function launch(
       stderr.write(chunk);
       events.stderr(chunk);
     },
-  });
+  };
+  const sandboxed = context.sandbox !== undefined && ownValue(spec, "sandbox") !== false
+    ? inSandbox(request, context.sandbox, spec)
+    : undefined;
+  if (sandboxed !== undefined) request = sandboxed.request;
+  const child = spawn(adapter, args === undefined ? "shell" : "program", request);
   const session = new CommandSession(adapter, child.pid, host.procTable);
   context.sessions.started(session);
   const signals = [ownValue(spec, "signal"), context.closeSignal];
@@ -121,6 +131,7 @@ export function launch(
     stdout,
     stderr,
     events,
+    sandboxStatus: sandboxed?.statusPath,
   });
   return {
     pid: child.pid,
@@ -156,3 +167,24 @@ function newCollector(context: LaunchContext, budget: number, label: string): Ou
     label,
   });
 }
+
+/**
+ * `request` in the shell's sandbox: the owner's private `/tmp`, `TMPDIR`
+ * pointing at it unless the caller set one, and bubblewrap's status file.
+ */
+function inSandbox(
+  request: SpawnRequest,
+  sandbox: ShellSandbox,
+  spec: ShellExecSpec,
+): { request: SpawnRequest; statusPath: string } {
+  const explicit = { ...ownValue(spec, "env"), ...ownValue(spec, "dshEnv") } as Record<string, string | undefined>;
+  const env = Object.hasOwn(explicit, "TMPDIR") ? request.env : { ...request.env, TMPDIR: "/tmp" };
+  const statusPath = sandbox.state.statusPath();
+  const placement = {
+    workdir: realpathSync(spec.workdir),
+    ownerTmp: sandbox.state.ownerTmp(spec.owner),
+    hidden: sandbox.hidden(),
+  };
+  return { request: sandboxedRequest({ ...request, env }, sandbox.policy, placement, statusPath), statusPath };
+}
+

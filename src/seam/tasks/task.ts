@@ -6,7 +6,7 @@
  */
 
 import type { OutputCollector } from "../capture/collector.ts";
-import type { ShellSpawnError } from "../errors.ts";
+import { ShellSandboxError, type ShellSpawnError } from "../errors.ts";
 import type { Launched } from "../spawn/launch.ts";
 import type {
   ShellRunResult,
@@ -51,6 +51,7 @@ export class LaunchedTask implements ShellTask {
   readonly #stdout: StreamCursor;
   readonly #stderr: StreamCursor;
   #result: ShellRunResult | undefined;
+  #spawnError: ShellSandboxError | undefined;
 
   constructor(id: string, owner: string | null, launched: Launched) {
     this.id = id;
@@ -59,12 +60,34 @@ export class LaunchedTask implements ShellTask {
     this.#launched = launched;
     this.#stdout = new StreamCursor(launched.stdout);
     this.#stderr = new StreamCursor(launched.stderr);
-    this.done = launched.result.then((result) => this.#result = result);
+    this.done = launched.result.then(
+      (result) => this.#result = result,
+      (error: unknown) => {
+        // The only rejection: a sandbox that never started the command. The task settles as never started.
+        this.#spawnError = error instanceof ShellSandboxError ? error : new ShellSandboxError(String(error));
+        this.#result = {
+          exitCode: null,
+          signal: null,
+          timedOut: false,
+          aborted: false,
+          timeoutMs: 0,
+          durationMs: 0,
+          stdout: launched.stdout.finish(),
+          stderr: launched.stderr.finish(),
+        };
+        return this.#result;
+      },
+    );
   }
 
   get status(): TaskStatus {
     if (this.#result === undefined) return "running";
-    return this.#result.aborted ? "killed" : "completed";
+    return this.#result.aborted || this.#spawnError !== undefined ? "killed" : "completed";
+  }
+
+  /** The sandbox's refusal to start the command, once known. */
+  get spawnError(): ShellSandboxError | undefined {
+    return this.#spawnError;
   }
 
   get exitCode(): number | null {
@@ -120,10 +143,10 @@ export class FailedTask implements ShellTask {
   readonly exitCode = null;
   readonly signal = null;
   readonly done: Promise<ShellRunResult>;
-  readonly spawnError: ShellSpawnError;
+  readonly spawnError: ShellSpawnError | ShellSandboxError;
   #unread: string;
 
-  constructor(id: string, owner: string | null, timeoutMs: number, error: ShellSpawnError) {
+  constructor(id: string, owner: string | null, timeoutMs: number, error: ShellSpawnError | ShellSandboxError) {
     this.id = id;
     this.owner = owner;
     this.spawnError = error;

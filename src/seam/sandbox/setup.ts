@@ -1,0 +1,55 @@
+/**
+ * A sandboxed shell's start: find bubblewrap, make the private state
+ * directory, decide what the commands must not see, and set the sandbox up
+ * once for real (`probe.ts`). What it returns is all a launch needs.
+ *
+ * @module
+ */
+
+import { realpathSync } from "node:fs";
+import { tmpdir } from "node:os";
+import type { ProcessAdapter } from "../adapter.ts";
+import type { SpillDirectory } from "../capture/spill.ts";
+import type { ProcTable } from "../session/proc_table.ts";
+import type { ResolvedSandbox } from "./policy.ts";
+import { findBwrap, probeSandbox } from "./probe.ts";
+import { SandboxState } from "./state.ts";
+
+/** A sandboxed shell's sandbox: the policy, its private files, and what commands must not see. */
+export interface ShellSandbox {
+  /** The policy, with bubblewrap's absolute path. */
+  readonly policy: ResolvedSandbox;
+  /** Owners' `/tmp` directories, status files, the watchdog's record. */
+  readonly state: SandboxState;
+  /** The library's own directories on the host as they are now, masked wherever a command could see them. */
+  hidden(): string[];
+}
+
+/**
+ * Sets up the sandbox of a new shell whose default workdir is `workdir`.
+ * Throws `ShellSandboxError` when it cannot be set up; nothing is left
+ * behind then.
+ */
+export function setUpSandbox(
+  adapter: ProcessAdapter,
+  table: ProcTable,
+  resolved: ResolvedSandbox,
+  workdir: string,
+  spill: SpillDirectory,
+): ShellSandbox {
+  const policy: ResolvedSandbox = { ...resolved, bwrapPath: findBwrap(resolved.bwrapPath) };
+  const state = new SandboxState(tmpdir());
+  try {
+    // The spill directory holds every command's complete output: it is made now, so that it is masked from the
+    // first command on (a workdir or writable root may contain it), and asked again at each spawn (a deleted one
+    // is made again under a new name).
+    spill.path();
+    const hidden = (): string[] => [state.dir, ...(spill.current === undefined ? [] : [spill.current])];
+    const placement = { workdir: realpathSync(workdir), ownerTmp: state.ownerTmp(null), hidden: hidden() };
+    probeSandbox(adapter, table, policy, placement, state.statusPath());
+    return { policy, state, hidden };
+  } catch (error) {
+    state.dispose();
+    throw error;
+  }
+}

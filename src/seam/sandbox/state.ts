@@ -1,0 +1,51 @@
+/**
+ * A sandboxed shell's private files on the host: one directory (0700,
+ * unpredictable name) holding each owner's `/tmp`, the status files
+ * bubblewrap writes, and the watchdog's record. Commands never see it; it
+ * is removed by `close()`.
+ *
+ * @module
+ */
+
+import { mkdirSync, mkdtempSync, rmSync } from "node:fs";
+import { join } from "node:path";
+
+/** The private directory of one sandboxed shell. */
+export class SandboxState {
+  /** The directory itself. */
+  readonly dir: string;
+  /** Owner → the name of its `/tmp` directory; unowned commands share one (the `null` key). */
+  readonly #owners = new Map<string | null, string>();
+  #statusFiles = 0;
+
+  /** @param parent Where the directory is made (the OS temp dir). */
+  constructor(parent: string) {
+    this.dir = mkdtempSync(join(parent, "dsh-sandbox-"));
+  }
+
+  /**
+   * The host directory mounted at `/tmp` for `owner`'s commands, made at
+   * the first use: shared by that owner's commands, private from the others
+   * and from the host. The directory name is a counter, not the owner,
+   * which may hold any character.
+   */
+  ownerTmp(owner: string | null): string {
+    let name = this.#owners.get(owner);
+    if (name === undefined) {
+      name = `owner-${this.#owners.size}`;
+      this.#owners.set(owner, name);
+      mkdirSync(join(this.dir, name), { mode: 0o700 });
+    }
+    return join(this.dir, name);
+  }
+
+  /** A fresh path for one command's status file (the wrapper creates it). */
+  statusPath(): string {
+    return join(this.dir, `status-${this.#statusFiles++}.jsonl`);
+  }
+
+  /** Removes everything (at `close()`, once no command runs). */
+  dispose(): void {
+    rmSync(this.dir, { recursive: true, force: true });
+  }
+}

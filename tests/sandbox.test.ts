@@ -1,0 +1,338 @@
+/**
+ * The sandbox (Linux, bubblewrap): each promise of docs/sandbox.md checked
+ * by tests/fixtures/sandbox_checks.ts, run as root and as an ordinary user
+ * made for the purpose, on the runtime of the leg; the fail-closed errors;
+ * and the host's death. Where bubblewrap is missing these tests skip with
+ * a loud reason, except in CI (DSH_REQUIRE_SANDBOX=1), where that fails.
+ */
+
+import { after, before, describe, it } from "node:test";
+import assert from "node:assert/strict";
+import { type ChildProcess, spawn, spawnSync } from "node:child_process";
+import {
+  chmodSync,
+  copyFileSync,
+  existsSync,
+  mkdirSync,
+  mkdtempSync,
+  readFileSync,
+  rmSync,
+  writeFileSync,
+} from "node:fs";
+import { tmpdir } from "node:os";
+import { join } from "node:path";
+import process from "node:process";
+import { fileURLToPath } from "node:url";
+import { createLocalShell, ShellSandboxError, ShellSpecError } from "../mod.ts";
+import { rejection, thrown } from "./helpers/errors.ts";
+import { runningWithEnv } from "./helpers/proc.ts";
+import { IS_DENO } from "./helpers/runtime.ts";
+import { eventually } from "./helpers/wait.ts";
+
+const BWRAP = ["/usr/bin/bwrap", "/bin/bwrap", "/usr/local/bin/bwrap"].find((path) => existsSync(path));
+const REQUIRED = process.env.DSH_REQUIRE_SANDBOX === "1";
+const IS_ROOT = typeof process.getuid === "function" && process.getuid() === 0;
+const USER = "dshsandbox";
+
+/** Why the sandbox tests cannot run here, or undefined when they can; in CI a reason is a failure, not a skip. */
+function unavailable(): string | false {
+  if (process.platform !== "linux") return "the sandbox is Linux only";
+  if (BWRAP === undefined) return "bubblewrap is not installed (apt-get install bubblewrap)";
+  return false;
+}
+
+const missing = unavailable();
+if (missing && !REQUIRED) console.error(`\n*** SANDBOX TESTS SKIPPED: ${missing} ***\n`);
+
+describe("the sandbox is available where it is required", () => {
+  it("CI has bubblewrap: the sandbox tests ran, they were not skipped", { skip: !REQUIRED && "not in CI" }, () => {
+    assert.equal(missing, false, `the sandbox tests would be skipped: ${missing}`);
+  });
+});
+
+/** The trees a check run works on, owned by whoever runs the checks. */
+function makeSetup(owner: { uid: number; gid: number } | undefined): { base: string; file: string; marker: string } {
+  const base = mkdtempSync("/var/tmp/dsh-sandbox-test-");
+  const paths = {
+    workdir: join(base, "work"),
+    writableRoot: join(base, "root"),
+    outside: join(base, "outside"),
+    secretFile: join(base, "secrets", "id_test"),
+    deniedFile: join(base, "denied.txt"),
+    marker: `sbx-${process.pid}-${Date.now()}`,
+  };
+  for (const dir of [paths.workdir, paths.writableRoot, paths.outside, join(base, "secrets")]) mkdirSync(dir);
+  writeFileSync(paths.secretFile, "PRIVATE KEY\n");
+  writeFileSync(paths.deniedFile, "denied\n");
+  const git = spawnSync("git", ["init", "-q", paths.workdir]);
+  assert.equal(git.status, 0, String(git.stderr));
+  mkdirSync(join(paths.workdir, ".git", "hooks"), { recursive: true });
+  const file = join(base, "setup.json");
+  writeFileSync(file, JSON.stringify(paths));
+  if (owner !== undefined) {
+    spawnSync("chown", ["-R", `${owner.uid}:${owner.gid}`, base]);
+    chmodSync(base, 0o755);
+  }
+  return { base, file, marker: paths.marker };
+}
+
+/** The ordinary user the checks run as, made once; undefined when this is not root. */
+function ordinaryUser(): { uid: number; gid: number; home: string } | undefined {
+  if (!IS_ROOT) return undefined;
+  if (spawnSync("id", ["-u", USER]).status !== 0) {
+    const made = spawnSync("useradd", ["-m", "-s", "/bin/sh", USER]);
+    assert.equal(made.status, 0, `useradd: ${made.stderr}`);
+  }
+  const uid = Number(String(spawnSync("id", ["-u", USER]).stdout).trim());
+  const gid = Number(String(spawnSync("id", ["-g", USER]).stdout).trim());
+  return { uid, gid, home: `/home/${USER}` };
+}
+
+/**
+ * How to run the checks fixture on this leg's runtime, as root and as the
+ * ordinary user: Node runs the compiled fixture with its own binary (both
+ * readable by anyone); Deno runs a bundle of it with a copy of its binary,
+ * since neither root's Deno nor its cache can be read by another user.
+ */
+function fixtureCommand(name: string, scratch: string): { program: string; args: string[] } {
+  if (!IS_DENO) {
+    return { program: process.execPath, args: [fileURLToPath(new URL(`./fixtures/${name}.js`, import.meta.url))] };
+  }
+  const bundle = join(scratch, `${name}.js`);
+  const source = fileURLToPath(new URL(`./fixtures/${name}.ts`, import.meta.url));
+  const bundled = spawnSync(process.execPath, ["bundle", "-q", "-o", bundle, source], { encoding: "utf8" });
+  assert.equal(bundled.status, 0, bundled.stderr);
+  const deno = join(scratch, "deno");
+  if (!existsSync(deno)) {
+    copyFileSync(process.execPath, deno);
+    chmodSync(deno, 0o755);
+  }
+  return { program: deno, args: ["run", "-A", "--no-config", bundle] };
+}
+
+/** Starts a fixture command with `args`, as `user` when given, with a minimal environment. */
+function startAs(
+  command: { program: string; args: string[] },
+  args: string[],
+  user: { home: string } | undefined,
+  scratch: string,
+): ChildProcess {
+  const env = {
+    PATH: "/usr/bin:/bin",
+    HOME: user?.home ?? process.env.HOME ?? "/root",
+    DENO_DIR: join(scratch, user === undefined ? "deno-root" : "deno-user"),
+    DENO_NO_UPDATE_CHECK: "1",
+  };
+  const argv = [...command.args, ...args];
+  const pairs = Object.entries(env).map(([name, value]) => `${name}=${value}`);
+  return user === undefined
+    ? spawn(command.program, argv, { env, stdio: ["ignore", "pipe", "pipe"] })
+    : spawn("runuser", ["-u", USER, "--", "env", "-i", ...pairs, command.program, ...argv], {
+      stdio: ["ignore", "pipe", "pipe"],
+    });
+}
+
+/** Runs the checks fixture (as `user` when given) and parses what it saw. */
+function runChecks(
+  command: { program: string; args: string[] },
+  setupFile: string,
+  user: { home: string } | undefined,
+  scratch: string,
+): Promise<Record<string, any>> {
+  const child = startAs(command, [setupFile], user, scratch);
+  let stdout = "";
+  let stderr = "";
+  child.stdout?.on("data", (chunk) => stdout += chunk);
+  child.stderr?.on("data", (chunk) => stderr += chunk);
+  return new Promise((resolve, reject) =>
+    child.once("close", (code) => {
+      if (code !== 0) reject(new Error(`the checks exited ${code}: ${stderr}`));
+      else resolve(JSON.parse(stdout));
+    })
+  );
+}
+
+/** The promises, held against what the fixture saw. */
+function assertContained(seen: Record<string, any>, who: string): void {
+  const at = (name: string) => `${who}: ${name}: ${JSON.stringify(seen[name])}`;
+  assert.deepEqual([seen.writeWorkdir.code, seen.writeWorkdir.out], [0, "ok\n"], at("writeWorkdir"));
+  assert.deepEqual([seen.writeRoot.code, seen.writeRoot.out], [0, "ok\n"], at("writeRoot"));
+  assert.notEqual(seen.writeOutside.code, 0, at("writeOutside"));
+  assert.match(seen.writeOutside.err, /Read-only file system/, at("writeOutside"));
+  assert.notEqual(seen.writeEtc.code, 0, at("writeEtc"));
+  assert.equal(seen.outsideFileExists, false, at("outsideFileExists"));
+
+  assert.notEqual(seen.gitHook.code, 0, at("gitHook"));
+  assert.notEqual(seen.gitConfig.code, 0, at("gitConfig"));
+  assert.notEqual(seen.gitMove.code, 0, at("gitMove"));
+  assert.equal(seen.hookOnHost, false, at("hookOnHost"));
+  assert.deepEqual([seen.gitCommit.code, seen.gitCommit.out.trim()], [0, "1"], at("gitCommit"));
+
+  assert.notEqual(seen.readSecret.code, 0, at("readSecret"));
+  assert.doesNotMatch(seen.readSecret.out, /PRIVATE KEY/, at("readSecret"));
+  assert.notEqual(seen.readDeniedFile.code, 0, at("readDeniedFile"));
+  assert.doesNotMatch(seen.readDeniedFile.out, /denied/, at("readDeniedFile"));
+
+  assert.equal(seen.tmpWrite.code, 0, at("tmpWrite"));
+  assert.deepEqual([seen.tmpSameOwner.code, seen.tmpSameOwner.out], [0, "mine\n"], at("tmpSameOwner"));
+  assert.match(seen.tmpOtherOwner.err, /No such file or directory/, at("tmpOtherOwner"));
+  assert.doesNotMatch(seen.tmpOtherOwner.out, /owner-file|mine/, at("tmpOtherOwner"));
+  assert.equal(seen.tmpOnHost, false, at("tmpOnHost"));
+
+  assert.equal(typeof seen.spillPath, "string", at("spillPath"));
+  assert.notEqual(seen.spillFromInside.out.trim(), "5000", at("spillFromInside"));
+  assert.notEqual(seen.spillFromOther.code, 0, at("spillFromOther"));
+
+  assert.equal(seen.hostServerFromHost, "connected", at("hostServerFromHost"));
+  assert.notEqual(seen.hostServer.code, 0, at("hostServer"));
+  assert.doesNotMatch(seen.hostServer.out, /connected/, at("hostServer"));
+
+  assert.doesNotMatch(seen.ps.out, /sleep/, at("ps"));
+  assert.equal(seen.procHost.out, "hidden\n", at("procHost"));
+  assert.doesNotMatch(seen.killHost.out, /rc=0/, at("killHost"));
+  assert.doesNotMatch(seen.killOther.out, /rc=0/, at("killOther"));
+  assert.equal(seen.otherStillRunning, true, at("otherStillRunning"));
+
+  assert.doesNotMatch(seen.remount.out, /rc=0/, at("remount"));
+  assert.equal(seen.remountFileOnHost, false, at("remountFileOnHost"));
+  assert.doesNotMatch(seen.userns.out, /rc=0/, at("userns"));
+  assert.match(seen.capabilities.out, /CapEff:\s+0+\n/, at("capabilities"));
+
+  assert.equal(seen.deniedHint.denied, true, at("deniedHint"));
+  assert.equal(seen.writeWorkdir.denied, false, at("writeWorkdir.denied"));
+
+  assert.equal(seen.timeoutEnded, true, at("timeoutEnded"));
+  assert.deepEqual(seen.afterTimeout, [], at("afterTimeout"));
+  assert.equal(seen.killed, true, at("killed"));
+  assert.deepEqual(seen.afterKill, [], at("afterKill"));
+  assert.deepEqual(seen.afterClose, [], at("afterClose"));
+}
+
+describe("the sandbox holds", { skip: missing && !REQUIRED ? missing : false }, () => {
+  let scratch: string;
+  let command: { program: string; args: string[] };
+  before(() => {
+    scratch = mkdtempSync(join(tmpdir(), "dsh-sandbox-run-"));
+    chmodSync(scratch, 0o755);
+    command = fixtureCommand("sandbox_checks", scratch);
+  });
+  after(() => rmSync(scratch, { recursive: true, force: true }));
+
+  it("as this user (root here)", { timeout: 120_000 }, async () => {
+    const { base, file } = makeSetup(undefined);
+    try {
+      assertContained(await runChecks(command, file, undefined, scratch), IS_ROOT ? "root" : "this user");
+    } finally {
+      rmSync(base, { recursive: true, force: true });
+    }
+  });
+
+  it(
+    "as an ordinary user",
+    { timeout: 120_000, skip: !IS_ROOT && "only root can make and become another user" },
+    async () => {
+      const user = ordinaryUser();
+      assert.ok(user !== undefined);
+      mkdirSync(join(scratch, "deno-user"), { recursive: true });
+      spawnSync("chown", ["-R", `${user.uid}:${user.gid}`, join(scratch, "deno-user")]);
+      const { base, file } = makeSetup(user);
+      try {
+        assertContained(await runChecks(command, file, user, scratch), "an ordinary user");
+      } finally {
+        rmSync(base, { recursive: true, force: true });
+      }
+    },
+  );
+});
+
+describe("the host's death ends every sandboxed process", { skip: missing && !REQUIRED ? missing : false }, () => {
+  let scratch: string;
+  let host: { program: string; args: string[] };
+  before(() => {
+    scratch = mkdtempSync(join(tmpdir(), "dsh-sandbox-host-"));
+    chmodSync(scratch, 0o755);
+    host = fixtureCommand("idle_host", scratch);
+  });
+  after(() => rmSync(scratch, { recursive: true, force: true }));
+
+  for (const who of ["this user", "an ordinary user"] as const) {
+    it(`setsid, double-forked and nohup'd survivors die when the host is SIGKILLed (${who})`, {
+      timeout: 60_000,
+      skip: who === "an ordinary user" && !IS_ROOT && "only root can make and become another user",
+    }, async () => {
+      const user = who === "this user" ? undefined : ordinaryUser();
+      if (user !== undefined) {
+        mkdirSync(join(scratch, "deno-user"), { recursive: true });
+        spawnSync("chown", ["-R", `${user.uid}:${user.gid}`, join(scratch, "deno-user")]);
+      }
+      const dir = mkdtempSync(join(tmpdir(), "dsh-sandbox-host-run-"));
+      chmodSync(dir, 0o777);
+      const marker = `host-${process.pid}-${Date.now()}`;
+      const command = "setsid sleep 300 </dev/null >/dev/null 2>&1 & (sleep 300 </dev/null >/dev/null 2>&1 &) ; " +
+        "nohup sleep 300 </dev/null >/dev/null 2>&1 & echo started";
+      const extra = JSON.stringify({ sandbox: {}, dshEnv: { DSH_SANDBOX_MARK: marker } });
+      const child = startAs(host, [join(dir, "host"), command, extra], user, scratch);
+      const survivors = (): number[] => runningWithEnv("DSH_SANDBOX_MARK", marker);
+      try {
+        assert.ok(await eventually(() => existsSync(join(dir, "host")), 30_000), "the host never ran its command");
+        assert.ok(await eventually(() => survivors().length >= 3), `no survivors to kill: ${survivors()}`);
+        // The host itself: under runuser, killing runuser would leave the host running.
+        process.kill(Number(readFileSync(join(dir, "host.host"), "utf8")), "SIGKILL");
+        assert.ok(await eventually(() => survivors().length === 0, 10_000), `still running: ${survivors()}`);
+      } finally {
+        child.kill("SIGKILL");
+        rmSync(dir, { recursive: true, force: true });
+      }
+    });
+  }
+});
+
+describe("the sandbox fails closed", { skip: missing && !REQUIRED ? missing : false }, () => {
+  it("no bubblewrap: a ShellSandboxError at createLocalShell that says how to fix it", () => {
+    const error = thrown(() => createLocalShell({ sandbox: { bwrapPath: "/nonexistent/bwrap" } }));
+    assert.ok(error instanceof ShellSandboxError, String(error));
+    assert.match(error.message, /bubblewrap .* was not found: install bubblewrap/);
+  });
+
+  it("a writableRoots entry that does not exist: a ShellSpecError naming it", () => {
+    const error = thrown(() => createLocalShell({ sandbox: { writableRoots: ["/nonexistent/root"] } }));
+    assert.ok(error instanceof ShellSpecError, String(error));
+    assert.equal(error.field, "sandbox.writableRoots[0]");
+  });
+
+  it("a bind that fails at spawn (a writable root removed since): a ShellSandboxError, never an exit code", async () => {
+    const base = mkdtempSync("/var/tmp/dsh-sandbox-gone-");
+    const root = join(base, "root");
+    mkdirSync(root);
+    const shell = createLocalShell({ workdir: base, graceMs: 300, sandbox: { writableRoots: [root] } });
+    try {
+      rmSync(root, { recursive: true });
+      const error = await rejection(shell.exec("echo never"));
+      assert.ok(error instanceof ShellSandboxError, String(error));
+      assert.match(error.message, /Can't find source path/);
+      const task = shell.start(shell.resolve({ command: "echo never", owner: null }));
+      await task.done;
+      assert.equal(task.status, "killed");
+      assert.ok(task.spawnError instanceof ShellSandboxError);
+    } finally {
+      await shell.close();
+      rmSync(base, { recursive: true, force: true });
+    }
+  });
+
+  it("a request may leave the sandbox only with sandbox: false, which the model's tool cannot set", async () => {
+    const shell = createLocalShell({ graceMs: 300, sandbox: {} });
+    try {
+      const inside = await shell.exec("ps -e | wc -l");
+      const outside = await shell.exec("ps -e | wc -l", { sandbox: false });
+      assert.ok(Number(inside.stdout.text) < 10, inside.stdout.text);
+      assert.ok(Number(outside.stdout.text) > Number(inside.stdout.text), outside.stdout.text);
+      assert.ok(inside.sandbox !== undefined && outside.sandbox === undefined);
+      const loosen = await rejection(shell.exec("true", { sandbox: { network: "host" } as never }));
+      assert.ok(loosen instanceof ShellSpecError);
+      assert.equal(loosen.field, "sandbox");
+    } finally {
+      await shell.close();
+    }
+  });
+});
