@@ -16,68 +16,17 @@ import { describe, it } from "node:test";
 import assert from "node:assert/strict";
 import { existsSync, readFileSync } from "node:fs";
 import { join } from "node:path";
-import {
-  type LocalShellOptions,
-  type Shell,
-  ShellClosedError,
-  type ShellExecRequest,
-  type ShellRunResult,
-  TaskAccessError,
-} from "../mod.ts";
+import { ShellClosedError, type ShellExecRequest, type ShellRunResult, TaskAccessError } from "../mod.ts";
 import { bashTool, type BashToolContext, type BashToolInput, runBashTool, ToolInputError } from "../src/tool/mod.ts";
 import { shQuote } from "./helpers/bash.ts";
 import { seqText } from "./helpers/capture.ts";
 import { rejection, thrown } from "./helpers/errors.ts";
-import { withShell } from "./helpers/shell.ts";
+import { withSpiedShell } from "./helpers/spy_shell.ts";
 import { appeared } from "./helpers/wait.ts";
 
 const OWNER = "session-1";
 /** Bound on polling for a file a command creates; generous, as the Node leg runs test files in parallel. */
 const POLL_MS = 15_000;
-
-/** A shell that records which of its methods were called, delegating to a real one. */
-interface SpyShell {
-  shell: Shell;
-  calls: string[];
-}
-
-function spyOn(real: Shell): SpyShell {
-  const calls: string[] = [];
-  const shell: Shell = {
-    resolve(request) {
-      calls.push("resolve");
-      return real.resolve(request);
-    },
-    run(spec, observer) {
-      calls.push("run");
-      return real.run(spec, observer);
-    },
-    start(spec, observer) {
-      calls.push("start");
-      return real.start(spec, observer);
-    },
-    exec(command, options) {
-      calls.push("exec");
-      return real.exec(command, options);
-    },
-    task: (id, owner) => real.task(id, owner),
-    tasks: (owner) => real.tasks(owner),
-    close: () => real.close(),
-    [Symbol.asyncDispose]: () => real.close(),
-  };
-  return { shell, calls };
-}
-
-/** Runs `body` with a fresh shell (see {@linkcode withShell}) behind a spy, and the spy's record of calls. */
-function withSpiedShell(
-  options: LocalShellOptions,
-  body: (shell: Shell, dir: string, calls: string[]) => Promise<void>,
-): Promise<void> {
-  return withShell(options, (real, dir) => {
-    const { shell, calls } = spyOn(real);
-    return body(shell, dir, calls);
-  });
-}
 
 /** Asserts that `error` is a ToolInputError whose key is `key` and whose message names it. */
 function assertRefused(error: unknown, key: string): asserts error is ToolInputError {
@@ -110,7 +59,12 @@ describe("the tool definition", () => {
     for (const needle of ["bash -c", "/dev/null", "heredoc", "VAR=value cmd", "workdir", "120000", "600000"]) {
       assert.ok(text.includes(needle), `the description mentions ${needle}`);
     }
-    for (const needle of ["run_in_background", "started background task <id>", "full output", "killed"]) {
+    for (
+      const needle of ["run_in_background", "started background task <id>", "bash_output", "kill_shell", "task_id"]
+    ) {
+      assert.ok(text.includes(needle), `the description mentions ${needle}`);
+    }
+    for (const needle of ["full output", "killed"]) {
       assert.ok(text.includes(needle), `the description mentions ${needle}`);
     }
     assert.ok(text.split("\n").length <= 16, "the description stays short");
@@ -453,7 +407,10 @@ describe("background tasks", () => {
         command: "echo bg-out; echo bg-err >&2",
         run_in_background: true,
       }, { owner: OWNER });
-      const first = text.split("\n")[0];
+      const [first, ...rest] = text.split("\n");
+      assert.deepEqual(rest, [
+        "No timeout applies. Read its output with bash_output and stop it with kill_shell, giving this id as task_id.",
+      ]);
       const match = /^started background task (\S+)$/.exec(first);
       assert.ok(match, `first line: ${first}`);
       const id = match[1];

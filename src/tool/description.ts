@@ -27,7 +27,7 @@ export const DESCRIPTION: string = [
   "Status lines follow when they apply: `[timed out after Nms]`, `[aborted]`, `[killed by signal: SIGX]`, " +
   "`[exit code: N]` (nonzero only). `[error] ...` means the call could not run (e.g. a missing workdir).",
   "Set `run_in_background: true` for servers, watchers and other long-running commands (without a trailing &): " +
-  "the call returns at once with `started background task <id>`, no timeout applies, and the output is read " +
-  "later by that id with the harness's background-task tools.",
+  "the call returns at once with `started background task <id>` and no timeout applies. " +
+  "Read its output later with bash_output and stop it with kill_shell, passing the id as `task_id`.",
   "`description`: what the command does in 5-10 words, for the user; it does not affect the run.",
 ].join("\n");

@@ -8,6 +8,7 @@
 
 import { z } from "zod";
 import { DEFAULTS } from "../seam/resolve/options.ts";
+import { generateInputSchema } from "./json_schema.ts";
 import type { BashToolInput, BashToolInputSchema } from "./types.ts";
 
 /** The declared inputs, in the order the schema lists them. */
@@ -52,38 +53,11 @@ export const inputValidator: z.ZodType<BashToolInput> = z.strictObject({
   run_in_background: z.boolean({ error: EXPECTED.run_in_background })
     .describe(
       "Start the command as a background task and return its id at once, for servers, watchers and other " +
-        "long-running commands. No timeout applies. Do not also end the command with &.",
+        "long-running commands. No timeout applies. Do not also end the command with &. " +
+        "Read its output with bash_output and stop it with kill_shell.",
     )
     .optional(),
 });
 
-/** Freezes `value` and everything in it. */
-function deepFreeze<T>(value: T): T {
-  if (typeof value === "object" && value !== null) {
-    for (const inner of Object.values(value)) deepFreeze(inner);
-    Object.freeze(value);
-  }
-  return value;
-}
-
-/**
- * The JSON Schema generated from {@linkcode inputValidator} by
- * `z.toJSONSchema`, without the `$schema` keyword (model APIs take the bare
- * object schema), checked for the shape the tool promises, and frozen.
- */
-function generateInputSchema(): BashToolInputSchema {
-  const { $schema: _dialect, ...schema } = z.toJSONSchema(inputValidator) as Record<string, unknown>;
-  const properties = schema.properties as Record<string, unknown> | undefined;
-  const sameNames = properties !== undefined &&
-    JSON.stringify(Object.keys(properties)) === JSON.stringify(INPUT_NAMES);
-  if (
-    schema.type !== "object" || !sameNames || schema.additionalProperties !== false ||
-    JSON.stringify(schema.required) !== JSON.stringify(["command"])
-  ) {
-    throw new Error(`the bash tool's generated input schema is not the declared one: ${JSON.stringify(schema)}`);
-  }
-  return deepFreeze(schema as BashToolInputSchema);
-}
-
 /** The input's JSON Schema, handed to the model as the tool's parameters. */
-export const inputSchema: BashToolInputSchema = generateInputSchema();
+export const inputSchema: BashToolInputSchema = generateInputSchema("bash", inputValidator, INPUT_NAMES, ["command"]);

@@ -1,34 +1,60 @@
 /**
- * The model-facing bash tool of `@dsh/shell`: a tool definition (`name`,
- * `description`, `inputSchema`) to hand to a model API, and
- * {@linkcode runBashTool}, which checks a call's input, runs it on a shell
- * and returns the text for the model.
+ * The model-facing tools of `@dsh/shell`: the bash tool, and its two
+ * companions for the background tasks it starts, `bash_output` and
+ * `kill_shell`. Each is a definition (`name`, `description`,
+ * `inputSchema`) to hand to a model API — `bashTools` lists the three — and
+ * an `execute…` function that checks a call's input, runs it on a shell as
+ * the harness's owner, and returns the text for the model with whether it
+ * is an error.
  *
- * The inputs are Claude Code's: `command`, `description`, `timeout` (ms),
- * `workdir`, `run_in_background`. `stdin` and `env` are deliberately not
- * inputs — a model has pipes, heredocs and `VAR=x cmd` — and any unknown key
- * is refused with a {@linkcode ToolInputError} naming it, before anything is
- * spawned.
+ * The bash tool's inputs are Claude Code's: `command`, `description`,
+ * `timeout` (ms), `workdir`, `run_in_background`. `stdin` and `env` are
+ * deliberately not inputs — a model has pipes, heredocs and `VAR=x cmd` —
+ * and any unknown key is refused with a {@linkcode ToolInputError} naming
+ * it, before anything is spawned. `bash_output` and `kill_shell` take
+ * `{ task_id }`, and reach only the tasks of the caller's owner.
  *
  * @example
  * ```ts
  * import { createLocalShell } from "@dsh/shell";
- * import { bashTool, runBashTool } from "@dsh/shell/tool";
- *
+ * import { bashTools, executeBashOutputTool, executeBashTool, executeKillShellTool } from "@dsh/shell/tool";
  * import assert from "node:assert/strict";
  *
  * await using shell = createLocalShell();
- * // Offer the tool to the model: bashTool.name, bashTool.description, bashTool.inputSchema.
- * assert.equal(bashTool.name, "bash");
- * // Then, for each tool call the model makes:
- * const text = await runBashTool(shell, { command: "echo hello", description: "Say hello" }, { owner: "session-7" });
- * assert.equal(text, "hello");
+ * // Offer the tools to the model: name, description and inputSchema of each.
+ * assert.deepEqual(bashTools.map((tool) => tool.name), ["bash", "bash_output", "kill_shell"]);
+ * // Then, for each tool call the model makes, as the session that owns the work:
+ * const context = { owner: "session-7" };
+ * const hello = await executeBashTool(shell, { command: "echo hello", description: "Say hello" }, context);
+ * assert.deepEqual([hello.text, hello.isError], ["hello", false]);
+ * const server = await executeBashTool(shell, { command: "echo listening; sleep 60", run_in_background: true }, context);
+ * const task_id = server.taskId ?? "";
+ * await shell.task(task_id, "session-7").waitForOutput(); // the harness may wait for news before the next turn
+ * const read = await executeBashOutputTool(shell, { task_id }, context);
+ * assert.equal(read.text, "listening\n[status: running]");
+ * const killed = await executeKillShellTool(shell, { task_id }, context);
+ * assert.match(killed.text, /^killed background task/);
  * ```
  *
  * @module
  */
 
 export { bashTool } from "./bash_tool.ts";
+export { bashOutputTool } from "./bash_output_tool.ts";
+export { killShellTool } from "./kill_shell_tool.ts";
+export { bashTools } from "./bash_tools.ts";
 export { runBashTool } from "./run.ts";
+export { executeBashTool } from "./outcome.ts";
+export { executeBashOutputTool } from "./read_task.ts";
+export { executeKillShellTool } from "./kill_task.ts";
 export { ToolInputError } from "./errors.ts";
-export type { BashTool, BashToolContext, BashToolInput, BashToolInputSchema } from "./types.ts";
+export type {
+  BashTool,
+  BashToolContext,
+  BashToolInput,
+  BashToolInputSchema,
+  BashToolOutcome,
+  ToolInputSchema,
+  ToolOutcome,
+} from "./types.ts";
+export type { BashOutputTool, KillShellTool, TaskIdInput } from "./task_types.ts";

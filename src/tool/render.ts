@@ -5,16 +5,7 @@
  */
 
 import type { CollectedOutput, ShellRunResult } from "../seam/types.ts";
-
-/** A stream's text without its one final newline, so sections join with exactly one. */
-function body(text: string): string {
-  return text.endsWith("\n") ? text.slice(0, -1) : text;
-}
-
-/** A stream counts as output when it holds more than whitespace. */
-function hasOutput(stream: CollectedOutput): boolean {
-  return stream.text.trim() !== "";
-}
+import { outputSections } from "./sections.ts";
 
 /** `[stdout truncated: N bytes in all; full output: PATH]`, or `… full output unavailable]`. */
 function truncationNote(name: "stdout" | "stderr", stream: CollectedOutput): string {
@@ -40,10 +31,7 @@ function truncationNote(name: "stdout" | "stderr", stream: CollectedOutput): str
  * not end with one; the text has no final newline.
  */
 export function render(result: ShellRunResult): string {
-  const lines: string[] = [];
-  if (hasOutput(result.stdout)) lines.push(body(result.stdout.text));
-  if (hasOutput(result.stderr)) lines.push("[stderr]", body(result.stderr.text));
-  if (lines.length === 0) lines.push("(no output)");
+  const lines = outputSections(result.stdout.text, result.stderr.text, "(no output)");
   if (result.stdout.truncated) lines.push(truncationNote("stdout", result.stdout));
   if (result.stderr.truncated) lines.push(truncationNote("stderr", result.stderr));
   if (result.timedOut) lines.push(`[timed out after ${result.timeoutMs}ms]`);

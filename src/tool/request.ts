@@ -6,6 +6,7 @@
 
 import { ownValue } from "../seam/resolve/own_fields.ts";
 import type { ShellExecRequest } from "../seam/types.ts";
+import { checkContext } from "./context.ts";
 import type { BashToolContext, BashToolInput } from "./types.ts";
 
 /**
@@ -18,14 +19,7 @@ import type { BashToolContext, BashToolInput } from "./types.ts";
  * that is the harness's mistake, not the model's.
  */
 export function toRequest(input: BashToolInput, context: BashToolContext): ShellExecRequest {
-  const owner = ownValue(context, "owner") as BashToolContext["owner"];
-  const signal = ownValue(context, "signal");
-  if (owner !== null && typeof owner !== "string") {
-    throw new TypeError("owner: is required in the bash tool's context (a string, or null for unowned work)");
-  }
-  if (signal !== undefined && !(signal instanceof AbortSignal)) {
-    throw new TypeError("signal: must be an AbortSignal or absent");
-  }
+  const { owner, signal } = checkContext(context, "bash");
   const request: ShellExecRequest = { command: input.command, owner };
   const timeout = ownValue(input, "timeout");
   const workdir = ownValue(input, "workdir");

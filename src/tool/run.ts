@@ -1,31 +1,61 @@
 /**
  * One bash tool call from start to finish: check, request, resolve, then
- * run in the foreground or start in the background, and turn the outcome
- * into text for the model.
+ * run in the foreground or start in the background, and turn what happened
+ * into an outcome for the model. `runBashTool` returns its text;
+ * `executeBashTool` (`outcome.ts`) all of it.
  *
  * @module
  */
 
 import { ShellSpawnError, ShellSpecError, TaskLimitError } from "../seam/errors.ts";
-import type { Shell, ShellExecSpec } from "../seam/types.ts";
+import type { Shell, ShellExecSpec, ShellRunResult } from "../seam/types.ts";
 import { parse } from "./parse.ts";
 import { render } from "./render.ts";
 import { toRequest } from "./request.ts";
-import type { BashToolContext } from "./types.ts";
+import type { BashToolContext, BashToolInput, BashToolOutcome } from "./types.ts";
 
-/** The second line of a background start: where the output goes. */
-const BACKGROUND_NOTE = "No timeout applies; its output is kept under this id for the harness's background-task tools.";
+/** The second line of a background start: how the model follows the task. */
+const BACKGROUND_NOTE = "No timeout applies. Read its output with bash_output and stop it with kill_shell, " +
+  "giving this id as task_id.";
 
 /** Errors the model can fix by changing its call; every other error is the harness's. */
 function isModelFixable(error: unknown): error is Error {
   return error instanceof ShellSpecError || error instanceof ShellSpawnError || error instanceof TaskLimitError;
 }
 
-/** Starts `spec` in the background; a spawn that failed at once is reported as an error. */
-function startInBackground(shell: Shell, spec: ShellExecSpec): string {
+/** Whether a finished command did not succeed: a timeout, an abort, a signal or a nonzero exit. */
+function failed(result: ShellRunResult): boolean {
+  return result.timedOut || result.aborted || result.signal !== null || result.exitCode !== 0;
+}
+
+/** Starts `spec` in the background; a spawn that failed at once is reported as an error, without an id. */
+function startInBackground(shell: Shell, spec: ShellExecSpec): BashToolOutcome {
   const task = shell.start(spec);
-  if (task.spawnError !== undefined) return `[error] ${task.spawnError.message}`;
-  return `started background task ${task.id}\n${BACKGROUND_NOTE}`;
+  if (task.spawnError !== undefined) return { text: `[error] ${task.spawnError.message}`, isError: true };
+  return { text: `started background task ${task.id}\n${BACKGROUND_NOTE}`, isError: false, taskId: task.id };
+}
+
+/**
+ * Runs one checked bash call. Mistakes the model can fix resolve as
+ * `[error] …` outcomes; harness problems reject (see {@linkcode runBashTool}).
+ */
+export async function runCheckedBashCall(
+  shell: Shell,
+  input: BashToolInput,
+  context: BashToolContext,
+): Promise<BashToolOutcome> {
+  const request = toRequest(input, context);
+  request.signal?.throwIfAborted();
+  try {
+    const spec = shell.resolve(request);
+    if (input.run_in_background === true) return startInBackground(shell, spec);
+    const result = await shell.run(spec);
+    return { text: render(result), isError: failed(result), result };
+  } catch (error) {
+    const abortReason = request.signal?.aborted === true && error === request.signal.reason;
+    if (isModelFixable(error) && !abortReason) return { text: `[error] ${error.message}`, isError: true };
+    throw error;
+  }
 }
 
 /**
@@ -40,13 +70,17 @@ function startInBackground(shell: Shell, spec: ShellExecSpec): string {
  * 4. In the foreground the command runs and the result is rendered
  *    (`bashTool.render`). With `run_in_background: true` a task is
  *    started and the text's first line is `started background task <id>`;
- *    read the task with `shell.task(id, owner).read()`.
+ *    the second tells the model to follow it with `bash_output` and
+ *    `kill_shell` (see `bashOutputTool`, `killShellTool`).
  *
  * Mistakes the model can fix come back as text starting with `[error] `, not
  * as a rejection: a `ShellSpecError` (e.g. a workdir with a NUL), a
  * `ShellSpawnError` (e.g. a missing workdir, named in the text) and a
  * `TaskLimitError` (too many running background tasks). Harness problems
  * reject: `ShellClosedError`, the signal's reason, a context without an owner.
+ *
+ * `executeBashTool` makes the same call and also says whether it is an
+ * error, the task's id and the run's result.
  *
  * @example
  * ```ts
@@ -66,16 +100,6 @@ function startInBackground(shell: Shell, spec: ShellExecSpec): string {
  * ```
  */
 export async function runBashTool(shell: Shell, input: unknown, context: BashToolContext): Promise<string> {
-  const parsed = parse(input);
-  const request = toRequest(parsed, context);
-  request.signal?.throwIfAborted();
-  try {
-    const spec = shell.resolve(request);
-    if (parsed.run_in_background === true) return startInBackground(shell, spec);
-    return render(await shell.run(spec));
-  } catch (error) {
-    const abortReason = request.signal?.aborted === true && error === request.signal.reason;
-    if (isModelFixable(error) && !abortReason) return `[error] ${error.message}`;
-    throw error;
-  }
+  const outcome = await runCheckedBashCall(shell, parse(input), context);
+  return outcome.text;
 }

@@ -1,7 +1,7 @@
 /**
  * The public shapes of the bash tool: its input, the context a harness
- * passes with each call, the JSON Schema it hands to a model, and the tool
- * object itself.
+ * passes with each call, the JSON Schema it hands to a model, what a call
+ * returns, and the tool object itself.
  *
  * @module
  */
@@ -34,7 +34,8 @@ export interface BashToolInput {
 }
 
 /**
- * What the harness adds to each call: who the call belongs to and how to
+ * What the harness adds to each call of the bash tool, and of
+ * `bash_output` and `kill_shell`: who the call belongs to and how to
  * cancel it. Neither comes from the model.
  *
  * @example
@@ -52,17 +53,50 @@ export interface BashToolContext {
   /**
    * The owner of the work (usually the session id). Required, but may be
    * `null` for explicitly unowned work: a background task started then is
-   * readable by every owner.
+   * readable by every owner. `bash_output` and `kill_shell` reach only
+   * the tasks this owner may see.
    */
   owner: string | null;
-  /** Cancels the call: the command's whole process group is terminated. */
+  /**
+   * Cancels the call. For bash the command's whole process group is
+   * terminated (a background task's too, for as long as it runs); for
+   * `kill_shell` the wait for the task's end stops. Already aborted: every
+   * tool rejects with its reason and does nothing.
+   */
   signal?: AbortSignal;
 }
 
 /**
- * The JSON Schema of the tool's input, as handed to a model API (Anthropic
- * `input_schema`, OpenAI function `parameters`, MCP `inputSchema`). The
- * object is frozen; `structuredClone` it to change it.
+ * The JSON Schema of a tool's input, as handed to a model API (Anthropic
+ * `input_schema`, OpenAI function `parameters`, MCP `inputSchema`): an
+ * object schema that accepts no other key. The objects of `./tool` are
+ * frozen; `structuredClone` one to change it.
+ *
+ * @example
+ * ```ts
+ * import { bashTools, type ToolInputSchema } from "@dsh/shell/tool";
+ * import assert from "node:assert/strict";
+ * const schemas: ToolInputSchema[] = bashTools.map((tool) => tool.inputSchema);
+ * assert.deepEqual(schemas.map((schema) => schema.required), [["command"], ["task_id"], ["task_id"]]);
+ * assert.ok(schemas.every((schema) => schema.additionalProperties === false && Object.isFrozen(schema)));
+ * ```
+ */
+export interface ToolInputSchema {
+  /** Always `"object"`. */
+  type: "object";
+  /** One JSON Schema per input, by name. */
+  properties: Record<string, Record<string, unknown>>;
+  /** The inputs that must be given. */
+  required: string[];
+  /** Always `false`: no other key is accepted. */
+  additionalProperties: false;
+  /** Any other JSON Schema keyword. */
+  [keyword: string]: unknown;
+}
+
+/**
+ * The JSON Schema of the bash tool's input: a {@linkcode ToolInputSchema}
+ * whose `required` is `["command"]`.
  *
  * @example
  * ```ts
@@ -74,17 +108,61 @@ export interface BashToolContext {
  * assert.equal(Object.isFrozen(schema), true); // structuredClone it to change it
  * ```
  */
-export interface BashToolInputSchema {
-  /** Always `"object"`. */
-  type: "object";
-  /** One JSON Schema per input, by name. */
-  properties: Record<string, Record<string, unknown>>;
-  /** The inputs that must be given: `["command"]`. */
-  required: string[];
-  /** Always `false`: no other key is accepted. */
-  additionalProperties: false;
-  /** Any other JSON Schema keyword. */
-  [keyword: string]: unknown;
+export type BashToolInputSchema = ToolInputSchema;
+
+/**
+ * What a tool call gives back to the model: the text, and whether the
+ * harness should mark it as an error (Anthropic `is_error: true`, an MCP
+ * `isError`). What `executeBashOutputTool` and `executeKillShellTool`
+ * return.
+ *
+ * @example
+ * ```ts
+ * import { createLocalShell } from "@dsh/shell";
+ * import { executeBashOutputTool, type ToolOutcome } from "@dsh/shell/tool";
+ * import assert from "node:assert/strict";
+ * await using shell = createLocalShell();
+ * const outcome: ToolOutcome = await executeBashOutputTool(shell, { task_id: "t0" }, { owner: "session-7" });
+ * const toolResult = { type: "tool_result", tool_use_id: "toolu_01", content: outcome.text, is_error: outcome.isError };
+ * assert.equal(toolResult.is_error, true); // no such task
+ * ```
+ */
+export interface ToolOutcome {
+  /** The text for the model. */
+  text: string;
+  /** True when the call failed, or (for bash) the command did not succeed. */
+  isError: boolean;
+}
+
+/**
+ * What `executeBashTool` returns: the text the model sees (exactly what
+ * `runBashTool` returns), whether it is an error, and what a harness needs
+ * besides: the id of a started background task, or the result of a
+ * foreground run.
+ *
+ * `isError` is true for an input the tool refuses (the text is the
+ * `ToolInputError`'s message), a call the shell refuses (`[error] …`: a
+ * spawn failure, an invalid spec, too many tasks), a timeout, an abort, a
+ * signal and a nonzero exit. `taskId` is set exactly when a background task
+ * was started (the text's first line is `started background task <id>`),
+ * `result` exactly when a foreground command ran.
+ *
+ * @example
+ * ```ts
+ * import { createLocalShell } from "@dsh/shell";
+ * import { type BashToolOutcome, executeBashTool } from "@dsh/shell/tool";
+ * import assert from "node:assert/strict";
+ * await using shell = createLocalShell();
+ * const outcome: BashToolOutcome = await executeBashTool(shell, { command: "exit 3" }, { owner: "session-7" });
+ * assert.deepEqual([outcome.text, outcome.isError, outcome.result?.exitCode], ["(no output)\n[exit code: 3]", true, 3]);
+ * assert.equal(outcome.taskId, undefined);
+ * ```
+ */
+export interface BashToolOutcome extends ToolOutcome {
+  /** The started task's id, for `run_in_background` (not when the start failed). */
+  taskId?: string;
+  /** The foreground run's result, when the command ran. */
+  result?: ShellRunResult;
 }
 
 /**

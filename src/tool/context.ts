@@ -1,0 +1,33 @@
+/**
+ * Checking the harness's context of a tool call: a missing owner or a
+ * signal that is not an `AbortSignal` is the harness's mistake, not the
+ * model's, so it throws instead of becoming text for the model.
+ *
+ * @module
+ */
+
+import { ownValue } from "../seam/resolve/own_fields.ts";
+import type { BashToolContext } from "./types.ts";
+
+/**
+ * The context's `owner` and `signal`, read as own properties only. Throws
+ * `TypeError` naming the field when the context has no valid `owner` (a
+ * string, or `null` for unowned work) or a `signal` that is not an
+ * `AbortSignal`.
+ *
+ * @param tool The tool's name, for the message: `"bash"`, `"bash_output"`.
+ */
+export function checkContext(context: BashToolContext, tool: string): BashToolContext {
+  if (typeof context !== "object" || context === null) {
+    throw new TypeError(`context: the ${tool} tool needs { owner, signal? } from the harness`);
+  }
+  const owner = ownValue(context, "owner") as BashToolContext["owner"];
+  const signal = ownValue(context, "signal");
+  if (owner !== null && typeof owner !== "string") {
+    throw new TypeError(`owner: is required in the ${tool} tool's context (a string, or null for unowned work)`);
+  }
+  if (signal !== undefined && !(signal instanceof AbortSignal)) {
+    throw new TypeError("signal: must be an AbortSignal or absent");
+  }
+  return signal === undefined ? { owner } : { owner, signal };
+}
