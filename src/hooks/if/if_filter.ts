@@ -48,7 +48,14 @@ export interface IfOutcome {
 export function parseIfRule(text: string): IfRule | undefined {
   const match = /^([^\s()]+)(?:\(([\s\S]*)\))?$/.exec(text.trim());
   if (match === null) return undefined;
-  return match[2] === undefined ? { tool: match[1] } : { tool: match[1], specifier: match[2] };
+  if (match[2] === undefined) return { tool: match[1] };
+  // `Bash(rm *) && Bash(git *)` is two rules: its "specifier" closes before it ends.
+  let depth = 0;
+  for (const ch of match[2]) {
+    depth += ch === "(" ? 1 : ch === ")" ? -1 : 0;
+    if (depth < 0) return undefined;
+  }
+  return { tool: match[1], specifier: match[2] };
 }
 
 /** The built-in tools an `Edit(…)` or `Read(…)` rule covers, and the input field holding their path. */

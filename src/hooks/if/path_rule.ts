@@ -12,9 +12,9 @@
  * Within the anchor, gitignore rules: `*` and `?` stay within one segment,
  * `**` crosses directories, a pattern without a slash (a bare name such as
  * `.env` or `*.ts`) matches at any depth, one with a slash is anchored
- * (`src/**` is only `<cwd>/src`, as `if` reads it since Claude Code
- * 2.1.214), and a pattern that matches a directory matches everything in
- * it.
+ * (`src/**` is only `<cwd>/src` and what is in it, as `if` reads it since
+ * Claude Code 2.1.214), and a pattern that matches a directory matches
+ * everything in it.
  *
  * @module
  */
@@ -81,8 +81,10 @@ function globToRegExp(glob: string): string {
   segments.forEach((segment, index) => {
     const last = index === segments.length - 1;
     if (segment === "**") {
-      // `a/**/b`: zero or more directories; a trailing `/**`: everything inside.
-      out += last ? ".*" : "(?:.*/)?";
+      // `a/**/b`: zero or more directories. A trailing `/**`: the directory and everything in it
+      // ("matches only the src directory in the working directory and the files under it").
+      if (!last) out += "(?:.*/)?";
+      else out = index === 0 ? ".*" : `${out.slice(0, -1)}(?:/.*)?`;
       return;
     }
     out += segmentToRegExp(segment) + (last ? "" : "/");
