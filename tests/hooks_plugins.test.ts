@@ -91,7 +91,7 @@ describe("plugins", () => {
       assert.deepEqual(first.results, []);
       const ended = await first.background[0].done;
       assert.equal(ended.systemMessage, "audited");
-      assert.match(ended.additionalContext ?? "", /^git-guard audit log: \d+ commands$/);
+      assert.match(ended.additionalContext ?? "", /^git-guard: Bash commands audited so far: \d+$/);
       const log = readFileSync(join(data, "audit.log"), "utf8");
       assert.match(log, /"command":"ls -la"/);
     });
