@@ -43,7 +43,7 @@ const specific = (event: string, fields: Record<string, unknown>): string =>
 describe("exit code 2, per event (claude-code)", () => {
   const BLOCKS = [
     "PreToolUse",
-    "PermissionRequest",
+    "PreModelSwitch",
     "UserPromptSubmit",
     "UserPromptExpansion",
     "Stop",
@@ -57,8 +57,11 @@ describe("exit code 2, per event (claude-code)", () => {
     "Elicitation",
     "ElicitationResult",
     "WorktreeCreate",
+    "WorktreeRemove",
   ];
   const DOES_NOT = [
+    "PermissionRequest",
+    "PostModelSwitch",
     "StopFailure",
     "PermissionDenied",
     "Notification",
@@ -70,7 +73,6 @@ describe("exit code 2, per event (claude-code)", () => {
     "DirectoryAdded",
     "FileChanged",
     "PostCompact",
-    "WorktreeRemove",
     "InstructionsLoaded",
     "MessageDisplay",
   ];
@@ -96,9 +98,24 @@ describe("exit code 2, per event (claude-code)", () => {
     }
   });
 
-  it("WorktreeCreate: any nonzero exit fails the creation", () => {
+  it("WorktreeCreate and WorktreeRemove: any nonzero exit fails the action, whatever the JSON says", () => {
     assert.equal(readHookVerdict(ran(1, "", "svn: no repo"), "WorktreeCreate").permission, "deny");
-    assert.equal(readHookVerdict(ran(1, "", "x"), "WorktreeRemove").permission, undefined);
+    const allow = JSON.stringify({ decision: "approve" });
+    assert.deepEqual(readHookVerdict(ran(3, allow, "busy"), "WorktreeRemove"), {
+      continue: true,
+      suppressOutput: false,
+      permission: "deny",
+      reason: "busy",
+    });
+    assert.equal(readHookVerdict(ran(1, "", "x"), "SessionEnd").permission, undefined);
+  });
+
+  it("PermissionRequest: exit 2 is not honored; only the decision object denies", () => {
+    assert.equal(readHookVerdict(ran(2, "", "no"), "PermissionRequest").permission, undefined);
+    const denied = JSON.stringify({
+      hookSpecificOutput: { hookEventName: "PermissionRequest", decision: { behavior: "deny", message: "m" } },
+    });
+    assert.equal(readHookVerdict(ran(2, denied, "no"), "PermissionRequest").permission, "deny");
   });
 
   it("StopFailure ignores output and exit code", () => {
@@ -151,10 +168,20 @@ describe("decision fields per event", () => {
 
   it("top-level block counts where the event takes it; approve only on PreToolUse (deprecated)", () => {
     const block = JSON.stringify({ decision: "block", reason: "r" });
-    for (const event of ["UserPromptSubmit", "PostToolUse", "Stop", "ConfigChange", "PreCompact", "PreToolUse"]) {
+    for (
+      const event of [
+        "UserPromptSubmit",
+        "PostToolUse",
+        "Stop",
+        "ConfigChange",
+        "PreCompact",
+        "PreToolUse",
+        "TaskCreated",
+      ]
+    ) {
       assert.equal(readHookVerdict(ran(0, block), event).permission, "deny", event);
     }
-    for (const event of ["Notification", "SessionStart", "SubagentStart", "TaskCreated"]) {
+    for (const event of ["Notification", "SessionStart", "SubagentStart", "TaskCompleted"]) {
       assert.equal(readHookVerdict(ran(0, block), event).permission, undefined, event);
     }
     const approve = JSON.stringify({ decision: "approve" });
@@ -169,6 +196,72 @@ describe("decision fields per event", () => {
     for (const event of ["Setup", "PreToolUse", "SubagentStart", "Stop"]) {
       assert.equal(readHookVerdict(ran(0, "hint"), event).additionalContext, undefined, event);
     }
+  });
+});
+
+describe("claude-code: reading stdout and validating the answer (current reference)", () => {
+  it("{…} must parse: a parse failure is a hook error and not context (2.1.248); other text is plain", () => {
+    const broken = readHookVerdict(ran(0, "{ not json }"), "UserPromptSubmit");
+    assert.equal(broken.additionalContext, undefined);
+    assert.match(broken.error ?? "", /^hook output is not valid JSON/);
+    assert.equal(readHookVerdict(ran(0, "{ starts only"), "UserPromptSubmit").additionalContext, "{ starts only");
+    assert.equal(readHookVerdict(ran(0, "[1, 2]"), "UserPromptSubmit").additionalContext, "[1, 2]");
+  });
+
+  it("several JSON lines are plain text, unless one sets a field", () => {
+    assert.equal(readHookVerdict(ran(0, '{"a":1}\n{"b":2}'), "SessionStart").additionalContext, '{"a":1}\n{"b":2}');
+    assert.match(readHookVerdict(ran(0, '{"a":1}\n{"continue":false}'), "SessionStart").error ?? "", /not valid JSON/);
+  });
+
+  it("an answer with a wrong-typed known field fails validation: a hook error, nothing applies", () => {
+    const answer = JSON.stringify({ systemMessage: 5, decision: "block", reason: "r" });
+    const verdict = readHookVerdict(ran(0, answer), "Stop");
+    assert.deepEqual(verdict, {
+      continue: true,
+      suppressOutput: false,
+      error: "hook JSON output failed validation: systemMessage: Invalid input: expected string, received number",
+    });
+    // On exit 2 the block holds, with stderr as the reason (2.1.214).
+    const blocked = readHookVerdict(ran(2, answer, "from stderr\n"), "Stop");
+    assert.equal(blocked.permission, "deny");
+    assert.equal(blocked.reason, "from stderr");
+    assert.equal(blocked.error, undefined);
+    // hookSpecificOutput needs its hookEventName.
+    const unnamed = JSON.stringify({ hookSpecificOutput: { additionalContext: "c" } });
+    assert.match(
+      readHookVerdict(ran(0, unnamed), "Stop").error ?? "",
+      /^hook JSON output failed validation: hookSpecificOutput\.hookEventName: /,
+    );
+  });
+
+  it("exit 2 blocks even over a JSON allow; the reason is the blocking decision's, else stderr", () => {
+    const allow = specific("PreToolUse", { permissionDecision: "allow", permissionDecisionReason: "fine" });
+    assert.deepEqual(readHookVerdict(ran(2, allow, "stop\n"), "PreToolUse"), {
+      continue: true,
+      suppressOutput: false,
+      permission: "deny",
+      reason: "stop",
+    });
+  });
+
+  it("each event discards what the reference says: Setup everything, Notification its message, TaskCreated continue", () => {
+    const everything = JSON.stringify({
+      continue: false,
+      systemMessage: "m",
+      hookSpecificOutput: { hookEventName: "Setup", additionalContext: "c" },
+    });
+    assert.deepEqual(readHookVerdict(ran(0, everything), "Setup"), { continue: true, suppressOutput: false });
+    const universal = JSON.stringify({ continue: false, systemMessage: "m" });
+    assert.deepEqual(readHookVerdict(ran(0, universal), "Notification"), { continue: true, suppressOutput: false });
+    assert.equal(readHookVerdict(ran(0, universal), "TaskCreated").continue, true);
+    assert.equal(readHookVerdict(ran(0, universal), "CwdChanged").systemMessage, "m");
+    assert.equal(readHookVerdict(ran(0, universal), "Stop").continue, false);
+  });
+
+  it("PostModelSwitch takes plain stdout as context; PreModelSwitch reads permissionDecision", () => {
+    assert.equal(readHookVerdict(ran(0, "now on opus"), "PostModelSwitch").additionalContext, "now on opus");
+    const deny = specific("PreModelSwitch", { permissionDecision: "deny", permissionDecisionReason: "too costly" });
+    assert.equal(readHookVerdict(ran(0, deny), "PreModelSwitch").permission, "deny");
   });
 });
 

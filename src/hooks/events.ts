@@ -59,6 +59,11 @@ export interface EventRules {
   readonly decisions: ReadonlySet<DecisionForm>;
   /** Output and exit code are ignored entirely (`StopFailure`). */
   readonly ignoreOutput?: boolean;
+  /**
+   * JSON fields the event discards: `"all"` of them (`Setup`,
+   * `InstructionsLoaded`, `WorktreeRemove`), or only these universal ones.
+   */
+  readonly discards?: "all" | ReadonlySet<"systemMessage" | "continue">;
   /** A tool event: `if` filters are evaluated (Claude Code). */
   readonly toolEvent?: boolean;
 }
@@ -74,14 +79,20 @@ function rules(row: Partial<EventRules> & Pick<EventRules, "exit2">): EventRules
 const tool = (exit2: Exit2Effect, decisions: ReadonlySet<DecisionForm>): EventRules =>
   rules({ matchField: "tool_name", exit2, decisions, toolEvent: true });
 
+const MESSAGE_AND_CONTINUE: ReadonlySet<"systemMessage" | "continue"> = new Set(["systemMessage", "continue"]);
+const CONTINUE: ReadonlySet<"systemMessage" | "continue"> = new Set(["continue"]);
+
 /**
- * Claude Code's events (hooks reference, "Matcher patterns", "Exit code 2
- * behavior per event", "Decision control", "Exit code output",
- * "Common fields" and "Persist environment variables").
+ * Claude Code's events, as its current hooks reference gives them
+ * (code.claude.com/docs/en/hooks, fetched 2026-10-08: "Matcher patterns",
+ * "Exit code 2 behavior per event", "Decision control", "Exit code 0",
+ * "Common fields", "Persist environment variables", and each event's
+ * section for the fields it discards).
  */
 const CLAUDE_CODE: Readonly<Record<string, EventRules>> = Object.freeze({
   PreToolUse: tool("block", new Set<DecisionForm>(["permissionDecision", "block", "approve"])),
-  PermissionRequest: tool("block", new Set<DecisionForm>(["permissionRequest"])),
+  // "Exit code 2 isn't honored for this event": only the decision object decides.
+  PermissionRequest: tool("none", new Set<DecisionForm>(["permissionRequest"])),
   PermissionDenied: tool("none", NONE),
   PostToolUse: tool("feedback", BLOCK),
   PostToolUseFailure: tool("feedback", BLOCK),
@@ -89,32 +100,41 @@ const CLAUDE_CODE: Readonly<Record<string, EventRules>> = Object.freeze({
   UserPromptSubmit: rules({ exit2: "block", decisions: BLOCK, stdoutIsContext: true, defaultTimeoutMs: 30_000 }),
   UserPromptExpansion: rules({ matchField: "command_name", exit2: "block", decisions: BLOCK, stdoutIsContext: true }),
   SessionStart: rules({ matchField: "source", exit2: "none", stdoutIsContext: true, envFile: true }),
-  Setup: rules({ matchField: "trigger", exit2: "none", envFile: true }),
+  Setup: rules({ matchField: "trigger", exit2: "none", envFile: true, discards: "all" }),
   SessionEnd: rules({ matchField: "reason", exit2: "none", sharedBudget: true }),
-  Notification: rules({ matchField: "notification_type", exit2: "none" }),
-  MessageDisplay: rules({ exit2: "none", defaultTimeoutMs: 10_000 }),
+  Notification: rules({ matchField: "notification_type", exit2: "none", discards: MESSAGE_AND_CONTINUE }),
+  MessageDisplay: rules({ exit2: "none", defaultTimeoutMs: 10_000, discards: MESSAGE_AND_CONTINUE }),
   SubagentStart: rules({ matchField: "agent_type", exit2: "none" }),
   SubagentStop: rules({ matchField: "agent_type", exit2: "block", decisions: BLOCK }),
-  TaskCreated: rules({ exit2: "block" }),
+  TaskCreated: rules({ exit2: "block", decisions: BLOCK, discards: CONTINUE }),
   TaskCompleted: rules({ exit2: "block" }),
   TeammateIdle: rules({ exit2: "block" }),
   Stop: rules({ exit2: "block", decisions: BLOCK }),
   StopFailure: rules({ matchField: "error", narrowMatcher: true, exit2: "none", ignoreOutput: true }),
-  InstructionsLoaded: rules({ matchField: "load_reason", exit2: "none" }),
-  ConfigChange: rules({ matchField: "source", exit2: "block", decisions: BLOCK }),
-  CwdChanged: rules({ exit2: "none", envFile: true }),
-  DirectoryAdded: rules({ matchField: "source", exit2: "none" }),
+  InstructionsLoaded: rules({ matchField: "load_reason", exit2: "none", discards: "all" }),
+  ConfigChange: rules({ matchField: "source", exit2: "block", decisions: BLOCK, discards: MESSAGE_AND_CONTINUE }),
+  CwdChanged: rules({ exit2: "none", envFile: true, discards: CONTINUE }),
+  DirectoryAdded: rules({ matchField: "source", exit2: "none", discards: CONTINUE }),
   FileChanged: rules({
     matchField: "file_path",
     matchBasename: true,
     narrowMatcher: true,
     exit2: "none",
     envFile: true,
+    discards: CONTINUE,
   }),
-  WorktreeCreate: rules({ exit2: "block", nonZeroBlocks: true }),
-  WorktreeRemove: rules({ exit2: "none" }),
+  WorktreeCreate: rules({ exit2: "block", nonZeroBlocks: true, discards: MESSAGE_AND_CONTINUE }),
+  WorktreeRemove: rules({ exit2: "block", nonZeroBlocks: true, discards: "all" }),
   PreCompact: rules({ matchField: "trigger", exit2: "block", decisions: BLOCK }),
   PostCompact: rules({ matchField: "trigger", exit2: "none" }),
+  // 2.1.251. The matcher tests the canonical name of `to_model`; a harness that canonicalises passes it as matchTarget.
+  PreModelSwitch: rules({
+    matchField: "to_model",
+    exit2: "block",
+    decisions: new Set<DecisionForm>(["permissionDecision", "block"]),
+    defaultTimeoutMs: 30_000,
+  }),
+  PostModelSwitch: rules({ matchField: "to_model", exit2: "none", stdoutIsContext: true, defaultTimeoutMs: 30_000 }),
   Elicitation: rules({ matchField: "mcp_server_name", exit2: "block" }),
   ElicitationResult: rules({ matchField: "mcp_server_name", exit2: "block" }),
 });

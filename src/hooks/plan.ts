@@ -87,7 +87,7 @@ export function planHooks(all: readonly HookSettings[], input: PlanInput, warnin
           if (seen.has(identity)) return;
           seen.add(identity);
         }
-        const timeoutMs = hook.timeoutMs ?? (background ? undefined : rules?.defaultTimeoutMs);
+        const timeoutMs = background ? backgroundTimeout(hook, dialect) : hook.timeoutMs ?? rules?.defaultTimeoutMs;
         planned.push({
           hook,
           dialect,
@@ -102,6 +102,18 @@ export function planHooks(all: readonly HookSettings[], input: PlanInput, warnin
     });
   });
   return shareSessionEndBudget(planned, input.event);
+}
+
+/**
+ * A background hook's timeout. Claude Code "doesn't enforce `timeout` on"
+ * an `async` hook but "still enforces `timeout` on a hook you run with
+ * `asyncRewake`" (hooks reference, "Run hooks in the background"): the
+ * former gets `runHook`'s default, since every run here has a deadline.
+ * Codex enforces every hook's timeout.
+ */
+function backgroundTimeout(hook: HookCommand, dialect: HookDialect): number | undefined {
+  if (dialect === "claude-code" && hook.asyncRewake !== true) return undefined;
+  return hook.timeoutMs;
 }
 
 /**

@@ -110,8 +110,8 @@ export interface RunHookOptions {
  * text, without `json`):
  *
  * - `claude-code`: on every exit code, as current Claude Code reads it; on
- *   exit 2 the answer's reason (`reason`, or `permissionDecisionReason`)
- *   wins over stderr as the `reason`;
+ *   exit 2 the reason of the answer's blocking decision (`block` with
+ *   `reason`, `deny` with its reason) wins over stderr as the `reason`;
  * - `codex`: on exit 0 only; exit 2 blocks only with a reason on stderr,
  *   and without one is a `non-blocking-error`, as Codex counts it.
  *

@@ -127,7 +127,7 @@ interface Answer {
 /** The verdict of `result` for `event` in the Codex dialect. */
 export function codexVerdict(result: HookResult, event: string): HookVerdict {
   const rules = eventRules(event, "codex");
-  if (rules === undefined) return claudeCodeVerdict(result, event, false);
+  if (rules === undefined) return claudeCodeVerdict(result, event, true);
   const verdict: HookVerdict = { continue: true, suppressOutput: false };
   if (result.outcome === "non-blocking-error") return verdict;
   if (result.outcome === "blocking") {
