@@ -32,12 +32,16 @@ export type {
   EnvPatch,
   LocalShellOptions,
   Shell,
+  ShellExecOptions,
   ShellExecRequest,
   ShellExecSpec,
+  ShellObserver,
   ShellRunResult,
   ShellTask,
   TaskOutput,
+  TaskOutputWait,
   TaskStatus,
+  WaitForOutputOptions,
 } from "./src/seam/types.ts";
 export type { ProcessAdapter } from "./src/seam/adapter.ts";
 export {

@@ -139,7 +139,7 @@ describe("the argv form", () => {
   });
 
   it("args is validated like the rest of the request: an array of strings without NUL, named by index", async () => {
-    await withShell({}, async (shell) => {
+    await withShell({}, (shell) => {
       assertSpecError(thrown(() => shell.resolve({ command: "echo", args: "a b" as never, owner: null })), "args");
       assertSpecError(
         thrown(() => shell.resolve({ command: "echo", args: ["ok", 7 as never], owner: null })),
@@ -151,6 +151,7 @@ describe("the argv form", () => {
         "args[0]",
         /surrogate/,
       );
+      return Promise.resolve();
     });
   });
 

@@ -48,13 +48,17 @@ function spyOn(real: Shell): SpyShell {
       calls.push("resolve");
       return real.resolve(request);
     },
-    run(spec) {
+    run(spec, observer) {
       calls.push("run");
-      return real.run(spec);
+      return real.run(spec, observer);
     },
-    start(spec) {
+    start(spec, observer) {
       calls.push("start");
-      return real.start(spec);
+      return real.start(spec, observer);
+    },
+    exec(command, options) {
+      calls.push("exec");
+      return real.exec(command, options);
     },
     task: (id, owner) => real.task(id, owner),
     tasks: (owner) => real.tasks(owner),

@@ -12,6 +12,8 @@ import { ShellClosedError, ShellSpawnError } from "./errors.ts";
 import { Watchdog } from "./guard/watchdog.ts";
 import { type HostProcess, hostProcess } from "./host.ts";
 import { type ResolvedShellOptions, resolveOptions } from "./resolve/options.ts";
+import { execRequest } from "./resolve/exec_options.ts";
+import { checkObserver } from "./resolve/observer.ts";
 import { ownValue } from "./resolve/own_fields.ts";
 import { checkSpec, resolveRequest } from "./resolve/request.ts";
 import { ResolvedSpecs } from "./resolve/resolved_specs.ts";
@@ -19,7 +21,16 @@ import { SessionRegistry } from "./session/registry.ts";
 import { launch, type LaunchContext } from "./spawn/launch.ts";
 import { TaskRegistry } from "./tasks/registry.ts";
 import { FailedTask, LaunchedTask } from "./tasks/task.ts";
-import type { LocalShellOptions, Shell, ShellExecRequest, ShellExecSpec, ShellRunResult, ShellTask } from "./types.ts";
+import type {
+  LocalShellOptions,
+  Shell,
+  ShellExecOptions,
+  ShellExecRequest,
+  ShellExecSpec,
+  ShellObserver,
+  ShellRunResult,
+  ShellTask,
+} from "./types.ts";
 
 /**
  * Creates a shell over `adapter`. Most callers want `createLocalShell`,
@@ -87,20 +98,21 @@ class SeamShell implements Shell {
     return spec;
   }
 
-  async run(spec: ShellExecSpec): Promise<ShellRunResult> {
+  async run(spec: ShellExecSpec, observer?: ShellObserver): Promise<ShellRunResult> {
     const checked = this.#admit(spec);
-    const launched = launch(checked, this.#context, checked.timeoutMs);
+    const launched = launch(checked, this.#context, checked.timeoutMs, checkObserver(observer));
     this.#track(launched.result);
     return await launched.result;
   }
 
-  start(spec: ShellExecSpec): ShellTask {
+  start(spec: ShellExecSpec, observer?: ShellObserver): ShellTask {
     const checked = this.#admit(spec);
+    const watching = checkObserver(observer);
     this.#tasks.checkRoom(checked.owner);
     const id = this.#tasks.newId();
     let task: ShellTask;
     try {
-      task = new LaunchedTask(id, checked.owner, launch(checked, this.#context, undefined));
+      task = new LaunchedTask(id, checked.owner, launch(checked, this.#context, undefined, watching));
     } catch (error) {
       if (!(error instanceof ShellSpawnError)) throw error;
       task = new FailedTask(id, checked.owner, checked.timeoutMs, error);
@@ -108,6 +120,11 @@ class SeamShell implements Shell {
     this.#tasks.add(task);
     this.#track(task.done);
     return task;
+  }
+
+  async exec(command: string, options?: ShellExecOptions): Promise<ShellRunResult> {
+    const { request, observer } = execRequest(command, options);
+    return await this.run(this.resolve(request), observer);
   }
 
   task(id: string, owner: string | null): ShellTask {

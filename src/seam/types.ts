@@ -205,6 +205,81 @@ export interface ShellRunResult {
   stdout: CollectedOutput;
   /** Captured standard error. */
   stderr: CollectedOutput;
+  /**
+   * What the observer given to `run()`/`start()`/`exec()` threw, the first
+   * time it threw; the observer was not called again. Absent when it never
+   * threw (or there was none). Capture is not affected either way.
+   */
+  observerError?: unknown;
+}
+
+/**
+ * Sees a command's output as it arrives, next to the capture (which it does
+ * not change): each chunk in order, as a copy it may keep. An observer that
+ * throws is not called again, and what it threw is on the result as
+ * `observerError`; the command and its capture go on.
+ *
+ * @example
+ * ```ts
+ * import { createLocalShell, type ShellObserver } from "@dsh/shell";
+ * import assert from "node:assert/strict";
+ * const lines: string[] = [];
+ * const decoder = new TextDecoder();
+ * const observer: ShellObserver = { onStdout: (chunk) => lines.push(decoder.decode(chunk, { stream: true })) };
+ * await using shell = createLocalShell();
+ * const result = await shell.run(shell.resolve({ command: "echo one; echo two", owner: null }), observer);
+ * assert.equal(lines.join(""), "one\ntwo\n");
+ * assert.equal(result.stdout.text, "one\ntwo\n"); // captured all the same
+ * ```
+ */
+export interface ShellObserver {
+  /** Receives each stdout chunk, in order, as its own copy. */
+  onStdout?(chunk: Uint8Array): void;
+  /** Receives each stderr chunk, in order, as its own copy. */
+  onStderr?(chunk: Uint8Array): void;
+}
+
+/**
+ * The options of {@linkcode Shell.exec}: every field of a request but
+ * `command`, with `owner` optional (default `null`: unowned), and the
+ * observer's callbacks.
+ *
+ * @example
+ * ```ts
+ * import { createLocalShell, type ShellExecOptions } from "@dsh/shell";
+ * import assert from "node:assert/strict";
+ * const options: ShellExecOptions = { args: ["-c", "echo $0 $1", "argv", "form"], timeoutMs: 5_000 };
+ * await using shell = createLocalShell();
+ * const result = await shell.exec("sh", options);
+ * assert.equal(result.stdout.text, "argv form\n");
+ * ```
+ */
+export interface ShellExecOptions extends Omit<ShellExecRequest, "command" | "owner">, ShellObserver {
+  /** Who owns the work; default `null` (unowned). */
+  owner?: string | null;
+}
+
+/** What {@linkcode ShellTask.waitForOutput} saw first. */
+export type TaskOutputWait = "output" | "ended" | "timeout";
+
+/**
+ * How long {@linkcode ShellTask.waitForOutput} waits.
+ *
+ * @example
+ * ```ts
+ * import { createLocalShell, type WaitForOutputOptions } from "@dsh/shell";
+ * import assert from "node:assert/strict";
+ * await using shell = createLocalShell();
+ * const task = shell.start(shell.resolve({ command: "sleep 5", owner: null }));
+ * const options: WaitForOutputOptions = { timeoutMs: 50 };
+ * assert.equal(await task.waitForOutput(options), "timeout");
+ * ```
+ */
+export interface WaitForOutputOptions {
+  /** Aborting it rejects the wait with its reason (the task goes on). */
+  signal?: AbortSignal;
+  /** Resolve `"timeout"` after this many ms; positive, finite; absent means no limit. */
+  timeoutMs?: number;
 }
 
 /**
@@ -281,14 +356,21 @@ export interface Shell {
    * rejects only with `ShellSpecError`, `ShellSpawnError`,
    * `ShellClosedError`, or the reason of an already-aborted signal.
    */
-  run(spec: ShellExecSpec): Promise<ShellRunResult>;
+  run(spec: ShellExecSpec, observer?: ShellObserver): Promise<ShellRunResult>;
   /**
    * Starts `spec` in the background and returns at once. No timeout applies
    * (`timeoutMs` is ignored); the signal does. Throws `ShellSpecError`,
    * `ShellClosedError`, `TaskLimitError`, or an already-aborted signal's
    * reason; a spawn failure settles the task as `killed`.
    */
-  start(spec: ShellExecSpec): ShellTask;
+  start(spec: ShellExecSpec, observer?: ShellObserver): ShellTask;
+  /**
+   * `resolve()` and `run()` in one call, for trusted callers: `command` is a
+   * command line, or the program when `options.args` is given; `owner`
+   * defaults to `null`; `onStdout`/`onStderr` observe the output. Same
+   * errors as `resolve()` and `run()`.
+   */
+  exec(command: string, options?: ShellExecOptions): Promise<ShellRunResult>;
   /**
    * The task `id` when it is unowned or owned by `owner`; otherwise, and for
    * unknown ids, throws `TaskAccessError` with one and the same message.
@@ -397,4 +479,11 @@ export interface ShellTask {
   read(): TaskOutput;
   /** Starts termination: true if this call began it, false if the task had ended or was already being ended. */
   kill(): boolean;
+  /**
+   * Waits until there is output to read (`"output"`, at once if there
+   * already is), the task has ended with nothing left unread (`"ended"`),
+   * or `timeoutMs` has passed (`"timeout"`); rejects with the signal's
+   * reason when it aborts. It reads nothing: call `read()` next.
+   */
+  waitForOutput(options?: WaitForOutputOptions): Promise<TaskOutputWait>;
 }

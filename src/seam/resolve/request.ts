@@ -8,6 +8,7 @@
 import { resolve as resolvePath } from "node:path";
 import type { ShellExecRequest, ShellExecSpec } from "../types.ts";
 import type { ResolvedShellOptions } from "./options.ts";
+import { ShellSpecError } from "../errors.ts";
 import { ownValue } from "./own_fields.ts";
 import { requestSchema, specSchema } from "./schemas.ts";
 import { parseOrThrow } from "./to_spec_error.ts";
@@ -24,8 +25,25 @@ export function resolveRequest(request: ShellExecRequest, options: ResolvedShell
   }, given);
 }
 
-/** Validates a hand-built spec the way `resolve()` validates a request, and caps its timeout. */
+/** The fields `resolve()` adds: a spec has all three, a request may have none. */
+const RESOLVED_FIELDS = ["workdir", "timeoutMs", "stdoutMaxBytes"] as const;
+
+/**
+ * Validates a hand-built spec the way `resolve()` validates a request, and
+ * caps its timeout. A request passed where a spec is due (none of the
+ * fields `resolve()` fills in) gets an error that says what to call.
+ */
 export function checkSpec(spec: ShellExecSpec, options: ResolvedShellOptions): ShellExecSpec {
+  if (
+    typeof spec === "object" && spec !== null && ownValue(spec, "command") !== undefined &&
+    RESOLVED_FIELDS.every((field) => ownValue(spec, field) === undefined)
+  ) {
+    throw new ShellSpecError(
+      "spec",
+      "this is a request, not a spec: pass it through shell.resolve(request) first, " +
+        "or call shell.exec(command, options) to do both",
+    );
+  }
   const given = parseOrThrow<ShellExecSpec>(specSchema, spec, "spec");
   return withOptionals({
     command: given.command,

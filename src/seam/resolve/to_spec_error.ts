@@ -23,12 +23,29 @@ export function parseOrThrow<T>(schema: z.ZodType, input: unknown, root: string)
   throw toSpecError(parsed.error, root);
 }
 
+/**
+ * The names other process libraries (execa, Node's child_process, tinyexec)
+ * give the same things, so that a caller who writes them hears ours.
+ */
+const OTHER_NAMES: Record<string, Record<string, string>> = {
+  request: { cwd: "workdir", timeout: "timeoutMs", input: "stdin", maxBuffer: "stdoutMaxBytes" },
+  spec: { cwd: "workdir", timeout: "timeoutMs", input: "stdin", maxBuffer: "stdoutMaxBytes" },
+  options: { cwd: "workdir", timeout: "timeoutMs", maxBuffer: "maxOutputBytes" },
+};
+
 /** Turns a zod error into a {@linkcode ShellSpecError} naming the first failing field. */
 export function toSpecError(error: z.ZodError, root: string): ShellSpecError {
   const issue = error.issues[0];
   if (issue.code === "unrecognized_keys") {
     const keys = issue.keys.map((key) => JSON.stringify(key)).join(", ");
-    return new ShellSpecError(formatPath(root, issue.path), `unknown key${issue.keys.length > 1 ? "s" : ""} ${keys}`);
+    const ours = issue.path.length === 0 ? OTHER_NAMES[root] ?? {} : {};
+    const hints = issue.keys.filter((key) => Object.hasOwn(ours, key))
+      .map((key) => `use ${JSON.stringify(ours[key])} for ${JSON.stringify(key)}`);
+    const problem = `unknown key${issue.keys.length > 1 ? "s" : ""} ${keys}`;
+    return new ShellSpecError(
+      formatPath(root, issue.path),
+      hints.length > 0 ? `${problem} (${hints.join("; ")})` : problem,
+    );
   }
   return new ShellSpecError(formatPath(root, issue.path), issue.message);
 }

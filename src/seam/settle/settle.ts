@@ -9,6 +9,7 @@
 
 import type { ChildHandle } from "../adapter.ts";
 import type { OutputCollector } from "../capture/collector.ts";
+import type { OutputEvents } from "../capture/output_events.ts";
 import type { SessionRegistry } from "../session/registry.ts";
 import type { CommandSession } from "../session/session.ts";
 import type { Deadline } from "../terminate/deadline.ts";
@@ -33,6 +34,8 @@ export interface Settling {
   /** The collectors of stdout and stderr. */
   readonly stdout: OutputCollector;
   readonly stderr: OutputCollector;
+  /** The output's observer and waiters: what the observer threw goes on the result. */
+  readonly events: OutputEvents;
 }
 
 /** Settles `command`'s result once its leader has exited. Never rejects. */
@@ -47,7 +50,7 @@ export async function settle(command: Settling): Promise<ShellRunResult> {
   const cause = deadline.cause;
   deadline.dispose();
   command.sessions.settled(command.session);
-  return {
+  const result: ShellRunResult = {
     exitCode: exit.signal === null ? exit.code : null,
     signal: exit.signal,
     timedOut: cause === "timeout",
@@ -57,6 +60,9 @@ export async function settle(command: Settling): Promise<ShellRunResult> {
     stdout: command.stdout.finish(),
     stderr: command.stderr.finish(),
   };
+  const failure = command.events.observerError;
+  if (failure !== undefined) result.observerError = failure.error;
+  return result;
 }
 
 /**

@@ -9,6 +9,7 @@
 
 import type { ChildHandle, ProcessAdapter, SpawnRequest } from "../adapter.ts";
 import { OutputCollector } from "../capture/collector.ts";
+import { OutputEvents } from "../capture/output_events.ts";
 import { mergeEnvWith } from "../env/merge.ts";
 import { markNestedShell } from "../env/shell_level.ts";
 import { ShellSpawnError } from "../errors.ts";
@@ -19,7 +20,7 @@ import { CommandSession } from "../session/session.ts";
 import { settle } from "../settle/settle.ts";
 import { Deadline, type StopCause } from "../terminate/deadline.ts";
 import type { ResolvedShellOptions } from "../resolve/options.ts";
-import type { ShellExecSpec, ShellRunResult } from "../types.ts";
+import type { ShellExecSpec, ShellObserver, ShellRunResult } from "../types.ts";
 import { describeSpawnFailure } from "./failure.ts";
 import { checkWorkdir } from "./workdir.ts";
 
@@ -53,6 +54,8 @@ export interface Launched {
   readonly stderr: OutputCollector;
   /** Settles with the result; never rejects. */
   readonly result: Promise<ShellRunResult>;
+  /** The output as it arrives: for waiters (a task's `waitForOutput`). */
+  readonly events: OutputEvents;
   /** Starts termination with `cause`; false when it had already begun or the leader had exited. */
   stop(cause: StopCause): boolean;
 }
@@ -66,12 +69,18 @@ const encoder = new TextEncoder();
  *
  * @param timeoutMs The timeout to enforce, or undefined for none (tasks).
  */
-export function launch(spec: ShellExecSpec, context: LaunchContext, timeoutMs: number | undefined): Launched {
+export function launch(
+  spec: ShellExecSpec,
+  context: LaunchContext,
+  timeoutMs: number | undefined,
+  observer?: ShellObserver,
+): Launched {
   const { adapter, options, host } = context;
   const startedAt = performance.now();
   checkWorkdir(spec.workdir);
   const stdout = newCollector(context, spec.stdoutMaxBytes, "stdout");
   const stderr = newCollector(context, options.maxOutputBytes, "stderr");
+  const events = new OutputEvents(observer);
   // Own properties only: an `env` on a polluted Object.prototype must not reach the child.
   const env = ownValue(spec, "env");
   const dshEnv = ownValue(spec, "dshEnv");
@@ -84,8 +93,14 @@ export function launch(spec: ShellExecSpec, context: LaunchContext, timeoutMs: n
     cwd: spec.workdir,
     env: markNestedShell(mergeEnvWith({ ambient: context.ambientEnv(), env, dshEnv }, host.scrubDecisions)),
     stdin: typeof stdin === "string" ? encoder.encode(stdin) : stdin,
-    onStdout: (chunk) => stdout.write(chunk),
-    onStderr: (chunk) => stderr.write(chunk),
+    onStdout: (chunk) => {
+      stdout.write(chunk);
+      events.stdout(chunk);
+    },
+    onStderr: (chunk) => {
+      stderr.write(chunk);
+      events.stderr(chunk);
+    },
   });
   const session = new CommandSession(adapter, child.pid, host.procTable);
   context.sessions.started(session);
@@ -105,12 +120,14 @@ export function launch(spec: ShellExecSpec, context: LaunchContext, timeoutMs: n
     timeoutMs: timeoutMs ?? spec.timeoutMs,
     stdout,
     stderr,
+    events,
   });
   return {
     pid: child.pid,
     stdout,
     stderr,
     result,
+    events,
     stop: (cause) => !leaderExited && deadline.fire(cause),
   };
 }

@@ -8,7 +8,15 @@
 import type { OutputCollector } from "../capture/collector.ts";
 import type { ShellSpawnError } from "../errors.ts";
 import type { Launched } from "../spawn/launch.ts";
-import type { ShellRunResult, ShellTask, TaskOutput, TaskStatus } from "../types.ts";
+import type {
+  ShellRunResult,
+  ShellTask,
+  TaskOutput,
+  TaskOutputWait,
+  TaskStatus,
+  WaitForOutputOptions,
+} from "../types.ts";
+import { waitForOutput } from "./wait_for_output.ts";
 
 /** Reads one stream of a task incrementally. */
 class StreamCursor {
@@ -17,6 +25,13 @@ class StreamCursor {
 
   constructor(collector: OutputCollector) {
     this.#collector = collector;
+  }
+
+  /** Whether a read now would return text, or say that bytes were lost. Reads nothing. */
+  hasUnread(ended: boolean): boolean {
+    if (this.#collector.totalBytes <= this.#next) return false;
+    const delta = this.#collector.readFrom(this.#next, ended);
+    return delta.text !== "" || delta.lossy;
   }
 
   read(ended: boolean): { text: string; lossy: boolean; spillPath: string | undefined } {
@@ -73,6 +88,27 @@ export class LaunchedTask implements ShellTask {
   kill(): boolean {
     return this.#launched.stop("abort");
   }
+
+  waitForOutput(options?: WaitForOutputOptions): Promise<TaskOutputWait> {
+    return waitForOutput({
+      hasUnread: () => {
+        const ended = this.#result !== undefined;
+        return this.#stdout.hasUnread(ended) || this.#stderr.hasUnread(ended);
+      },
+      ended: () => this.#result !== undefined,
+      listen: (onChange) => {
+        let listening = true;
+        const unlisten = this.#launched.events.listen(onChange);
+        this.done.then(() => {
+          if (listening) onChange();
+        });
+        return () => {
+          listening = false;
+          unlisten();
+        };
+      },
+    }, options);
+  }
 }
 
 /** A task whose spawn failed: settled at once as `killed`, with the error on stderr. */
@@ -114,5 +150,9 @@ export class FailedTask implements ShellTask {
 
   kill(): boolean {
     return false;
+  }
+
+  waitForOutput(options?: WaitForOutputOptions): Promise<TaskOutputWait> {
+    return waitForOutput({ hasUnread: () => this.#unread !== "", ended: () => true, listen: () => () => {} }, options);
   }
 }
