@@ -144,10 +144,12 @@ export interface HookPermissionRequestDecision {
 }
 
 /**
- * The JSON object a hook printed on stdout, validated leniently:
- * each known field is kept when it has the right type and dropped when it
- * has not, so one wrong field never discards the whole answer. Unknown
- * fields are kept as the hook wrote them.
+ * The JSON object a hook printed on stdout (`HookResult.json`), read
+ * leniently: each known field is kept when it has the right type and
+ * dropped when it has not, and unknown fields are kept as the hook wrote
+ * them, so a caller sees what the hook meant. Whether the answer counts is
+ * the verdict's call ({@linkcode readHookVerdict}): the harnesses refuse an
+ * answer with a wrong-typed field.
  *
  * @example
  * ```ts
