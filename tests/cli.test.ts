@@ -3,35 +3,11 @@ import assert from "node:assert/strict";
 import { spawn } from "node:child_process";
 import { mkdirSync, readdirSync, rmSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
-import process from "node:process";
-import { fileURLToPath } from "node:url";
+import { type CliRun, dshShell } from "./helpers/cli.ts";
 import { freshDir, removeDir } from "./helpers/dirs.ts";
 import { examplesDir } from "./helpers/examples.ts";
-import { IS_DENO, scriptArgs } from "./helpers/runtime.ts";
 
-// The Node leg runs against the built package: its CLI is the compiled bin.
-const cli = fileURLToPath(new URL(IS_DENO ? "../src/cli/main.ts" : "../esm/src/cli/main.js", import.meta.url));
 const examples = examplesDir();
-
-interface CliRun {
-  code: number | null;
-  stdout: string;
-  stderr: string;
-}
-
-/** Runs the CLI as a subprocess, as a user would. */
-function dshShell(args: string[], options: { stdin?: string; env?: Record<string, string> } = {}): Promise<CliRun> {
-  const child = spawn(process.execPath, scriptArgs(cli, args), {
-    env: { ...process.env, ...options.env },
-    stdio: ["pipe", "pipe", "pipe"],
-  });
-  let stdout = "";
-  let stderr = "";
-  child.stdout.on("data", (chunk) => stdout += chunk);
-  child.stderr.on("data", (chunk) => stderr += chunk);
-  child.stdin.end(options.stdin ?? "");
-  return new Promise((resolve) => child.once("close", (code) => resolve({ code, stdout, stderr })));
-}
 
 /** A user mistake is exactly one line on stderr, no stack trace, and exit code 64. */
 function assertUsageMistake(run: CliRun, mentions: RegExp): void {
@@ -177,7 +153,9 @@ describe("dsh-shell", () => {
     it("--help describes the options", async () => {
       const help = await dshShell(["hook", "--help"]);
       assert.equal(help.code, 0);
-      for (const flag of ["--settings", "--dialect", "--match", "--payload", "--project-dir"]) {
+      for (
+        const flag of ["--settings", "--plugin-root", "--plugin-data", "--env", "--dialect", "--match", "--payload"]
+      ) {
         assert.ok(help.stdout.includes(flag), flag);
       }
     });
@@ -224,7 +202,15 @@ describe("dsh-shell", () => {
     });
 
     it("usage mistakes are one line on stderr", async () => {
-      assertUsageMistake(await dshShell(["hook", "PreToolUse"]), /--settings FILE is required/);
+      assertUsageMistake(await dshShell(["hook", "PreToolUse"]), /--settings FILE or --plugin-root DIR is required/);
+      assertUsageMistake(
+        await dshShell(["hook", "Stop", "--settings", join(examples, "settings.json"), "--plugin-data", dir]),
+        /--plugin-data needs --plugin-root/,
+      );
+      assertUsageMistake(
+        await dshShell(["hook", "Stop", "--plugin-root", join(dir, "no-plugin")]),
+        /--plugin-root: cannot read .*no-plugin\/hooks\/hooks\.json: no such file/,
+      );
       assertUsageMistake(await dshShell(["hook", "--settings", "x.json"]), /missing the EVENT/);
       const settings = join(dir, "ok.json");
       writeFileSync(settings, "{}");

@@ -249,7 +249,7 @@ describe("runHook", () => {
         extra: { any: ["thing"] },
         hookSpecificOutput: {
           hookEventName: "PreToolUse",
-          permissionDecision: "defer",
+          permissionDecision: "maybe",
           permissionDecisionReason: "kept too",
           additionalContext: ["not", "a", "string"],
           updatedInput: ["not an object"],
@@ -289,18 +289,46 @@ describe("runHook", () => {
       }
     });
 
-    it("the JSON of an exit-2 hook is ignored", async () => {
-      const result = await hook(`echo '{"decision":"approve","continue":false}'; echo blocked here >&2; exit 2`);
-      assert.equal(result.outcome, "blocking");
-      assert.equal(result.json, undefined);
-      assert.equal(result.reason, "blocked here");
-      assert.equal(result.stdout, `{"decision":"approve","continue":false}\n`);
+    it("claude-code reads the JSON of an exit-2 hook; codex ignores it", async () => {
+      const command = `echo '{"decision":"approve","continue":false}'; echo blocked here >&2; exit 2`;
+      const claude = await hook(command);
+      assert.equal(claude.outcome, "blocking");
+      assert.deepEqual(claude.json, { decision: "approve", continue: false });
+      assert.equal(claude.reason, "blocked here", "no reason in the answer: stderr");
+      const codex = await hook(command, { dialect: "codex" });
+      assert.equal(codex.outcome, "blocking");
+      assert.equal(codex.json, undefined);
+      assert.equal(codex.reason, "blocked here");
+      assert.equal(codex.stdout, `{"decision":"approve","continue":false}\n`);
     });
 
-    it("the JSON of a failing hook is ignored", async () => {
-      const result = await hook(`echo '{"decision":"block"}'; exit 1`);
-      assert.equal(result.outcome, "non-blocking-error");
-      assert.equal(result.json, undefined);
+    it("claude-code: on exit 2 the answer's reason wins over stderr", async () => {
+      const answer = { hookSpecificOutput: { hookEventName: "PreToolUse", permissionDecisionReason: "from JSON" } };
+      const specific = await hook(`echo ${shQuote(JSON.stringify(answer))}; echo from stderr >&2; exit 2`);
+      assert.equal(specific.reason, "from JSON");
+      const top = await hook(`echo '{"decision":"block","reason":"  top-level  "}'; echo from stderr >&2; exit 2`);
+      assert.equal(top.reason, "top-level");
+      const invalid = await hook(`echo '{"reason": 5}'; echo from stderr >&2; exit 2`);
+      assert.equal(invalid.reason, "from stderr", "a wrong-typed reason is dropped: stderr");
+    });
+
+    it("claude-code reads the JSON of a hook that exits 1; codex ignores it", async () => {
+      const claude = await hook(`echo '{"decision":"block"}'; exit 1`);
+      assert.equal(claude.outcome, "non-blocking-error");
+      assert.deepEqual(claude.json, { decision: "block" });
+      const codex = await hook(`echo '{"decision":"block"}'; exit 1`, { dialect: "codex" });
+      assert.equal(codex.outcome, "non-blocking-error");
+      assert.equal(codex.json, undefined);
+    });
+
+    it("exit 2 without stderr: claude-code blocks, codex counts a failure", async () => {
+      const claude = await hook("exit 2");
+      assert.equal(claude.outcome, "blocking");
+      assert.equal(claude.reason, "exit code 2 (no message on stderr)");
+      const codex = await hook("echo '  ' >&2; exit 2", { dialect: "codex" });
+      assert.equal(codex.outcome, "non-blocking-error");
+      assert.equal(codex.exitCode, 2);
+      assert.equal(codex.reason, "exit code 2 without a reason on stderr");
     });
 
     it("a timeout is a non-blocking error with timedOut", async () => {
@@ -446,8 +474,11 @@ describe("readHookVerdict", () => {
     };
     assert.equal(readHookVerdict(success(json), "PreToolUse").permission, "deny");
     assert.equal(readHookVerdict(success(json), "PreToolUse").reason, undefined);
-    assert.equal(readHookVerdict(success(json), "PostToolUse").permission, "allow");
-    assert.equal(readHookVerdict(success(json), "PostToolUse").reason, "old style");
+    // A custom event reads every decision field, as 1.0 did.
+    assert.equal(readHookVerdict(success(json), "MyEvent").permission, "allow");
+    assert.equal(readHookVerdict(success(json), "MyEvent").reason, "old style");
+    // PostToolUse takes only decision "block" ("The only value is block").
+    assert.equal(readHookVerdict(success(json), "PostToolUse").permission, undefined);
   });
 
   it("plain stdout is context for SessionStart and UserPromptSubmit only", () => {

@@ -96,9 +96,10 @@ describe("dispatchHookEvent", () => {
       assert.deepEqual(await ran("claude-code", "NotebookEdit"), ["*", '""', "absent"]);
     });
 
-    it("codex: every pattern is an unanchored regex, so Bash matches BashOutput", async () => {
-      assert.deepEqual(await ran("codex", "BashOutput"), ["Bash", "Bash.*", "*", '""', "absent"]);
-      assert.deepEqual(await ran("codex", "NotebookEdit"), ["Edit|Write", "*", '""', "absent"]);
+    it("codex: a literal pattern is exact (Bash does not match BashOutput); others are unanchored regexes", async () => {
+      assert.deepEqual(await ran("codex", "BashOutput"), ["Bash.*", "*", '""', "absent"]);
+      assert.deepEqual(await ran("codex", "Bash"), ["Bash", "Bash.*", "^Bash$", "*", '""', "absent"]);
+      assert.deepEqual(await ran("codex", "NotebookEdit"), ["*", '""', "absent"]);
     });
 
     it("without matchTarget, tool events test the payload's tool_name", async () => {
@@ -136,7 +137,16 @@ describe("dispatchHookEvent", () => {
 
     it("an event nobody configured runs nothing", async () => {
       const result = await dispatch(groups("PostToolUse", [[undefined, says("x")]]));
-      assert.deepEqual(result, { results: [], reasons: [], blocked: false, additionalContext: [], systemMessages: [] });
+      assert.deepEqual(result, {
+        results: [],
+        reasons: [],
+        blocked: false,
+        additionalContext: [],
+        systemMessages: [],
+        feedback: [],
+        background: [],
+        warnings: [],
+      });
     });
   });
 
@@ -505,14 +515,20 @@ describe("parseHookSettings", () => {
     failsWith("{}", "settings: must be an object (the parsed JSON of the settings file)");
   });
 
-  it("a bad matcher regex is an error in both dialects", () => {
+  it("a bad matcher regex disables its own group with a warning, in both dialects; the rest loads", () => {
     for (const dialect of ["claude-code", "codex"] as const) {
-      assert.throws(
-        () =>
-          parse({ hooks: { PreToolUse: [{ matcher: "Bash", hooks: [] }, { matcher: "Bash(", hooks: [] }] } }, dialect),
-        (error: unknown) =>
-          error instanceof HookSettingsError && error.field === "hooks.PreToolUse[1].matcher" &&
-          error.message.startsWith('hooks.PreToolUse[1].matcher: invalid regular expression "Bash(": '),
+      const settings = parse({
+        hooks: {
+          PreToolUse: [{ matcher: "Bash", hooks: [] }, { matcher: "Bash(", hooks: [] }],
+          Stop: [{ hooks: [{ type: "command", command: "true" }] }],
+        },
+      }, dialect);
+      assert.deepEqual(Object.keys(settings.events), ["PreToolUse", "Stop"]);
+      assert.equal(settings.warnings?.length, 1, dialect);
+      assert.equal(settings.warnings?.[0].field, "hooks.PreToolUse[1].matcher");
+      assert.match(
+        settings.warnings?.[0].message ?? "",
+        /^invalid regular expression "Bash\(": .*; this group is disabled$/,
       );
     }
   });

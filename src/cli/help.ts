@@ -11,6 +11,7 @@ Usage:
   dsh-shell run [options] -- COMMAND     run a command: scrubbed env, own process group, bounded output
   dsh-shell env [--env K=V]...           show where each variable of a command's environment comes from
   dsh-shell hook EVENT --settings FILE   run the hooks of a settings.json for one event, as a harness would
+  dsh-shell hook EVENT --plugin-root DIR run a plugin's hooks/hooks.json for one event
 
 Run 'dsh-shell <command> --help' for the options of each command.
 
@@ -55,21 +56,28 @@ Options:
 `;
 
 /** `dsh-shell hook --help`. */
-export const HOOK_HELP = `Usage: dsh-shell hook EVENT --settings FILE [options]
+export const HOOK_HELP = `Usage: dsh-shell hook EVENT (--settings FILE | --plugin-root DIR) [options]
 
-Runs every hook that FILE (a Claude Code settings.json or a Codex hooks.json) configures for EVENT,
-in parallel, with the event payload as JSON on stdin, then prints each hook's result and the merged
-decision. Exits 2 when the event is blocked (a hook denied it or exited 2), 0 otherwise.
+Runs every hook that FILE (a Claude Code settings.json or a Codex hooks.json) and/or the plugin in DIR
+(its hooks/hooks.json) configure for EVENT, as a harness would: matchers and if filters select them, the
+foreground ones run in parallel with the event payload as JSON on stdin, the background ones (async) are
+awaited and reported apart. Prints each hook's result, the merged decision, the env file's variables and
+any warnings. Exits 2 when the event is blocked (a hook denied it, or exited 2 where that blocks), 0 otherwise.
 
 Options:
-  --settings FILE                 the settings file (required)
-  --dialect claude-code|codex     how stdin and matchers work (default claude-code)
-  --match NAME                    what matchers test, e.g. the tool name (default: the payload's tool_name)
+  --settings FILE                 a settings file
+  --plugin-root DIR               a plugin: loads DIR/hooks/hooks.json; its hooks get CLAUDE_PLUGIN_ROOT=DIR
+                                  (with --settings, both run: the settings' hooks first)
+  --plugin-data DIR               the plugin's data directory: CLAUDE_PLUGIN_DATA for its hooks
+  --dialect claude-code|codex     whose rules apply: stdin, matchers, exit codes, JSON (default claude-code)
+  --match NAME                    what matchers test, e.g. the tool name (default: the payload's field for EVENT)
   --payload FILE|-                the event payload as JSON (default: {"hook_event_name": EVENT})
   --project-dir DIR               CLAUDE_PROJECT_DIR for the hooks, and their workdir (default: the current directory)
-  --json                          print the dispatch result as JSON
+  --env K=V                       a variable for every hook (repeatable); the hook variables win over it
+  --json                          print the dispatch result as JSON (background hooks with their outcome)
   --help                          show this help
 
-Example:
+Examples:
   dsh-shell hook PreToolUse --settings .claude/settings.json --payload event.json
+  dsh-shell hook PreToolUse --plugin-root ~/.claude/plugins/git-guard --payload event.json
 `;

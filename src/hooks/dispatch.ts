@@ -1,18 +1,27 @@
 /**
- * One event through one or more settings: select the matching hooks, drop
- * duplicates, run them all at once, and merge what they decided.
+ * One event through one or more settings: plan the hooks (matchers, `if`,
+ * duplicates, timeouts), start the background ones, run the rest all at
+ * once, merge what they decided, and read back their env files.
  *
  * @module
  */
 
 import { ownFields } from "../seam/resolve/own_fields.ts";
-import type { Shell } from "../seam/types.ts";
-import { HookSettingsError } from "./errors.ts";
-import { matchScope } from "./matcher.ts";
+import type { EnvPatch, Shell } from "../seam/types.ts";
+import { backgroundResult } from "./background.ts";
+import { EnvFiles, readEnvFile } from "./env_file.ts";
+import { hookEnv } from "./hook_env.ts";
 import { mergeVerdicts } from "./merge.ts";
-import { runHook } from "./run_hook.ts";
-import { matcherOf } from "./settings.ts";
-import type { HookCommand, HookDialect, HookDispatchResult, HookSettings } from "./types.ts";
+import { planHooks, type PlannedHook } from "./plan.ts";
+import { runHook, type RunHookOptions } from "./run_hook.ts";
+import type {
+  HookBackgroundRun,
+  HookDispatchResult,
+  HookEnvFile,
+  HookResult,
+  HookSettings,
+  HookWarning,
+} from "./types.ts";
 import { readHookVerdict } from "./verdict.ts";
 
 /**
@@ -43,45 +52,57 @@ export interface DispatchHookEventOptions {
   /** The event name, e.g. `"PreToolUse"`: the key under `hooks` in the settings. */
   event: string;
   /**
-   * What matchers test, e.g. the tool name. When absent it comes from the
-   * payload for the events of `HOOK_MATCH_FIELDS` (`tool_name` for tool
-   * events); other events have no matcher concept, and all their groups run.
+   * What matchers test, e.g. the tool name, or several names (a group
+   * runs when its matcher accepts any of them, as Codex tests a tool's
+   * aliases). When absent it comes from the payload for the events of
+   * `HOOK_MATCH_FIELDS`. Events without matcher support run all their
+   * groups whatever is given here; custom events test it when given.
    */
-  matchTarget?: string;
+  matchTarget?: string | readonly string[];
   /** The event, sent to every hook as JSON on stdin. */
   payload: object;
   /** The project root: `CLAUDE_PROJECT_DIR`, and every hook's workdir. */
   projectDir: string;
   /** Who owns the runs, or `null`. */
   owner: string | null;
-  /** Aborts every hook still running. */
+  /** Aborts every foreground hook still running. */
   signal?: AbortSignal;
-}
-
-/** One hook selected for this event, with what it runs with. */
-interface PlannedHook {
-  hook: HookCommand;
-  dialect: HookDialect;
-  pluginRoot?: string;
-  pluginData?: string;
+  /** Extra environment entries for every hook, as `runHook`'s `env`; the hook variables win over them. */
+  env?: EnvPatch;
+  /**
+   * Aborts the background hooks (`async`, `asyncRewake`) still running, e.g.
+   * at the end of the session. They outlive `signal`, which is the event's;
+   * `shell.close()` ends them too.
+   */
+  backgroundSignal?: AbortSignal;
 }
 
 /**
  * Runs every hook that `settings` (one, or an array such as user, project
- * and plugin settings, in that order) configure for `options.event` and
- * whose matcher accepts the match target, **all at once**, and merges what
- * they decided.
+ * and plugin settings, in that order) configure for `options.event`, whose
+ * matcher accepts the match target and whose `if` (Claude Code) accepts
+ * the tool call, and merges what they decided.
  *
- * - Results come in configuration order (array order, then matcher group
- *   order, then hook order), whatever order the hooks finish in.
- * - Claude Code dialect: a command identical to one already selected (same
- *   text, same plugin root and data) runs once and is reported once, at its
- *   first place. Codex hooks are never deduplicated.
- * - Merge: `deny` > `ask` > `allow` (`decision: "block"` is `deny`,
- *   `"approve"` is `allow`, exit 2 is `deny` with stderr as the reason); only
- *   the winning decision's reasons are kept; the first `continue: false`
- *   stops with its `stopReason`; contexts and system messages are collected
- *   in order. `blocked` is `permission === "deny"`.
+ * - Foreground hooks run **all at once**; results come in configuration
+ *   order (array order, then group order, then hook order), whatever order
+ *   they finish in. Background hooks (`async`, `asyncRewake`) start at the
+ *   same time and are not awaited: each is in `background`, with a `done`
+ *   promise for its outcome. They never decide the event.
+ * - Claude Code dialect: a hook identical to one already selected (same
+ *   command, arguments, `if`, mode, plugin root and data) runs once and is
+ *   reported once, at its first place. Codex hooks are never deduplicated.
+ * - Timeouts: the hook's own, else the event's default (Claude Code:
+ *   `UserPromptSubmit` 30 s, `MessageDisplay` 10 s, `SessionEnd` a shared
+ *   1.5 s budget raised by the settings' timeouts up to 60 s), else 600 s.
+ * - Merge: `deny` > `defer` > `ask` > `allow` (see `readHookVerdict` for
+ *   what each hook decides, per dialect); only the winning decision's
+ *   reasons are kept; the first `continue: false` stops with its
+ *   `stopReason`; contexts, system messages and feedback are collected in
+ *   order. `blocked` is `permission === "deny"`.
+ * - On the events whose hooks get `CLAUDE_ENV_FILE` (Claude Code:
+ *   `SessionStart`, `Setup`, `CwdChanged`, `FileChanged`; Codex:
+ *   `SessionStart`, also as `CODEX_ENV_FILE`), each foreground hook gets a
+ *   fresh private file; what they wrote is `envFile`.
  *
  * Every hook's failure is in its result; this rejects only with
  * {@linkcode HookSettingsError} for settings that were not made by
@@ -96,19 +117,30 @@ interface PlannedHook {
  *   hooks: {
  *     PreToolUse: [{
  *       matcher: "Bash",
- *       hooks: [{ type: "command", command: `grep -q 'git push' && echo '{"decision":"block","reason":"no pushes"}'; exit 0` }],
+ *       hooks: [{
+ *         type: "command",
+ *         if: "Bash(git push *)",
+ *         command: `echo '{"decision":"block","reason":"no pushes"}'`,
+ *       }],
  *     }],
  *   },
  * }, { dialect: "claude-code" });
  * await using shell = createLocalShell();
- * const outcome = await dispatchHookEvent(shell, settings, {
+ * const push = await dispatchHookEvent(shell, settings, {
  *   event: "PreToolUse",
- *   payload: { hook_event_name: "PreToolUse", tool_name: "Bash", tool_input: { command: "git push" } },
+ *   payload: { hook_event_name: "PreToolUse", tool_name: "Bash", tool_input: { command: "npm test && git push origin main" } },
  *   projectDir: "/tmp",
  *   owner: null,
  * });
- * assert.equal(outcome.blocked, true);
- * assert.deepEqual(outcome.reasons, ["no pushes"]);
+ * assert.equal(push.blocked, true);
+ * assert.deepEqual(push.reasons, ["no pushes"]);
+ * const status = await dispatchHookEvent(shell, settings, {
+ *   event: "PreToolUse",
+ *   payload: { hook_event_name: "PreToolUse", tool_name: "Bash", tool_input: { command: "git status" } },
+ *   projectDir: "/tmp",
+ *   owner: null,
+ * });
+ * assert.deepEqual(status.results, []); // the `if` filter did not match: the hook never started
  * ```
  */
 export async function dispatchHookEvent(
@@ -118,68 +150,107 @@ export async function dispatchHookEvent(
 ): Promise<HookDispatchResult> {
   // Own properties only: nothing planted on Object.prototype reaches the hooks.
   const options = ownFields(given) as DispatchHookEventOptions;
-  const planned = planHooks(Array.isArray(settings) ? settings : [settings as HookSettings], options);
-  const results = await Promise.all(planned.map((plan) =>
-    runHook(shell, {
-      command: plan.hook.command,
-      payload: options.payload,
-      dialect: plan.dialect,
-      projectDir: options.projectDir,
-      owner: options.owner,
-      ...(plan.hook.timeoutMs === undefined ? {} : { timeoutMs: plan.hook.timeoutMs }),
-      ...(plan.pluginRoot === undefined ? {} : { pluginRoot: plan.pluginRoot }),
-      ...(plan.pluginData === undefined ? {} : { pluginData: plan.pluginData }),
-      ...(options.signal === undefined ? {} : { signal: options.signal }),
-    })
-  ));
-  const merged = mergeVerdicts(results.map((result) => readHookVerdict(result, options.event)));
+  const warnings: HookWarning[] = [];
+  const planned = planHooks(Array.isArray(settings) ? settings : [settings as HookSettings], options, warnings);
+  const foreground = planned.filter((plan) => !plan.background);
+  const background = planned.filter((plan) => plan.background).map((plan) => startBackground(shell, plan, options));
+
+  const envFiles = foreground.some((plan) => plan.envFile) ? new EnvFiles() : undefined;
+  let results: HookResult[];
+  try {
+    results = await Promise.all(foreground.map((plan) =>
+      runHook(shell, {
+        ...runOptions(plan, options),
+        ...(plan.envFile && envFiles !== undefined ? { envFile: envFiles.next() } : {}),
+        ...(options.signal === undefined ? {} : { signal: options.signal }),
+      })
+    ));
+  } catch (error) {
+    envFiles?.discard();
+    throw error;
+  }
+  const verdicts = results.map((result, index) => readHookVerdict(result, options.event, foreground[index].dialect));
+  const envFile = envFiles === undefined ? undefined : await readBack(shell, envFiles, options, warnings);
+  const merged = mergeVerdicts(verdicts);
   const dispatch: HookDispatchResult = {
-    results: planned.map((plan, index) => ({ command: plan.hook.command, result: results[index] })),
+    results: foreground.map((plan, index) => ({
+      command: plan.hook.command,
+      ...(plan.hook.args === undefined ? {} : { args: plan.hook.args }),
+      result: results[index],
+      verdict: verdicts[index],
+    })),
     ...(merged.permission === undefined ? {} : { permission: merged.permission }),
     reasons: merged.reasons,
     blocked: merged.blocked,
     ...(merged.stop === undefined ? {} : { stop: merged.stop }),
     additionalContext: merged.additionalContext,
     systemMessages: merged.systemMessages,
+    feedback: merged.feedback,
+    background,
+    ...(envFile === undefined ? {} : { envFile }),
+    warnings,
   };
   return dispatch;
 }
 
-/** The hooks to run, in configuration order, duplicates (Claude Code dialect) dropped. */
-function planHooks(all: readonly HookSettings[], options: DispatchHookEventOptions): PlannedHook[] {
-  const scope = matchScope(options.event, options.payload, options.matchTarget);
-  const planned: PlannedHook[] = [];
-  const seen = new Set<string>();
-  all.forEach((settings, settingsIndex) => {
-    const where = all.length === 1 ? "settings" : `settings[${settingsIndex}]`;
-    if (
-      typeof settings !== "object" || settings === null || typeof settings.events !== "object" ||
-      settings.events === null
-    ) {
-      throw new HookSettingsError(where, "must be the result of parseHookSettings");
+/** What `runHook` gets for a planned hook, whether it runs in the foreground or not. */
+function runOptions(plan: PlannedHook, options: DispatchHookEventOptions): RunHookOptions {
+  return {
+    command: plan.hook.command,
+    ...(plan.hook.args === undefined ? {} : { args: plan.hook.args }),
+    payload: options.payload,
+    dialect: plan.dialect,
+    projectDir: options.projectDir,
+    owner: options.owner,
+    ...(plan.timeoutMs === undefined ? {} : { timeoutMs: plan.timeoutMs }),
+    ...(plan.pluginRoot === undefined ? {} : { pluginRoot: plan.pluginRoot }),
+    ...(plan.pluginData === undefined ? {} : { pluginData: plan.pluginData }),
+    ...(options.env === undefined ? {} : { env: options.env }),
+  };
+}
+
+/** Starts a background hook; its `done` resolves when it ends, whatever happens. */
+function startBackground(shell: Shell, plan: PlannedHook, options: DispatchHookEventOptions): HookBackgroundRun {
+  const rewake = plan.hook.asyncRewake === true;
+  const done = runHook(shell, {
+    ...runOptions(plan, options),
+    ...(options.backgroundSignal === undefined ? {} : { signal: options.backgroundSignal }),
+  }).then((result) => {
+    try {
+      return backgroundResult(result, options.event, plan.dialect, rewake);
+    } catch {
+      return { result };
     }
-    if (!Object.hasOwn(settings.events, options.event)) return;
-    const groups = settings.events[options.event];
-    if (!Array.isArray(groups)) throw new HookSettingsError(`${where}.events.${options.event}`, "must be an array");
-    groups.forEach((group, groupIndex) => {
-      if (scope.kind === "target") {
-        const path = `${where}.events.${options.event}[${groupIndex}]`;
-        if (!matcherOf(group, settings.dialect, path)(scope.target)) return;
-      }
-      for (const hook of group.hooks) {
-        if (settings.dialect === "claude-code") {
-          const identity = JSON.stringify([hook.command, settings.pluginRoot ?? null, settings.pluginData ?? null]);
-          if (seen.has(identity)) continue;
-          seen.add(identity);
-        }
-        planned.push({
-          hook,
-          dialect: settings.dialect,
-          ...(settings.pluginRoot === undefined ? {} : { pluginRoot: settings.pluginRoot }),
-          ...(settings.pluginData === undefined ? {} : { pluginData: settings.pluginData }),
-        });
-      }
-    });
   });
-  return planned;
+  return {
+    command: plan.hook.command,
+    ...(plan.hook.args === undefined ? {} : { args: plan.hook.args }),
+    rewake,
+    done,
+  };
+}
+
+/** The env files' text and the variables it sets; absent when no hook wrote anything. */
+async function readBack(
+  shell: Shell,
+  files: EnvFiles,
+  options: DispatchHookEventOptions,
+  warnings: HookWarning[],
+): Promise<HookEnvFile | undefined> {
+  const text = files.collect();
+  if (text === "") return undefined;
+  try {
+    const workdir = shell.resolve({ command: "true", owner: null, workdir: options.projectDir }).workdir;
+    return await readEnvFile(shell, text, {
+      env: hookEnv({ projectDir: workdir }, options.env, "claude-code"),
+      workdir,
+      owner: options.owner,
+    });
+  } catch (error) {
+    warnings.push({
+      field: "envFile",
+      message: `the env file could not be read back (${error instanceof Error ? error.message : String(error)})`,
+    });
+    return { text, env: {} };
+  }
 }

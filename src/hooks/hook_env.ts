@@ -7,6 +7,7 @@
  */
 
 import type { EnvPatch } from "../seam/types.ts";
+import type { HookDialect } from "./types.ts";
 
 /** Where a hook's context is: absolute paths. */
 export interface HookLocations {
@@ -16,34 +17,56 @@ export interface HookLocations {
   pluginRoot?: string;
   /** A plugin's data directory: `CLAUDE_PLUGIN_DATA` and `PLUGIN_DATA`. */
   pluginData?: string;
+  /** A file for `export` lines: `CLAUDE_ENV_FILE` (and `CODEX_ENV_FILE` in the Codex dialect). */
+  envFile?: string;
+}
+
+/** Variables a hook must never inherit from the host: another plugin's, another session's. */
+const HOST_ONLY = [
+  "CLAUDE_PLUGIN_ROOT",
+  "PLUGIN_ROOT",
+  "CLAUDE_PLUGIN_DATA",
+  "PLUGIN_DATA",
+  "CLAUDE_ENV_FILE",
+  "CODEX_ENV_FILE",
+];
+
+/**
+ * The hook variables themselves, by name: what the bridge promises the
+ * hook, and what exec form's `${NAME}` placeholders expand to.
+ */
+export function hookVariables(locations: HookLocations, dialect: HookDialect): Record<string, string> {
+  const variables: Record<string, string> = { CLAUDE_PROJECT_DIR: locations.projectDir };
+  if (locations.pluginRoot !== undefined) {
+    variables.CLAUDE_PLUGIN_ROOT = locations.pluginRoot;
+    variables.PLUGIN_ROOT = locations.pluginRoot;
+  }
+  if (locations.pluginData !== undefined) {
+    variables.CLAUDE_PLUGIN_DATA = locations.pluginData;
+    variables.PLUGIN_DATA = locations.pluginData;
+  }
+  if (locations.envFile !== undefined) {
+    variables.CLAUDE_ENV_FILE = locations.envFile;
+    if (dialect === "codex") variables.CODEX_ENV_FILE = locations.envFile;
+  }
+  return variables;
 }
 
 /**
  * The `env` patch for one hook run, in three layers:
  *
- * 1. the plugin variables are removed, so a hook never inherits another
- *    plugin's root from the host's environment (a harness that itself runs
- *    under Claude Code has them);
+ * 1. the plugin and env-file variables are removed, so a hook never
+ *    inherits another plugin's root or another session's env file from the
+ *    host's environment (a harness that itself runs under Claude Code has
+ *    them);
  * 2. the caller's `env`;
- * 3. `CLAUDE_PROJECT_DIR` and, when given, the plugin variables: the bridge's
- *    contract with the hook, which the caller's `env` cannot displace.
+ * 3. `CLAUDE_PROJECT_DIR` and, when given, the plugin and env-file
+ *    variables: the bridge's contract with the hook, which the caller's
+ *    `env` cannot displace.
  */
-export function hookEnv(locations: HookLocations, callerEnv: EnvPatch | undefined): EnvPatch {
-  const env: EnvPatch = {
-    CLAUDE_PLUGIN_ROOT: undefined,
-    PLUGIN_ROOT: undefined,
-    CLAUDE_PLUGIN_DATA: undefined,
-    PLUGIN_DATA: undefined,
-    ...callerEnv,
-    CLAUDE_PROJECT_DIR: locations.projectDir,
-  };
-  if (locations.pluginRoot !== undefined) {
-    env.CLAUDE_PLUGIN_ROOT = locations.pluginRoot;
-    env.PLUGIN_ROOT = locations.pluginRoot;
-  }
-  if (locations.pluginData !== undefined) {
-    env.CLAUDE_PLUGIN_DATA = locations.pluginData;
-    env.PLUGIN_DATA = locations.pluginData;
-  }
-  return env;
+export function hookEnv(locations: HookLocations, callerEnv: EnvPatch | undefined, dialect: HookDialect): EnvPatch {
+  const removed: EnvPatch = {};
+  for (const name of HOST_ONLY) removed[name] = undefined;
+  // Spread, not Object.assign: a caller's own "__proto__" key stays a plain key.
+  return { ...removed, ...callerEnv, ...hookVariables(locations, dialect) };
 }

@@ -7,17 +7,23 @@
 import type { HookDispatchResult, HookPermission, HookVerdict } from "./types.ts";
 
 /** The strength of each permission: the strongest one wins. */
-const RANK: Readonly<Record<HookPermission, number>> = { allow: 1, ask: 2, deny: 3 };
+const RANK: Readonly<Record<HookPermission, number>> = { allow: 1, ask: 2, defer: 3, deny: 4 };
+
+/** The merged decision of an event: everything of the dispatch result that comes from the verdicts. */
+export type MergedVerdicts = Pick<
+  HookDispatchResult,
+  "permission" | "reasons" | "blocked" | "stop" | "additionalContext" | "systemMessages" | "feedback"
+>;
 
 /**
  * Merges `verdicts`, given in configuration order:
  *
- * - permission: `deny` > `ask` > `allow`; only the reasons given with the
+ * - permission: `deny` > `defer` > `ask` > `allow`; only the reasons given with the
  *   winning permission are kept, in order (empty reasons are left out);
  * - the first `continue: false` stops, with its `stopReason`;
- * - every `additionalContext` and `systemMessage`, in order (empty ones left out).
+ * - every `additionalContext`, `systemMessage` and `feedback`, in order (empty ones left out).
  */
-export function mergeVerdicts(verdicts: readonly HookVerdict[]): Omit<HookDispatchResult, "results"> {
+export function mergeVerdicts(verdicts: readonly HookVerdict[]): MergedVerdicts {
   let permission: HookPermission | undefined;
   for (const verdict of verdicts) {
     if (verdict.permission !== undefined && (permission === undefined || RANK[verdict.permission] > RANK[permission])) {
@@ -29,11 +35,12 @@ export function mergeVerdicts(verdicts: readonly HookVerdict[]): Omit<HookDispat
     .map((verdict) => verdict.reason)
     .filter(nonEmpty);
   const stopper = verdicts.find((verdict) => !verdict.continue);
-  const merged: Omit<HookDispatchResult, "results"> = {
+  const merged: MergedVerdicts = {
     reasons,
     blocked: permission === "deny",
     additionalContext: verdicts.map((verdict) => verdict.additionalContext).filter(nonEmpty),
     systemMessages: verdicts.map((verdict) => verdict.systemMessage).filter(nonEmpty),
+    feedback: verdicts.map((verdict) => verdict.feedback).filter(nonEmpty),
   };
   if (permission !== undefined) merged.permission = permission;
   if (stopper !== undefined) merged.stop = stopper.stopReason === undefined ? {} : { reason: stopper.stopReason };

@@ -1,16 +1,22 @@
 /**
  * The hook bridge of `@dsh/shell`: runs Claude Code– and Codex-style hooks
  * through a {@linkcode Shell}, so every hook gets the process-group kill,
- * the output budgets and the credential scrub of any other command.
+ * the output budgets and the credential scrub of any other command, and
+ * reads them as the current Claude Code and Codex do, per dialect (see
+ * docs/hooks.md for the rules and their sources).
  *
- * - {@linkcode runHook} runs one hook: the event as JSON on stdin,
- *   `CLAUDE_PROJECT_DIR` (and the plugin variables) in the environment, and
- *   the exit-code protocol (0 success, 2 blocking, anything else a
- *   non-blocking error). It never rejects.
+ * - {@linkcode runHook} runs one hook, in shell form or exec form (`args`):
+ *   the event as JSON on stdin, `CLAUDE_PROJECT_DIR` (and the plugin
+ *   variables) in the environment, and the exit-code protocol (0 success,
+ *   2 blocking, anything else a non-blocking error). It never rejects.
  * - {@linkcode parseHookSettings} reads the `hooks` of a `settings.json` (or
- *   a Codex `hooks.json`) and compiles the matchers.
- * - {@linkcode dispatchHookEvent} runs every matching hook of an event in
- *   parallel and merges their decisions (`deny` > `ask` > `allow`).
+ *   a Codex `hooks.json`, or a plugin's `hooks/hooks.json`), compiles the
+ *   matchers and reports what it worked around in `warnings`.
+ * - {@linkcode dispatchHookEvent} runs every hook of an event whose matcher
+ *   and `if` filter accept it, the foreground ones in parallel and the
+ *   `async` ones in the background, and merges their decisions (`deny` >
+ *   `defer` > `ask` > `allow`).
+ * - {@linkcode readHookVerdict} says what one result decides for one event.
  *
  * @example
  * ```ts

@@ -13,13 +13,21 @@ import type { HookJsonOutput, HookSpecificOutput } from "./types.ts";
 /** A JSON object (not an array, not null). */
 const jsonObject = z.record(z.string(), z.unknown());
 
+/** The known fields of `PermissionRequest`'s `decision` object. */
+const permissionRequestFields = {
+  behavior: z.enum(["allow", "deny"]),
+  updatedInput: jsonObject,
+  message: z.string(),
+};
+
 /** The known fields of `hookSpecificOutput`, each with the type it must have. */
 const specificFields = {
   hookEventName: z.string(),
-  permissionDecision: z.enum(["allow", "deny", "ask"]),
+  permissionDecision: z.enum(["allow", "deny", "ask", "defer"]),
   permissionDecisionReason: z.string(),
   additionalContext: z.string(),
   updatedInput: jsonObject,
+  decision: jsonObject.transform((raw) => keepValidFields(raw, permissionRequestFields)),
 };
 
 /** The known top-level fields, each with the type it must have. */
@@ -56,21 +64,39 @@ function setOwn(target: Record<string, unknown>, name: string, value: unknown): 
   Object.defineProperty(target, name, { value, enumerable: true, writable: true, configurable: true });
 }
 
+/** What a hook's stdout is, before any field is looked at. */
+export type StdoutShape =
+  /** Nothing but whitespace. */
+  | { kind: "empty" }
+  /** Plain text: it does not start with `{` or `[`. */
+  | { kind: "text"; text: string }
+  /** A JSON object. */
+  | { kind: "object"; value: Record<string, unknown> }
+  /** It starts with `{` or `[` but is not a JSON object. */
+  | { kind: "invalid" };
+
+/** Reads a hook's stdout as Codex's `parse_json` and `looks_like_json` do: trimmed, then an object or not. */
+export function stdoutShape(stdout: string): StdoutShape {
+  const text = stdout.trim();
+  if (text === "") return { kind: "empty" };
+  if (!text.startsWith("{") && !text.startsWith("[")) return { kind: "text", text };
+  let parsed: unknown;
+  try {
+    parsed = JSON.parse(text);
+  } catch {
+    return { kind: "invalid" };
+  }
+  const object = jsonObject.safeParse(parsed);
+  return object.success ? { kind: "object", value: object.data } : { kind: "invalid" };
+}
+
 /**
  * The hook's JSON answer, when its trimmed stdout starts with `{` and parses
  * as a JSON object; `undefined` otherwise (plain text, or malformed JSON,
  * which stays plain text).
  */
 export function parseHookJson(stdout: string): HookJsonOutput | undefined {
-  const text = stdout.trim();
-  if (!text.startsWith("{")) return undefined;
-  let parsed: unknown;
-  try {
-    parsed = JSON.parse(text);
-  } catch {
-    return undefined;
-  }
-  const object = jsonObject.safeParse(parsed);
-  if (!object.success) return undefined;
-  return keepValidFields(object.data, topFields) as HookJsonOutput;
+  const shape = stdoutShape(stdout);
+  if (shape.kind !== "object") return undefined;
+  return keepValidFields(shape.value, topFields) as HookJsonOutput;
 }

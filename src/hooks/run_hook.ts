@@ -10,8 +10,9 @@ import { ownFields } from "../seam/resolve/own_fields.ts";
 import { isAbsolute } from "node:path";
 import { ShellClosedError, ShellSpawnError, ShellSpecError } from "../seam/errors.ts";
 import type { EnvPatch, Shell, ShellExecRequest, ShellRunResult } from "../seam/types.ts";
-import { hookEnv } from "./hook_env.ts";
+import { hookEnv, hookVariables } from "./hook_env.ts";
 import { parseHookJson } from "./output.ts";
+import { expandPlaceholders } from "./placeholders.ts";
 import type { HookDialect, HookJsonOutput, HookOutcome, HookResult } from "./types.ts";
 
 /**
@@ -55,8 +56,19 @@ export const HOOK_DEFAULTS: Readonly<{ timeoutMs: number; stdoutMaxBytes: number
  * ```
  */
 export interface RunHookOptions {
-  /** The hook's command line, run as `bash -c <command>`; `"${CLAUDE_PLUGIN_ROOT}/x.sh"` expands. */
+  /**
+   * Shell form: the hook's command line, run as `bash -c <command>`
+   * (`"${CLAUDE_PLUGIN_ROOT}/x.sh"` expands in bash). Exec form (with
+   * `args`): the program, a name looked up on `PATH` or a path.
+   */
   command: string;
+  /**
+   * Exec form: run `command` directly with these arguments, no shell.
+   * `${NAME}` placeholders of the hook variables (`CLAUDE_PROJECT_DIR`, the
+   * plugin variables, `CLAUDE_ENV_FILE`) are substituted into `command` and
+   * each argument; nothing else is expanded.
+   */
+  args?: readonly string[];
   /** The event, sent as JSON on stdin. */
   payload: object;
   /** `"claude-code"`: stdin is the JSON plus `"\n"`; `"codex"`: no newline. */
@@ -77,6 +89,12 @@ export interface RunHookOptions {
   workdir?: string;
   /** Extra environment entries (`undefined` removes one); the hook variables above win over them. */
   env?: EnvPatch;
+  /**
+   * A file the hook may write `export` lines to, given as `CLAUDE_ENV_FILE`
+   * (and `CODEX_ENV_FILE` in the Codex dialect). `dispatchHookEvent` makes
+   * a fresh one per hook on the events that have it.
+   */
+  envFile?: string;
 }
 
 /**
@@ -85,11 +103,17 @@ export interface RunHookOptions {
  * credential scrub, `ENV_OVERRIDES`, the process-group kill and the output
  * budgets apply as for every command.
  *
- * The protocol: exit 0 is `success`, and stdout is parsed as JSON when its
- * trimmed text starts with `{` (malformed JSON stays plain text, without
- * `json`). Exit 2 is `blocking`, with the trimmed stderr as `reason`; its
- * stdout is not parsed. Any other exit, a signal, a timeout, an abort, or a
- * failure to start is `non-blocking-error`, with a `reason` that says which.
+ * The protocol: exit 0 is `success`; exit 2 is `blocking`; any other exit,
+ * a signal, a timeout, an abort, or a failure to start is
+ * `non-blocking-error`, with a `reason` that says which. Stdout is parsed as
+ * JSON when its trimmed text starts with `{` (malformed JSON stays plain
+ * text, without `json`):
+ *
+ * - `claude-code`: on every exit code, as current Claude Code reads it; on
+ *   exit 2 the reason of the answer's blocking decision (`block` with
+ *   `reason`, `deny` with its reason) wins over stderr as the `reason`;
+ * - `codex`: on exit 0 only; exit 2 blocks only with a reason on stderr,
+ *   and without one is a `non-blocking-error`, as Codex counts it.
  *
  * Never rejects: a bad option, a closed shell, a missing workdir or an
  * already-aborted signal also come back as `non-blocking-error`.
@@ -120,7 +144,7 @@ export async function runHook(shell: Shell, given: RunHookOptions): Promise<Hook
   try {
     if (signal?.aborted) return failure(`aborted before the hook started${reasonSuffix(signal.reason)}`, started);
     const spec = shell.resolve(hookRequest(shell, options));
-    return settle(await shell.run(spec), signal);
+    return settle(await shell.run(spec), signal, options.dialect);
   } catch (error) {
     if (signal?.aborted && error === signal.reason) {
       return failure(`aborted before the hook started${reasonSuffix(signal.reason)}`, started);
@@ -141,6 +165,8 @@ function hookRequest(shell: Shell, options: RunHookOptions): ShellExecRequest {
   const pluginData = options.pluginData === undefined
     ? undefined
     : absoluteDir(shell, "pluginData", options.pluginData);
+  const envFile = options.envFile === undefined ? undefined : absoluteDir(shell, "envFile", options.envFile);
+  const locations = { projectDir, pluginRoot, pluginData, envFile };
   const request: ShellExecRequest = {
     command: options.command,
     owner: options.owner,
@@ -148,8 +174,17 @@ function hookRequest(shell: Shell, options: RunHookOptions): ShellExecRequest {
     timeoutMs: options.timeoutMs ?? HOOK_DEFAULTS.timeoutMs,
     stdoutMaxBytes: HOOK_DEFAULTS.stdoutMaxBytes,
     stdin: stdinFor(options.payload, options.dialect),
-    env: hookEnv({ projectDir, pluginRoot, pluginData }, options.env),
+    env: hookEnv(locations, options.env, options.dialect),
   };
+  if (options.args !== undefined) {
+    if (!Array.isArray(options.args)) throw new ShellSpecError("args", "must be an array of strings");
+    const variables = hookVariables(locations, options.dialect);
+    request.command = expandPlaceholders(options.command, variables);
+    request.args = options.args.map((arg, index) => {
+      if (typeof arg !== "string") throw new ShellSpecError(`args[${index}]`, "must be a string");
+      return expandPlaceholders(arg, variables);
+    });
+  }
   if (options.signal !== undefined) request.signal = options.signal;
   return request;
 }
@@ -179,8 +214,8 @@ function stdinFor(payload: unknown, dialect: HookDialect): string {
   return dialect === "claude-code" ? `${json}\n` : json;
 }
 
-/** Applies the hook protocol to a finished run. */
-function settle(run: ShellRunResult, signal: AbortSignal | undefined): HookResult {
+/** Applies the hook protocol of `dialect` to a finished run. */
+function settle(run: ShellRunResult, signal: AbortSignal | undefined, dialect: HookDialect): HookResult {
   if (run.timedOut) return fromRun("non-blocking-error", run, { reason: `timed out after ${run.timeoutMs}ms` });
   if (run.aborted) {
     const reason = signal?.aborted ? "aborted by the caller's signal" : "aborted: the shell was closed";
@@ -189,17 +224,37 @@ function settle(run: ShellRunResult, signal: AbortSignal | undefined): HookResul
   if (run.exitCode === null) {
     return fromRun("non-blocking-error", run, { reason: `killed by signal ${run.signal ?? "(unknown)"}` });
   }
-  if (run.exitCode === 0) {
-    // A truncated stdout is a head and a tail around a marker line: never the JSON the hook wrote.
-    const json = run.stdout.truncated ? undefined : parseHookJson(run.stdout.text);
-    return fromRun("success", run, json === undefined ? {} : { json });
-  }
+  // A truncated stdout is a head and a tail around a marker line: never the JSON the hook wrote.
+  const readsJson = !run.stdout.truncated && (dialect === "claude-code" || run.exitCode === 0);
+  const json = readsJson ? parseHookJson(run.stdout.text) : undefined;
+  const withJson = json === undefined ? {} : { json };
+  if (run.exitCode === 0) return fromRun("success", run, withJson);
   const stderr = run.stderr.text.trim();
   if (run.exitCode === 2) {
-    return fromRun("blocking", run, { reason: stderr === "" ? "exit code 2 (no message on stderr)" : stderr });
+    const answered = json === undefined ? undefined : jsonReason(json);
+    if (answered !== undefined) return fromRun("blocking", run, { ...withJson, reason: answered });
+    if (stderr !== "") return fromRun("blocking", run, { ...withJson, reason: stderr });
+    if (dialect === "codex") {
+      // Codex: "exited with code 2 but did not write a blocking reason to stderr" is a failure, not a block.
+      return fromRun("non-blocking-error", run, { reason: "exit code 2 without a reason on stderr" });
+    }
+    return fromRun("blocking", run, { ...withJson, reason: "exit code 2 (no message on stderr)" });
   }
   const line = firstLine(stderr);
-  return fromRun("non-blocking-error", run, { reason: `exit code ${run.exitCode}${line ? `: ${line}` : ""}` });
+  return fromRun("non-blocking-error", run, {
+    ...withJson,
+    reason: `exit code ${run.exitCode}${line ? `: ${line}` : ""}`,
+  });
+}
+
+/** The reason a JSON answer gives for blocking: `reason`, else `hookSpecificOutput.permissionDecisionReason`. */
+function jsonReason(json: HookJsonOutput): string | undefined {
+  const candidates = [
+    json.reason,
+    json.hookSpecificOutput?.permissionDecisionReason,
+    json.hookSpecificOutput?.decision?.message,
+  ];
+  return candidates.find((text): text is string => typeof text === "string" && text.trim() !== "")?.trim();
 }
 
 /** A result from a run, its fields in the documented order. */

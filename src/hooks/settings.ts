@@ -9,8 +9,9 @@
 import { ownValue } from "../seam/resolve/own_fields.ts";
 import { ShellSpecError } from "../seam/errors.ts";
 import { HookSettingsError } from "./errors.ts";
-import { compileMatcher, type MatcherTest } from "./matcher.ts";
-import type { HookCommand, HookDialect, HookMatcherGroup, HookSettings, SkippedHookEntry } from "./types.ts";
+import { compileMatcher, hasMatcherSupport, type MatcherTest } from "./matcher.ts";
+import { type EntrySink, parseEntry } from "./settings/entry.ts";
+import type { HookCommand, HookDialect, HookMatcherGroup, HookSettings, HookWarning } from "./types.ts";
 
 /**
  * How {@linkcode parseHookSettings} reads the settings.
@@ -43,14 +44,6 @@ export interface ParseHookSettingsOptions {
   pluginData?: string;
 }
 
-/**
- * Hook types that are valid in a settings file but are not shell commands:
- * they are skipped (and listed in `skipped`), because running a model
- * prompt, an agent, an HTTP call or an MCP tool is the harness's job, not
- * a shell's.
- */
-const SKIPPED_TYPES: ReadonlySet<string> = new Set(["prompt", "agent", "http", "mcp_tool"]);
-
 /** The compiled matcher of each group made by {@linkcode parseHookSettings}. */
 const compiledMatchers = new WeakMap<HookMatcherGroup, MatcherTest>();
 
@@ -59,19 +52,27 @@ const compiledMatchers = new WeakMap<HookMatcherGroup, MatcherTest>();
  * `{ "hooks": { "<Event>": [ { "matcher": "…", "hooks": [ { "type": "command",
  * "command": "…", "timeout": 30 } ] } ] } }`, with `timeout` in seconds.
  *
- * Every other top-level key (`permissions`, `env`, `model`, …) is ignored;
- * a file without `hooks` has no hooks, and so has a Claude Code file with
- * `"disableAllHooks": true`. Entry keys other than `type`, `command` and
- * `timeout` (`statusMessage`, `async`, `once`, …) are ignored. Entries of
- * type `prompt`, `agent`, `http` or `mcp_tool` are not shell commands: they
- * are skipped and listed in `skipped`.
+ * Every other top-level key (`permissions`, `env`, `model`, `description`,
+ * …) is ignored; a file without `hooks` has no hooks, and so has a Claude
+ * Code file with `"disableAllHooks": true`. A command entry's fields:
+ * `command`, `args` (exec form), `timeout` (seconds; Codex also
+ * `timeoutSec`), `if` (Claude Code), `async`, `asyncRewake`,
+ * `statusMessage`; others (`once`, `shell`, …) are ignored. Entries of type
+ * `prompt`, `agent`, `http` or `mcp_tool` are not shell commands: they are
+ * skipped and listed in `skipped`.
+ *
+ * What the harnesses work around instead of refusing is a warning in
+ * `warnings`, not an error: an invalid matcher regex disables its own group
+ * (the rest of the file loads); a matcher on an event without matcher
+ * support is ignored without one, as both harnesses do; fields a dialect
+ * does not know are read as that harness reads them.
  *
  * Given `pluginRoot`/`pluginData`, these are a plugin's hooks, and every run
  * of them gets the plugin variables.
  *
  * @throws {HookSettingsError} naming the event and the entry, e.g.
- * `hooks.PreToolUse[0].matcher: invalid regular expression "(": …` or
- * `hooks.PreToolUse[0].hooks[1].command: must be a non-empty string`.
+ * `hooks.PreToolUse[0].hooks[1].command: must be a non-empty string` or
+ * `hooks.Stop[0].hooks[0].args[1]: must be a string`.
  *
  * @example
  * ```ts
@@ -99,14 +100,14 @@ export function parseHookSettings(settings: unknown, options: ParseHookSettingsO
     throw new HookSettingsError("settings", "must be an object (the parsed JSON of the settings file)");
   }
   const events: Record<string, readonly HookMatcherGroup[]> = {};
-  const skipped: SkippedHookEntry[] = [];
+  const sink: EntrySink = { skipped: [], warnings: [] };
   const hooks = ownValue(settings, "hooks");
   if (hooks !== undefined) {
     if (!isPlainObject(hooks)) {
       throw new HookSettingsError("hooks", "must be an object mapping event names to arrays of matcher groups");
     }
     for (const [event, groups] of Object.entries(hooks)) {
-      const parsed = parseEvent(`hooks${key(event)}`, groups, dialect, skipped);
+      const parsed = parseEvent(`hooks${key(event)}`, groups, dialect, event, sink);
       // defineProperty: an event named "__proto__" stays a plain key.
       Object.defineProperty(events, event, { value: parsed, enumerable: true });
     }
@@ -117,20 +118,28 @@ export function parseHookSettings(settings: unknown, options: ParseHookSettingsO
     ...(pluginRoot === undefined ? {} : { pluginRoot }),
     ...(pluginData === undefined ? {} : { pluginData }),
     events: Object.freeze(disabled ? {} : events),
-    skipped: Object.freeze(disabled ? [] : skipped),
+    skipped: Object.freeze(disabled ? [] : sink.skipped),
+    warnings: Object.freeze(disabled ? [] : sink.warnings.map((warning) => Object.freeze(warning))),
   };
   return Object.freeze(result);
 }
 
 /**
- * The compiled matcher of `group`: the one {@linkcode parseHookSettings}
- * made, or a new one for settings built by hand. Throws
- * {@linkcode HookSettingsError} for an invalid pattern.
+ * The compiled matcher of `group` for `event`: the one
+ * {@linkcode parseHookSettings} made, or a new one for settings built by
+ * hand. An invalid pattern disables the group: the test matches nothing,
+ * and `warn` is called with why.
  */
-export function matcherOf(group: HookMatcherGroup, dialect: HookDialect, path: string): MatcherTest {
+export function matcherOf(
+  group: HookMatcherGroup,
+  dialect: HookDialect,
+  event: string,
+  path: string,
+  warn: (warning: HookWarning) => void,
+): MatcherTest {
   const known = compiledMatchers.get(group);
   if (known !== undefined) return known;
-  const test = compile(group.matcher, dialect, `${path}.matcher`);
+  const test = compile(group.matcher, dialect, event, `${path}.matcher`, warn);
   compiledMatchers.set(group, test);
   return test;
 }
@@ -139,72 +148,61 @@ function parseEvent(
   path: string,
   groups: unknown,
   dialect: HookDialect,
-  skipped: SkippedHookEntry[],
+  event: string,
+  sink: EntrySink,
 ): readonly HookMatcherGroup[] {
   if (!Array.isArray(groups)) throw new HookSettingsError(path, "must be an array of matcher groups");
-  return Object.freeze(groups.map((group, index) => parseGroup(`${path}[${index}]`, group, dialect, skipped)));
+  return Object.freeze(groups.map((group, index) => parseGroup(`${path}[${index}]`, group, dialect, event, sink)));
 }
 
-function parseGroup(path: string, group: unknown, dialect: HookDialect, skipped: SkippedHookEntry[]): HookMatcherGroup {
+function parseGroup(
+  path: string,
+  group: unknown,
+  dialect: HookDialect,
+  event: string,
+  sink: EntrySink,
+): HookMatcherGroup {
   if (!isPlainObject(group)) throw new HookSettingsError(path, 'must be an object with "matcher" and "hooks"');
   const matcher = ownValue(group, "matcher");
   if (matcher !== undefined && typeof matcher !== "string") {
     throw new HookSettingsError(`${path}.matcher`, "must be a string");
   }
-  const test = compile(matcher, dialect, `${path}.matcher`);
+  // A matcher on an event without matcher support is ignored, and never validated (both harnesses).
+  const test = hasMatcherSupport(event, dialect)
+    ? compile(matcher, dialect, event, `${path}.matcher`, (warning) => sink.warnings.push(warning))
+    : undefined;
   const entries = ownValue(group, "hooks");
   if (!Array.isArray(entries)) throw new HookSettingsError(`${path}.hooks`, "must be an array of hook entries");
   const hooks: HookCommand[] = [];
   entries.forEach((entry, index) => {
-    const command = parseEntry(`${path}.hooks[${index}]`, entry, skipped);
+    const command = parseEntry(`${path}.hooks[${index}]`, entry, dialect, event, sink);
     if (command !== undefined) hooks.push(command);
   });
   const parsed: HookMatcherGroup = Object.freeze({
     ...(matcher === undefined ? {} : { matcher }),
     hooks: Object.freeze(hooks),
   });
-  compiledMatchers.set(parsed, test);
+  if (test !== undefined) compiledMatchers.set(parsed, test);
   return parsed;
 }
 
-/** One hook entry: a command, or `undefined` for a skipped type. */
-function parseEntry(path: string, entry: unknown, skipped: SkippedHookEntry[]): HookCommand | undefined {
-  if (!isPlainObject(entry)) throw new HookSettingsError(path, 'must be an object with "type" and "command"');
-  const type = ownValue(entry, "type");
-  if (typeof type !== "string") {
-    throw new HookSettingsError(`${path}.type`, 'must be a string naming the hook type, e.g. "command"');
-  }
-  if (SKIPPED_TYPES.has(type)) {
-    skipped.push(Object.freeze({ path, type }));
-    return undefined;
-  }
-  if (type !== "command") {
-    throw new HookSettingsError(
-      `${path}.type`,
-      `unknown hook type ${
-        JSON.stringify(type)
-      } (expected "command"; "prompt", "agent", "http" and "mcp_tool" are skipped)`,
-    );
-  }
-  const command = ownValue(entry, "command");
-  if (typeof command !== "string" || command.trim() === "") {
-    throw new HookSettingsError(`${path}.command`, "must be a non-empty string");
-  }
-  if (command.includes("\0")) throw new HookSettingsError(`${path}.command`, "must not contain a NUL character");
-  const timeout = ownValue(entry, "timeout");
-  if (timeout === undefined) return Object.freeze({ command });
-  if (typeof timeout !== "number" || !Number.isFinite(timeout) || timeout <= 0) {
-    throw new HookSettingsError(`${path}.timeout`, "must be a positive number of seconds");
-  }
-  return Object.freeze({ command, timeoutMs: Math.max(1, Math.round(timeout * 1000)) });
-}
-
-function compile(pattern: string | undefined, dialect: HookDialect, path: string): MatcherTest {
+/** Compiles a matcher; an invalid regular expression disables the group, with a warning. */
+function compile(
+  pattern: string | undefined,
+  dialect: HookDialect,
+  event: string,
+  path: string,
+  warn: (warning: HookWarning) => void,
+): MatcherTest {
   try {
-    return compileMatcher(pattern, dialect);
+    return compileMatcher(pattern, dialect, event);
   } catch (error) {
     const detail = error instanceof Error ? error.message : String(error);
-    throw new HookSettingsError(path, `invalid regular expression ${JSON.stringify(pattern)}: ${detail}`);
+    warn({
+      field: path,
+      message: `invalid regular expression ${JSON.stringify(pattern)}: ${detail}; this group is disabled`,
+    });
+    return () => false;
   }
 }
 

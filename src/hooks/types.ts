@@ -10,10 +10,12 @@
 
 /**
  * Whose conventions a hook follows. `"claude-code"`: stdin is the JSON
- * payload plus `"\n"`; a matcher of only `[A-Za-z0-9_|]` is an exact
- * alternation; identical commands run once per event. `"codex"`: stdin is
- * the JSON payload without a newline; a matcher is always a regular
- * expression; nothing is deduplicated.
+ * payload plus `"\n"`; a JSON answer counts on every exit code; matchers,
+ * `if`, decisions and events as the Claude Code hooks reference gives them;
+ * identical hooks run once per event. `"codex"`: stdin is the JSON payload
+ * without a newline; JSON only on exit 0, validated strictly; matchers and
+ * events as `codex-rs/hooks` has them; nothing is deduplicated. See
+ * docs/hooks.md for the table.
  *
  * @example
  * ```ts
@@ -56,7 +58,9 @@ export type HookDialect = "claude-code" | "codex";
 export type HookOutcome = "success" | "blocking" | "non-blocking-error";
 
 /**
- * A permission decision, from the strongest (`deny`) to the weakest (`allow`).
+ * A permission decision, from the strongest to the weakest: `deny` >
+ * `defer` > `ask` > `allow`. `defer` (Claude Code, `PreToolUse`) asks the
+ * harness to pause at the tool call and resume it later.
  *
  * @example
  * ```ts
@@ -71,7 +75,7 @@ export type HookOutcome = "success" | "blocking" | "non-blocking-error";
  * assert.equal(nextStep(undefined), "ask the user");
  * ```
  */
-export type HookPermission = "allow" | "deny" | "ask";
+export type HookPermission = "allow" | "deny" | "ask" | "defer";
 
 /**
  * The `hookSpecificOutput` object of a hook's JSON answer: fields that
@@ -103,23 +107,49 @@ export type HookPermission = "allow" | "deny" | "ask";
 export interface HookSpecificOutput {
   /** The event these fields are meant for; they are ignored for any other event. */
   hookEventName?: string;
-  /** `PreToolUse`: allow the tool call, deny it, or ask the user. */
+  /** `PreToolUse`: allow the tool call, deny it, ask the user, or defer it. */
   permissionDecision?: HookPermission;
-  /** Why: shown to the user (`ask`) or the model (`deny`). */
+  /** Why: shown to the user (`ask`) or the model (`deny`); ignored with `defer`. */
   permissionDecisionReason?: string;
   /** Text to add to the model's context. */
   additionalContext?: string;
   /** `PreToolUse`: the tool input to use instead of the model's. */
   updatedInput?: Record<string, unknown>;
+  /** `PermissionRequest`: the answer to the permission request. */
+  decision?: HookPermissionRequestDecision;
   /** Fields the bridge does not interpret, kept for the caller. */
   [field: string]: unknown;
 }
 
 /**
- * The JSON object a hook printed on stdout (exit 0), validated leniently:
- * each known field is kept when it has the right type and dropped when it
- * has not, so one wrong field never discards the whole answer. Unknown
- * fields are kept as the hook wrote them.
+ * `PermissionRequest`'s decision object (`hookSpecificOutput.decision`).
+ *
+ * @example
+ * ```ts
+ * import type { HookPermissionRequestDecision } from "@dsh/shell/hooks";
+ * import assert from "node:assert/strict";
+ * const answer: HookPermissionRequestDecision = { behavior: "deny", message: "no writes to prod" };
+ * assert.equal(answer.behavior, "deny");
+ * ```
+ */
+export interface HookPermissionRequestDecision {
+  /** Grant or deny the permission. */
+  behavior?: "allow" | "deny";
+  /** `allow`: the tool input to use instead. */
+  updatedInput?: Record<string, unknown>;
+  /** `deny`: why, for the model. */
+  message?: string;
+  /** Fields the bridge does not interpret (`updatedPermissions`, `interrupt`), kept for the caller. */
+  [field: string]: unknown;
+}
+
+/**
+ * The JSON object a hook printed on stdout (`HookResult.json`), read
+ * leniently: each known field is kept when it has the right type and
+ * dropped when it has not, and unknown fields are kept as the hook wrote
+ * them, so a caller sees what the hook meant. Whether the answer counts is
+ * the verdict's call ({@linkcode readHookVerdict}): the harnesses refuse an
+ * answer with a wrong-typed field.
  *
  * @example
  * ```ts
@@ -195,10 +225,15 @@ export interface HookResult {
   stdout: string;
   /** The hook's stderr (same budget rule). */
   stderr: string;
-  /** The parsed JSON answer: only on `success`, when trimmed stdout starts with `{` and is valid JSON. */
+  /**
+   * The parsed JSON answer, when trimmed stdout starts with `{` and is a
+   * valid JSON object: on every exit code in the Claude Code dialect
+   * (current Claude Code reads it there too), only on exit 0 in Codex's.
+   */
   json?: HookJsonOutput;
   /**
-   * Why the hook blocked (`blocking`: its trimmed stderr) or failed
+   * Why the hook blocked (`blocking`: the JSON answer's reason when it gives
+   * one, else its trimmed stderr) or failed
    * (`non-blocking-error`: e.g. `exit code 1: <first stderr line>`,
    * `timed out after 1000ms`, `killed by signal SIGKILL`). Absent on `success`.
    */
@@ -233,7 +268,7 @@ export interface HookResult {
  * ```
  */
 export interface HookVerdict {
-  /** The permission decision, when the hook made one (exit 2 is `deny`). */
+  /** The permission decision, when the hook made one (exit 2 is `deny` where the event can be blocked). */
   permission?: HookPermission;
   /** The reason given with `permission`. */
   reason?: string;
@@ -249,10 +284,24 @@ export interface HookVerdict {
   updatedInput?: Record<string, unknown>;
   /** The hook asked to hide its stdout. */
   suppressOutput: boolean;
+  /**
+   * Text for the model from a hook that exited 2 on an event that cannot be
+   * blocked because its action already happened (`PostToolUse`,
+   * `PostToolUseFailure`): feedback, not a block.
+   */
+  feedback?: string;
+  /**
+   * Why the hook's answer was not used, when the harness counts the hook
+   * as failed although it exited 0 (Codex: invalid JSON, an unsupported
+   * field or value, a `block` without a reason, plain stdout from `Stop`).
+   * Such a hook decides nothing.
+   */
+  error?: string;
 }
 
 /**
- * One hook of a matcher group: a shell command and its timeout.
+ * One hook of a matcher group: a command (shell form, or exec form with
+ * `args`), its timeout, and how it runs.
  *
  * @example
  * ```ts
@@ -266,10 +315,24 @@ export interface HookVerdict {
  * ```
  */
 export interface HookCommand {
-  /** The command line, run as `bash -c <command>`. */
+  /** Shell form: the command line, run as `bash -c <command>`. Exec form: the program. */
   readonly command: string;
-  /** The timeout in ms (the settings give seconds); absent means the bridge's default. */
+  /**
+   * Exec form: the program's arguments. No shell is involved; `${NAME}`
+   * placeholders of the hook variables are substituted into `command` and
+   * each argument as plain strings.
+   */
+  readonly args?: readonly string[];
+  /** The timeout in ms (the settings give seconds); absent means the event's default. */
   readonly timeoutMs?: number;
+  /** Claude Code: a permission rule the tool call must match for the hook to run. */
+  readonly if?: string;
+  /** Runs in the background: never blocks or decides; reported in `background`. */
+  readonly async?: boolean;
+  /** Claude Code: runs in the background, and its exit 2 wakes the model with its output. Implies `async`. */
+  readonly asyncRewake?: boolean;
+  /** A message for the user while the hook runs. */
+  readonly statusMessage?: string;
 }
 
 /**
@@ -326,6 +389,30 @@ export interface SkippedHookEntry {
 }
 
 /**
+ * Something in the settings (or met while dispatching) that the bridge
+ * worked around instead of refusing, e.g. a matcher group disabled by an
+ * invalid regular expression. Worth showing to the user.
+ *
+ * @example
+ * ```ts
+ * import { type HookWarning, parseHookSettings } from "@dsh/shell/hooks";
+ * import assert from "node:assert/strict";
+ * const settings = parseHookSettings({
+ *   hooks: { PreToolUse: [{ matcher: "Bash(", hooks: [{ type: "command", command: "true" }] }] },
+ * }, { dialect: "claude-code" });
+ * const warnings: readonly HookWarning[] = settings.warnings ?? [];
+ * assert.equal(warnings[0].field, "hooks.PreToolUse[0].matcher");
+ * assert.match(warnings[0].message, /^invalid regular expression "Bash\(": .*; this group is disabled$/);
+ * ```
+ */
+export interface HookWarning {
+  /** Where, e.g. `hooks.PreToolUse[1].matcher`. */
+  readonly field: string;
+  /** What happened and what the bridge did about it. */
+  readonly message: string;
+}
+
+/**
  * Parsed hook settings, as {@linkcode parseHookSettings} returns them and
  * {@linkcode dispatchHookEvent} takes them: plain, frozen data.
  *
@@ -364,6 +451,12 @@ export interface HookSettings {
   readonly events: Readonly<Record<string, readonly HookMatcherGroup[]>>;
   /** Entries of other types (`prompt`, `agent`, `http`, `mcp_tool`), which the bridge does not run. */
   readonly skipped: readonly SkippedHookEntry[];
+  /**
+   * What the bridge worked around while reading the settings (always
+   * present from `parseHookSettings`; optional so that settings built by
+   * hand for 1.0 still type-check).
+   */
+  readonly warnings?: readonly HookWarning[];
 }
 
 /**
@@ -392,8 +485,12 @@ export interface HookSettings {
 export interface HookDispatchEntry {
   /** The command as the settings wrote it. */
   command: string;
+  /** Exec form: the arguments as the settings wrote them (placeholders unexpanded). */
+  args?: readonly string[];
   /** How it ended. */
   result: HookResult;
+  /** What its result decides for the event (see {@linkcode readHookVerdict}). */
+  verdict: HookVerdict;
 }
 
 /**
@@ -433,9 +530,12 @@ export interface HookDispatchEntry {
  * ```
  */
 export interface HookDispatchResult {
-  /** Every hook that ran, in configuration order (not finish order); a deduplicated command appears once. */
+  /**
+   * Every hook that ran in the foreground, in configuration order (not
+   * finish order); a deduplicated hook appears once.
+   */
   results: HookDispatchEntry[];
-  /** The strongest permission decision: `deny` > `ask` > `allow`; absent when no hook decided. */
+  /** The strongest permission decision: `deny` > `defer` > `ask` > `allow`; absent when no hook decided. */
   permission?: HookPermission;
   /** The reasons given with the winning decision, in configuration order. */
   reasons: string[];
@@ -447,4 +547,131 @@ export interface HookDispatchResult {
   additionalContext: string[];
   /** Every hook's `systemMessage`, in configuration order. */
   systemMessages: string[];
+  /** Every hook's `feedback` (exit 2 where the action already happened), in configuration order. */
+  feedback: string[];
+  /** The hooks started in the background (`async`, `asyncRewake`), in configuration order. */
+  background: HookBackgroundRun[];
+  /**
+   * What the event's hooks wrote to their env files (`CLAUDE_ENV_FILE`),
+   * when the event gives them one and any of them wrote something.
+   */
+  envFile?: HookEnvFile;
+  /** What the bridge worked around during this dispatch (e.g. an `if` that could not be evaluated). */
+  warnings: HookWarning[];
+}
+
+/**
+ * A hook running in the background (`"async": true` or `"asyncRewake":
+ * true`): it never blocks or decides the event, and its outcome arrives
+ * when it ends, through `done`.
+ *
+ * @example
+ * ```ts
+ * import { createLocalShell } from "@dsh/shell";
+ * import { dispatchHookEvent, type HookBackgroundRun, parseHookSettings } from "@dsh/shell/hooks";
+ * import assert from "node:assert/strict";
+ * const context = { hookSpecificOutput: { hookEventName: "PostToolUse", additionalContext: "tests passed" } };
+ * const settings = parseHookSettings({
+ *   hooks: {
+ *     PostToolUse: [{ hooks: [{ type: "command", command: `echo '${JSON.stringify(context)}'`, async: true }] }],
+ *   },
+ * }, { dialect: "claude-code" });
+ * await using shell = createLocalShell();
+ * const outcome = await dispatchHookEvent(shell, settings, {
+ *   event: "PostToolUse",
+ *   payload: { hook_event_name: "PostToolUse", tool_name: "Write", tool_input: { file_path: "/tmp/a.ts" } },
+ *   projectDir: "/tmp",
+ *   owner: null,
+ * });
+ * assert.deepEqual(outcome.results, []); // nothing ran in the foreground
+ * const [run]: HookBackgroundRun[] = outcome.background;
+ * const ended = await run.done; // deliver this on the model's next turn
+ * assert.equal(ended.additionalContext, "tests passed");
+ * ```
+ */
+export interface HookBackgroundRun {
+  /** The command as the settings wrote it. */
+  command: string;
+  /** Exec form: the arguments as the settings wrote them. */
+  args?: readonly string[];
+  /** `asyncRewake`: an exit 2 should wake the model at once with `rewake`. */
+  rewake: boolean;
+  /** Resolves when the hook ends, however it ends; never rejects. */
+  done: Promise<HookBackgroundResult>;
+}
+
+/**
+ * How a background hook ended and what it has for the model and the user.
+ *
+ * @example
+ * ```ts
+ * import type { HookBackgroundResult } from "@dsh/shell/hooks";
+ * import assert from "node:assert/strict";
+ * function deliver(ended: HookBackgroundResult): string[] {
+ *   const forModel: string[] = [];
+ *   if (ended.rewake !== undefined) forModel.push(`wake up: ${ended.rewake}`);
+ *   if (ended.additionalContext !== undefined) forModel.push(ended.additionalContext);
+ *   if (ended.error !== undefined) forModel.push(ended.error);
+ *   return forModel;
+ * }
+ * const ended: HookBackgroundResult = {
+ *   result: { outcome: "blocking", exitCode: 2, stdout: "", stderr: "2 tests failed\n", reason: "2 tests failed", timedOut: false, durationMs: 900 },
+ *   rewake: "2 tests failed",
+ * };
+ * assert.deepEqual(deliver(ended), ["wake up: 2 tests failed"]);
+ * ```
+ */
+export interface HookBackgroundResult {
+  /** The run's result. */
+  result: HookResult;
+  /** Context for the model's next turn (the JSON answer's `additionalContext`). */
+  additionalContext?: string;
+  /** A message for the user (the JSON answer's `systemMessage`). */
+  systemMessage?: string;
+  /** `asyncRewake` and exit 2: the hook's stderr, or its stdout when stderr is empty, to show the model now. */
+  rewake?: string;
+  /**
+   * Codex: why the hook's output is an error (`Async hook exited with code
+   * 1`, `Async hook failed to run: …`, invalid JSON); Codex delivers this
+   * to the model in place of context.
+   */
+  error?: string;
+}
+
+/**
+ * What the hooks of one event wrote to their env files (`CLAUDE_ENV_FILE`,
+ * and `CODEX_ENV_FILE` in Codex): the text, in configuration order, and the
+ * variables it sets once sourced by bash, ready to pass as `env` to later
+ * commands.
+ *
+ * @example
+ * ```ts
+ * import { createLocalShell } from "@dsh/shell";
+ * import { dispatchHookEvent, type HookEnvFile, parseHookSettings } from "@dsh/shell/hooks";
+ * import assert from "node:assert/strict";
+ * const settings = parseHookSettings({
+ *   hooks: { SessionStart: [{ hooks: [{ type: "command", command: `echo 'export NODE_ENV=test' >> "$CLAUDE_ENV_FILE"` }] }] },
+ * }, { dialect: "claude-code" });
+ * await using shell = createLocalShell();
+ * const outcome = await dispatchHookEvent(shell, settings, {
+ *   event: "SessionStart",
+ *   payload: { hook_event_name: "SessionStart", source: "startup" },
+ *   projectDir: "/tmp",
+ *   owner: null,
+ * });
+ * const file: HookEnvFile | undefined = outcome.envFile;
+ * assert.equal(file?.text, "export NODE_ENV=test\n");
+ * assert.deepEqual(file?.env, { NODE_ENV: "test" });
+ * const later = await shell.run(shell.resolve({ command: "echo $NODE_ENV", owner: null, env: file?.env }));
+ * assert.equal(later.stdout.text, "test\n");
+ * ```
+ */
+export interface HookEnvFile {
+  /** The files' text, each hook's in configuration order. */
+  text: string;
+  /**
+   * The variables the text sets (a string) or unsets (`undefined`) when
+   * sourced by bash, compared with the environment before it.
+   */
+  env: Record<string, string | undefined>;
 }

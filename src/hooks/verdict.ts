@@ -1,33 +1,42 @@
 /**
- * What one hook's result means for one event: the permission it gave, whether
- * it asked to stop, and the context and messages it added. This is where
- * event-scoped fields meant for another event are dropped.
+ * What one hook's result means for one event: the permission it gave,
+ * whether it asked to stop, the context, messages and feedback it added,
+ * per dialect. The rules themselves are in `verdict/claude_code.ts` and
+ * `verdict/codex.ts`.
  *
  * @module
  */
 
-import type { HookPermission, HookResult, HookVerdict } from "./types.ts";
+import { ShellSpecError } from "../seam/errors.ts";
+import type { HookDialect, HookResult, HookVerdict } from "./types.ts";
+import { claudeCodeVerdict } from "./verdict/claude_code.ts";
+import { codexVerdict } from "./verdict/codex.ts";
 
 /**
- * Events whose plain stdout (exit 0, no JSON answer) is context for the
- * model, as in Claude Code and Codex; for every other event plain stdout is
- * only shown to the user.
- */
-const STDOUT_IS_CONTEXT: ReadonlySet<string> = new Set(["UserPromptSubmit", "SessionStart"]);
-
-/**
- * Reads what `result` decides for `event`:
+ * Reads what `result` decides for `event`, in `dialect` (default
+ * `"claude-code"`, the 1.0 reading's successor):
  *
- * - `blocking` (exit 2) is `permission: "deny"` with the hook's stderr as the reason;
- * - `non-blocking-error` decides nothing;
- * - `success` with a JSON answer: `hookSpecificOutput.permissionDecision`
- *   (with `permissionDecisionReason`) or else `decision` (`block` → `deny`,
- *   `approve` → `allow`, with `reason`); `continue: false` with
- *   `stopReason`; `additionalContext`, `systemMessage`, `updatedInput`,
- *   `suppressOutput`. The fields of `hookSpecificOutput` count only when its
- *   `hookEventName` is `event`;
- * - `success` with plain stdout on `UserPromptSubmit` or `SessionStart`: the
- *   trimmed stdout is `additionalContext`.
+ * - `claude-code`: the JSON answer counts on every exit code:
+ *   `hookSpecificOutput.permissionDecision` (allow/deny/ask/defer, with
+ *   `permissionDecisionReason`) on `PreToolUse`,
+ *   `hookSpecificOutput.decision.behavior` on `PermissionRequest`, the
+ *   top-level `decision: "block"` (with `reason`) on the events that take it,
+ *   `continue: false` with `stopReason`, `additionalContext`,
+ *   `systemMessage`, `updatedInput`, `suppressOutput`; the fields of
+ *   `hookSpecificOutput` count only when its `hookEventName` is `event`.
+ *   Exit 2 is `deny` only on events that can be blocked (its reason: the
+ *   answer's, else stderr); on `PostToolUse`/`PostToolUseFailure` it is
+ *   `feedback` for the model; elsewhere it decides nothing. Plain stdout on
+ *   exit 0 is `additionalContext` on `UserPromptSubmit`,
+ *   `UserPromptExpansion` and `SessionStart`;
+ * - `codex`: the answer counts only on exit 0 and must pass Codex's
+ *   validation, or the verdict has an `error` and decides nothing; exit 2
+ *   blocks, is feedback (`PostToolUse`) or is an `error`, per event; plain
+ *   stdout is context on `SessionStart`, `SubagentStart` and
+ *   `UserPromptSubmit`, and an `error` on `Stop`/`SubagentStop`.
+ *
+ * Events the dialect does not list (custom events) keep the 1.0 reading:
+ * every decision field counts and exit 2 is `deny`.
  *
  * @example
  * ```ts
@@ -44,44 +53,13 @@ const STDOUT_IS_CONTEXT: ReadonlySet<string> = new Set(["UserPromptSubmit", "Ses
  * });
  * assert.equal(readHookVerdict(result, "PreToolUse").permission, "ask");
  * assert.equal(readHookVerdict(result, "PostToolUse").permission, undefined); // scoped to PreToolUse
+ * // Codex supports no "ask": the hook counts as failed and decides nothing.
+ * assert.equal(readHookVerdict(result, "PreToolUse", "codex").permission, undefined);
+ * assert.equal(readHookVerdict(result, "PreToolUse", "codex").error, "PreToolUse hook returned unsupported permissionDecision:ask");
  * ```
  */
-export function readHookVerdict(result: HookResult, event: string): HookVerdict {
-  const verdict: HookVerdict = { continue: true, suppressOutput: false };
-  if (result.outcome === "blocking") {
-    verdict.permission = "deny";
-    if (result.reason !== undefined) verdict.reason = result.reason;
-    return verdict;
-  }
-  if (result.outcome !== "success") return verdict;
-
-  const json = result.json;
-  if (json === undefined) {
-    const text = result.stdout.trim();
-    if (STDOUT_IS_CONTEXT.has(event) && text !== "") verdict.additionalContext = text;
-    return verdict;
-  }
-  const specific = json.hookSpecificOutput?.hookEventName === event ? json.hookSpecificOutput : undefined;
-  if (specific?.permissionDecision !== undefined) {
-    verdict.permission = specific.permissionDecision;
-    if (specific.permissionDecisionReason !== undefined) verdict.reason = specific.permissionDecisionReason;
-  } else if (json.decision !== undefined) {
-    verdict.permission = DECISION_TO_PERMISSION[json.decision];
-    if (json.reason !== undefined) verdict.reason = json.reason;
-  }
-  if (json.continue === false) {
-    verdict.continue = false;
-    if (json.stopReason !== undefined) verdict.stopReason = json.stopReason;
-  }
-  if (specific?.additionalContext !== undefined) verdict.additionalContext = specific.additionalContext;
-  if (specific?.updatedInput !== undefined) verdict.updatedInput = specific.updatedInput;
-  if (json.systemMessage !== undefined) verdict.systemMessage = json.systemMessage;
-  if (json.suppressOutput === true) verdict.suppressOutput = true;
-  return verdict;
+export function readHookVerdict(result: HookResult, event: string, dialect: HookDialect = "claude-code"): HookVerdict {
+  if (dialect === "codex") return codexVerdict(result, event);
+  if (dialect === "claude-code") return claudeCodeVerdict(result, event);
+  throw new ShellSpecError("dialect", 'must be "claude-code" or "codex"');
 }
-
-/** The older top-level `decision` field, as a permission. */
-const DECISION_TO_PERMISSION: Readonly<Record<"approve" | "block", HookPermission>> = {
-  approve: "allow",
-  block: "deny",
-};

@@ -1,0 +1,38 @@
+/**
+ * The CLI as a user runs it: a subprocess of the runtime running the tests,
+ * on the sources under Deno and on the built package's bin under Node.
+ *
+ * Nothing here imports the library.
+ */
+
+import { spawn } from "node:child_process";
+import process from "node:process";
+import { fileURLToPath } from "node:url";
+import { IS_DENO, scriptArgs } from "./runtime.ts";
+
+// The Node leg runs against the built package: its CLI is the compiled bin.
+const CLI = fileURLToPath(new URL(IS_DENO ? "../../src/cli/main.ts" : "../../esm/src/cli/main.js", import.meta.url));
+
+/** How a CLI run ended. */
+export interface CliRun {
+  code: number | null;
+  stdout: string;
+  stderr: string;
+}
+
+/** Runs `dsh-shell args…` as a subprocess, with `stdin` and extra `env`. */
+export function dshShell(
+  args: string[],
+  options: { stdin?: string; env?: Record<string, string> } = {},
+): Promise<CliRun> {
+  const child = spawn(process.execPath, scriptArgs(CLI, args), {
+    env: { ...process.env, ...options.env },
+    stdio: ["pipe", "pipe", "pipe"],
+  });
+  let stdout = "";
+  let stderr = "";
+  child.stdout.on("data", (chunk) => stdout += chunk);
+  child.stderr.on("data", (chunk) => stderr += chunk);
+  child.stdin.end(options.stdin ?? "");
+  return new Promise((resolve) => child.once("close", (code) => resolve({ code, stdout, stderr })));
+}

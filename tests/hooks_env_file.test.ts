@@ -1,0 +1,127 @@
+/**
+ * `CLAUDE_ENV_FILE` (and Codex's `CODEX_ENV_FILE`): a fresh private file
+ * per hook on the events that have one, the hooks' writes returned in
+ * configuration order, and the variables they set read back by sourcing
+ * the text in bash.
+ */
+
+import { after, before, describe, it } from "node:test";
+import assert from "node:assert/strict";
+import { existsSync, readFileSync } from "node:fs";
+import { dirname, join } from "node:path";
+import process from "node:process";
+import { createLocalShell, type Shell } from "../mod.ts";
+import { dispatchHookEvent, type HookDialect } from "../src/hooks/mod.ts";
+import { shQuote, untilFileExists } from "./helpers/bash.ts";
+import { freshDir, removeDir } from "./helpers/dirs.ts";
+import { settingsWith } from "./helpers/hooks.ts";
+
+describe("env file", () => {
+  let dir: string;
+  let shell: Shell;
+  before(() => {
+    dir = freshDir("dsh-env-file-");
+    shell = createLocalShell({
+      graceMs: 300,
+      timeoutMs: 20_000,
+      // A harness that itself runs under Claude Code has its own CLAUDE_ENV_FILE: hooks must not inherit it.
+      ambientEnv: { PATH: process.env.PATH, HOME: process.env.HOME, CLAUDE_ENV_FILE: "/ambient/env.sh", GONE: "x" },
+    });
+  });
+  after(async () => {
+    await shell.close();
+    removeDir(dir);
+  });
+
+  const dispatch = (dialect: HookDialect, event: string, entries: Record<string, unknown>[]) =>
+    dispatchHookEvent(shell, settingsWith(event, entries, dialect), {
+      event,
+      payload: { hook_event_name: event, source: "startup" },
+      projectDir: dir,
+      owner: null,
+    });
+
+  it("SessionStart: each hook writes its own file; the text comes back in configuration order, with its effect", async () => {
+    const firstMayWrite = join(dir, "first-may-write");
+    const result = await dispatch("claude-code", "SessionStart", [
+      // Writes last, yet comes first: configuration order, not finish order.
+      { command: `${untilFileExists(firstMayWrite)}; echo 'export FIRST=1' >> "$CLAUDE_ENV_FILE"` },
+      {
+        command: "python3",
+        args: [
+          "-c",
+          "import os; open(os.environ['CLAUDE_ENV_FILE'], 'a').write('export SECOND=\"two words\"\\nunset GONE\\n')",
+        ],
+      },
+      { command: `echo 'export PATH="$PATH:/opt/tools"' >> "$CLAUDE_ENV_FILE"; touch ${shQuote(firstMayWrite)}` },
+      { command: "echo no env writes" },
+    ]);
+    assert.deepEqual(result.results.map((entry) => entry.result.outcome), Array(4).fill("success"));
+    assert.equal(
+      result.envFile?.text,
+      'export FIRST=1\nexport SECOND="two words"\nunset GONE\nexport PATH="$PATH:/opt/tools"\n',
+    );
+    assert.equal(result.envFile?.env.FIRST, "1");
+    assert.equal(result.envFile?.env.SECOND, "two words");
+    assert.ok(result.envFile?.env.PATH?.endsWith(":/opt/tools"));
+    assert.ok(Object.hasOwn(result.envFile?.env ?? {}, "GONE") && result.envFile?.env.GONE === undefined);
+  });
+
+  it("the files are private, distinct per hook, not the host's, and gone after the dispatch", async () => {
+    const seen = join(dir, "seen");
+    // node for the modes: GNU and BSD stat disagree on their flags.
+    const mode =
+      `const fs = require("fs"); for (const p of process.argv.slice(1)) console.log((fs.statSync(p).mode & 0o777).toString(8))`;
+    const record = `node -e ${shQuote(mode)} "$CLAUDE_ENV_FILE" "$(dirname "$CLAUDE_ENV_FILE")" >> ${shQuote(seen)}; ` +
+      `echo "$CLAUDE_ENV_FILE" >> ${shQuote(seen)}`;
+    const result = await dispatch("claude-code", "SessionStart", [{ command: record }, { command: `${record} # 2` }]);
+    assert.equal(result.envFile, undefined, "nothing written: no envFile");
+    const lines = readFileSync(seen, "utf8").trim().split("\n");
+    const paths = lines.filter((line) => line.startsWith("/"));
+    assert.equal(paths.length, 2);
+    assert.notEqual(paths[0], paths[1]);
+    assert.ok(!paths.includes("/ambient/env.sh"));
+    assert.deepEqual(lines.filter((line) => !line.startsWith("/")), ["600", "700", "600", "700"]);
+    for (const path of paths) assert.equal(existsSync(dirname(path)), false, `${path}'s directory is removed`);
+  });
+
+  it("claude-code: SessionStart, Setup, CwdChanged and FileChanged have it; others do not", async () => {
+    const probe = { command: `echo "\${CLAUDE_ENV_FILE:-none} \${CODEX_ENV_FILE:-none}"` };
+    for (const event of ["SessionStart", "Setup", "CwdChanged", "FileChanged"]) {
+      const [entry] = (await dispatch("claude-code", event, [probe])).results;
+      assert.match(entry.result.stdout, /^\/\S+ none\n$/, event);
+    }
+    for (const event of ["PreToolUse", "UserPromptSubmit", "SessionEnd"]) {
+      const [entry] = (await dispatch("claude-code", event, [probe])).results;
+      assert.equal(entry.result.stdout, "none none\n", event);
+    }
+  });
+
+  it("codex: SessionStart only, as CODEX_ENV_FILE and CLAUDE_ENV_FILE (the same file)", async () => {
+    const result = await dispatch("codex", "SessionStart", [
+      { command: `[ "$CODEX_ENV_FILE" = "$CLAUDE_ENV_FILE" ] && echo 'export VIA_CODEX=yes' >> "$CODEX_ENV_FILE"` },
+    ]);
+    assert.deepEqual(result.envFile, { text: "export VIA_CODEX=yes\n", env: { VIA_CODEX: "yes" } });
+    const cwd = await dispatch("codex", "CwdChanged", [{ command: `echo "\${CLAUDE_ENV_FILE:-none}"` }]);
+    assert.equal(cwd.results[0].result.stdout, "none\n");
+  });
+
+  it("background hooks get none; a file with an error still yields what it set before", async () => {
+    const result = await dispatch("claude-code", "SessionStart", [
+      { command: `echo "\${CLAUDE_ENV_FILE:-none}"`, async: true },
+      { command: `printf 'export OK=1\\nif then\\n' >> "$CLAUDE_ENV_FILE"` },
+    ]);
+    assert.equal((await result.background[0].done).result.stdout, "none\n");
+    assert.deepEqual(result.envFile?.env, { OK: "1" });
+  });
+
+  it("the harness applies the variables to later commands", async () => {
+    const result = await dispatch("claude-code", "SessionStart", [
+      { command: `echo 'export GREETING=hello' >> "$CLAUDE_ENV_FILE"` },
+    ]);
+    const later = await shell.run(
+      shell.resolve({ command: 'echo "$GREETING"', owner: null, env: result.envFile?.env }),
+    );
+    assert.equal(later.stdout.text, "hello\n");
+  });
+});
