@@ -55,6 +55,7 @@ function makeSetup(owner: { uid: number; gid: number } | undefined): { base: str
   const base = mkdtempSync("/var/tmp/dsh-sandbox-test-");
   const paths = {
     workdir: join(base, "work"),
+    bareGitWorkdir: join(base, "bare-git"),
     writableRoot: join(base, "root"),
     outside: join(base, "outside"),
     secretFile: join(base, "secrets", "id_test"),
@@ -67,6 +68,8 @@ function makeSetup(owner: { uid: number; gid: number } | undefined): { base: str
   const git = spawnSync("git", ["init", "-q", paths.workdir]);
   assert.equal(git.status, 0, String(git.stderr));
   mkdirSync(join(paths.workdir, ".git", "hooks"), { recursive: true });
+  assert.equal(spawnSync("git", ["init", "-q", paths.bareGitWorkdir]).status, 0);
+  for (const name of ["hooks", "config"]) rmSync(join(paths.bareGitWorkdir, ".git", name), { recursive: true });
   const file = join(base, "setup.json");
   writeFileSync(file, JSON.stringify(paths));
   if (owner !== undefined) {
@@ -166,6 +169,10 @@ function assertContained(seen: Record<string, any>, who: string): void {
   assert.notEqual(seen.gitConfig.code, 0, at("gitConfig"));
   assert.notEqual(seen.gitMove.code, 0, at("gitMove"));
   assert.equal(seen.hookOnHost, false, at("hookOnHost"));
+  assert.notEqual(seen.gitNewHook, 0, at("gitNewHook"));
+  assert.notEqual(seen.gitNewConfig, 0, at("gitNewConfig"));
+  assert.equal(seen.newHookOnHost, false, at("newHookOnHost"));
+  assert.equal(seen.newConfigOnHost, "", at("newConfigOnHost"));
   assert.deepEqual([seen.gitCommit.code, seen.gitCommit.out.trim()], [0, "1"], at("gitCommit"));
 
   assert.notEqual(seen.readSecret.code, 0, at("readSecret"));

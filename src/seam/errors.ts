@@ -204,4 +204,3 @@ export class ShellSandboxError extends Error {
     this.name = "ShellSandboxError";
   }
 }
-

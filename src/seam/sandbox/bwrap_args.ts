@@ -52,7 +52,7 @@ export function bwrapArgs(sandbox: ResolvedSandbox, placement: SandboxPlacement)
   const roots = [placement.workdir, ...sandbox.writableRoots.filter((root) => root !== placement.workdir)]
     .sort((a, b) => a.length - b.length);
   for (const root of roots) args.push("--bind", root, root);
-  if (sandbox.protectGit) for (const root of roots) args.push(...gitProtection(root));
+  if (sandbox.protectGit) { for (const root of roots) args.push(...gitProtection(root)); }
   const visible = (path: string): boolean => !isUnder(path, "/tmp") || roots.some((root) => isUnder(path, root));
   for (const path of [...sandbox.denyRead, ...placement.hidden]) {
     const real = realOrUndefined(path);
@@ -67,10 +67,10 @@ export function bwrapArgs(sandbox: ResolvedSandbox, placement: SandboxPlacement)
 
 /**
  * `.git` under a writable root: the directory itself pinned (a mount point
- * cannot be renamed away), its `hooks` and `config` read-only when they
- * exist (a missing one is never created: that would leave a file in the
- * user's tree). A `.git` file (a worktree's or submodule's pointer) is
- * read-only as a whole.
+ * cannot be renamed away), its `hooks` and `config` read-only, and masked
+ * read-only when missing (bubblewrap then leaves an empty `hooks` directory
+ * or `config` file in the tree, as `git init` would). A `.git` file (a
+ * worktree's or submodule's pointer) is read-only as a whole.
  */
 function gitProtection(root: string): string[] {
   const git = join(root, ".git");
@@ -84,10 +84,14 @@ function gitProtection(root: string): string[] {
   }
   if (!isDirectory) return ["--ro-bind", git, git];
   const args = ["--bind", git, git];
-  for (const name of ["hooks", "config"]) {
-    const path = join(git, name);
-    if (existsSync(path)) args.push("--ro-bind", path, path);
-  }
+  const hooks = join(git, "hooks");
+  // A missing hooks directory is masked too, or a command could create one and put a pre-commit hook in it that the
+  // host's next `git commit` runs. bubblewrap creates the empty mount point, as `git init` would have.
+  if (existsSync(hooks)) args.push("--ro-bind", hooks, hooks);
+  else args.push("--perms", "0555", "--tmpfs", hooks, "--remount-ro", hooks);
+  const config = join(git, "config");
+  // Likewise a missing config: a new one could set core.fsmonitor or core.hooksPath. An empty file is a valid config.
+  args.push("--ro-bind", existsSync(config) ? config : "/dev/null", config);
   return args;
 }
 

@@ -31,7 +31,17 @@ export function sandboxedRequest(
   return {
     ...request,
     program: "/bin/sh",
-    args: ["-c", OPEN_STATUS_THEN_EXEC, "dsh-sandbox", statusPath, sandbox.bwrapPath, ...inner, "--", request.program, ...request.args],
+    args: [
+      "-c",
+      OPEN_STATUS_THEN_EXEC,
+      "dsh-sandbox",
+      statusPath,
+      sandbox.bwrapPath,
+      ...inner,
+      "--",
+      request.program,
+      ...request.args,
+    ],
   };
 }
 

@@ -61,8 +61,11 @@ const DIAGNOSES: readonly [RegExp, string][] = [
     /Creating new namespace failed|max_user_namespaces|ENOSPC/,
     "no user namespace can be created here (user.max_user_namespaces is 0, or this runs inside another sandbox)",
   ],
-  [/loopback: Failed RTM_NEWADDR/, "this environment refuses a network namespace: use sandbox.network \"host\""],
-  [/Can't mount proc/, "this environment refuses a fresh /proc (a restricted container): the sandbox cannot hide host processes here"],
+  [/loopback: Failed RTM_NEWADDR/, 'this environment refuses a network namespace: use sandbox.network "host"'],
+  [
+    /Can't mount proc/,
+    "this environment refuses a fresh /proc (a restricted container): the sandbox cannot hide host processes here",
+  ],
 ];
 
 /**
@@ -80,14 +83,19 @@ export function probeSandbox(
   if (adapter.probe === undefined) {
     throw new ShellSandboxError(`the ${adapter.name} adapter cannot check the sandbox (it has no probe())`);
   }
-  const request = sandboxedRequest({
-    program: "/bin/true",
-    args: [],
-    cwd: placement.workdir,
-    env: { PATH: "/usr/bin:/bin" },
-    onStdout: () => {},
-    onStderr: () => {},
-  }, sandbox, placement, statusPath);
+  const request = sandboxedRequest(
+    {
+      program: "/bin/true",
+      args: [],
+      cwd: placement.workdir,
+      env: { PATH: "/usr/bin:/bin" },
+      onStdout: () => {},
+      onStderr: () => {},
+    },
+    sandbox,
+    placement,
+    statusPath,
+  );
   const outcome = adapter.probe({ program: request.program, args: request.args, cwd: request.cwd, env: request.env });
   const status = takeStatus(statusPath);
   if (status.exitCode === 0) return;

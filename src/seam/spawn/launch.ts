@@ -187,4 +187,3 @@ function inSandbox(
   };
   return { request: sandboxedRequest({ ...request, env }, sandbox.policy, placement, statusPath), statusPath };
 }
-
