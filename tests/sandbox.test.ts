@@ -24,6 +24,8 @@ import { join } from "node:path";
 import process from "node:process";
 import { fileURLToPath } from "node:url";
 import { createLocalShell, ShellSandboxError, ShellSpecError } from "../mod.ts";
+import { executeBashTool } from "../src/tool/mod.ts";
+import type { SandboxSeen } from "./fixtures/sandbox_seen.ts";
 import { rejection, thrown } from "./helpers/errors.ts";
 import { runningWithEnv } from "./helpers/proc.ts";
 import { IS_DENO } from "./helpers/runtime.ts";
@@ -141,7 +143,7 @@ function runChecks(
   setupFile: string,
   user: { home: string } | undefined,
   scratch: string,
-): Promise<Record<string, any>> {
+): Promise<SandboxSeen> {
   const child = startAs(command, [setupFile], user, scratch);
   let stdout = "";
   let stderr = "";
@@ -156,8 +158,8 @@ function runChecks(
 }
 
 /** The promises, held against what the fixture saw. */
-function assertContained(seen: Record<string, any>, who: string): void {
-  const at = (name: string) => `${who}: ${name}: ${JSON.stringify(seen[name])}`;
+function assertContained(seen: SandboxSeen, who: string): void {
+  const at = (name: keyof SandboxSeen) => `${who}: ${name}: ${JSON.stringify(seen[name])}`;
   assert.deepEqual([seen.writeWorkdir.code, seen.writeWorkdir.out], [0, "ok\n"], at("writeWorkdir"));
   assert.deepEqual([seen.writeRoot.code, seen.writeRoot.out], [0, "ok\n"], at("writeRoot"));
   assert.notEqual(seen.writeOutside.code, 0, at("writeOutside"));
@@ -206,7 +208,7 @@ function assertContained(seen: Record<string, any>, who: string): void {
   assert.match(seen.capabilities.out, /CapEff:\s+0+\n/, at("capabilities"));
 
   assert.equal(seen.deniedHint.denied, true, at("deniedHint"));
-  assert.equal(seen.writeWorkdir.denied, false, at("writeWorkdir.denied"));
+  assert.equal(seen.writeWorkdir.denied, false, at("writeWorkdir"));
 
   assert.equal(seen.timeoutEnded, true, at("timeoutEnded"));
   assert.deepEqual(seen.afterTimeout, [], at("afterTimeout"));
@@ -340,6 +342,54 @@ describe("the sandbox fails closed", { skip: missing && !REQUIRED ? missing : fa
       assert.equal(loosen.field, "sandbox");
     } finally {
       await shell.close();
+    }
+  });
+});
+
+describe("the model sees the sandbox through its tool", { skip: missing && !REQUIRED ? missing : false }, () => {
+  it("a refused write ends with the sandbox line; a plain failure does not", async () => {
+    const shell = createLocalShell({ graceMs: 300, sandbox: {} });
+    try {
+      const refused = await executeBashTool(shell, { command: "touch /usr/dsh-tool-refused" }, { owner: "m" });
+      assert.equal(refused.isError, true);
+      assert.match(refused.text, /Read-only file system\n\[exit code: 1\]\n\[sandbox: [^\n]*read-only[^\n]*\]$/);
+      assert.equal(existsSync("/usr/dsh-tool-refused"), false);
+      const plain = await executeBashTool(shell, { command: "echo no such thing >&2; exit 3" }, { owner: "m" });
+      assert.equal(plain.text, "[stderr]\nno such thing\n[exit code: 3]");
+    } finally {
+      await shell.close();
+    }
+  });
+
+  it("a workdir the sandbox cannot enter is an [error] for the model, not a rejection", async () => {
+    const base = mkdtempSync("/var/tmp/dsh-sandbox-tool-");
+    const root = join(base, "root");
+    mkdirSync(root);
+    const shell = createLocalShell({ workdir: base, graceMs: 300, sandbox: { writableRoots: [root] } });
+    try {
+      rmSync(root, { recursive: true });
+      const outcome = await executeBashTool(shell, { command: "echo never" }, { owner: "m" });
+      assert.equal(outcome.isError, true);
+      assert.match(outcome.text, /^\[error\] .*Can't find source path/);
+    } finally {
+      await shell.close();
+      rmSync(base, { recursive: true, force: true });
+    }
+  });
+
+  it("the tool has no way to leave the sandbox: a sandbox key is refused and nothing runs", async () => {
+    const shell = createLocalShell({ graceMs: 300, sandbox: {} });
+    const dir = mkdtempSync("/var/tmp/dsh-sandbox-key-");
+    try {
+      const input = { command: `touch '${dir}/escaped'`, sandbox: false };
+      const refused = await executeBashTool(shell, input, { owner: "m" });
+      assert.equal(refused.isError, true);
+      assert.match(refused.text, /sandbox/);
+      assert.equal(refused.result, undefined);
+      assert.equal(existsSync(join(dir, "escaped")), false);
+    } finally {
+      await shell.close();
+      rmSync(dir, { recursive: true, force: true });
     }
   });
 });

@@ -337,6 +337,40 @@ describe("tasks: kill() and the signal", () => {
     });
   });
 
+  it("kill() once the leader exited, while a backgrounded child holds the output: the task ends killed, the child too", async () => {
+    // A long grace keeps the task running on the held pipe for the whole test: the kill, not the drain bound, ends it.
+    await withShell({ graceMs: 60_000 }, async (shell) => {
+      const task = shell.start(shell.resolve({ command: "sleep 300 & echo $!", owner: null }));
+      assert.equal(await task.waitForOutput(), "output");
+      const child = Number(task.read().stdout);
+      assert.ok(await eventually(() => !isRunning(task.pid), 10_000), "the leader never exited");
+      assert.ok(isRunning(child), "the backgrounded child is not running");
+      assert.equal(task.status, "running");
+      assert.equal(task.kill(), true);
+      const result = await task.done;
+      assert.equal(task.status, "killed");
+      assert.equal(result.aborted, true);
+      assert.equal(result.exitCode, 0, "the leader's own exit is still reported");
+      assert.ok(await eventually(() => !isRunning(child), 10_000), `the child ${child} outlived kill()`);
+    });
+  });
+
+  it("kill() after the task completed ends what its command left running; the result stays completed", async () => {
+    await withShell({}, async (shell) => {
+      const task = shell.start(shell.resolve({ command: "sleep 300 & echo $!", owner: null }));
+      const result = await task.done;
+      const child = Number(result.stdout.text);
+      assert.equal(task.status, "completed");
+      assert.ok(isRunning(child), "nothing was left running to kill");
+      assert.equal(task.kill(), true);
+      assert.equal(task.kill(), false, "a second kill() while the first one's termination is under way");
+      assert.ok(await eventually(() => !isRunning(child), 10_000), `the child ${child} outlived kill()`);
+      assert.equal(task.kill(), false, "nothing of the task runs any more");
+      assert.equal(task.status, "completed");
+      assert.equal((await task.done).exitCode, 0);
+    });
+  });
+
   it("an abort of the spec's signal kills the task", async () => {
     await withShell({}, async (shell, dir) => {
       const started = join(dir, "started");

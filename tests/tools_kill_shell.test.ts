@@ -164,6 +164,22 @@ describe("kill_shell: a task that is not running", () => {
     });
   });
 
+  it("a task that completed but left a process running: that process is killed, and the answer says so", async () => {
+    await withShell({}, async (shell) => {
+      const task = shell.start(shell.resolve({ command: "sleep 300 & echo $!", owner: OWNER }));
+      const child = Number((await task.done).stdout.text);
+      assert.ok(isRunning(child), "nothing was left running");
+      assert.deepEqual(await kill(shell, task.id), {
+        text: `background task ${task.id} had already ended; what it left running was killed\n` +
+          "[status: completed; exit code: 0]\nIts unread output can still be read with bash_output.",
+        isError: false,
+      });
+      assert.ok(await eventually(() => !isRunning(child), 10_000), `the left-over ${child} still runs`);
+      assert.equal(task.status, "completed");
+      assert.match((await kill(shell, task.id)).text, /had already ended; nothing was killed\n/);
+    });
+  });
+
   it("a task whose spawn failed never started", async () => {
     await withShell({}, async (shell) => {
       const task = shell.start(shell.resolve({ command: "true", owner: OWNER, workdir: "/nonexistent/dsh-tools" }));

@@ -530,7 +530,12 @@ export interface ShellTask {
   readonly done: Promise<ShellRunResult>;
   /** Consumes and returns each stream's output since the previous read; works after the end too. */
   read(): TaskOutput;
-  /** Starts termination: true if this call began it, false if the task had ended or was already being ended. */
+  /**
+   * Starts termination of the task's whole session (SIGTERM to every group, SIGKILL `graceMs` later): true if this
+   * call began it. While the task runs, also once its leader has exited and only a backgrounded child keeps its output
+   * open, the task then ends `killed`. After the task has ended, it ends what the command left running, if anything
+   * (the result stays as it was). False when termination was already under way or nothing of the task runs.
+   */
   kill(): boolean;
   /**
    * Waits until there is output to read (`"output"`, at once if there

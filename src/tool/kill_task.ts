@@ -46,7 +46,11 @@ async function ended(task: ShellTask, headline: string): Promise<string> {
  *   (`[status: killed; signal: SIGTERM]`), or
  * - `background task <id> had already ended; nothing was killed` and the
  *   status line, for a task that had ended (a second kill, a task that
- *   finished or never started, one that ended by itself meanwhile);
+ *   finished or never started, one that ended by itself meanwhile), or
+ * - `background task <id> had already ended; what it left running was
+ *   killed` and the status line, for a task that had ended but left
+ *   processes in its session (`sleep 300 &`): those are terminated, and the
+ *   answer does not wait for them;
  *
  * then `Its unread output can still be read with bash_output.` when there
  * is some; the output is not read. `isError` is false for both: either way
@@ -83,12 +87,12 @@ export async function executeKillShellTool(
   const call = beginTaskCall(shell, KILL_SHELL_RULES, input, context);
   if ("outcome" in call) return call.outcome;
   const { task, signal } = call;
-  const alreadyEnded = `background task ${task.id} had already ended; nothing was killed`;
-  const before = task.status;
-  if (before !== "running") return { text: await ended(task, alreadyEnded), isError: false };
-  task.kill();
+  const before: string = task.status;
+  // On a task that has ended, kill() ends only what its command left running in its session.
+  const began = task.kill();
   await endOf(task, signal);
-  // kill() does nothing once the command has exited by itself: then the task completed on its own.
-  const headline = task.status === "killed" ? `killed background task ${task.id}` : alreadyEnded;
+  let headline = `background task ${task.id} had already ended; nothing was killed`;
+  if (before === "running" && task.status === "killed") headline = `killed background task ${task.id}`;
+  else if (began) headline = `background task ${task.id} had already ended; what it left running was killed`;
   return { text: await ended(task, headline), isError: false };
 }

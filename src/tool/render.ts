@@ -14,6 +14,14 @@ function truncationNote(name: "stdout" | "stderr", stream: CollectedOutput): str
 }
 
 /**
+ * The line a model sees when a sandboxed command failed with what reads like
+ * a refusal: it says where the limits are, so that the model does not retry
+ * the same write, and that it is a guess.
+ */
+export const SANDBOX_NOTE: string =
+  "[sandbox: this looks refused by the sandbox: outside the workdir and its writable roots files are read-only, and the network may be off]";
+
+/**
  * Renders a result as the model sees it, line by line:
  *
  * 1. stdout's text, when it holds more than whitespace;
@@ -25,7 +33,9 @@ function truncationNote(name: "stdout" | "stderr", stream: CollectedOutput): str
  *    stderr, `[timed out after Nms]`, `[aborted]`,
  *    `[killed by signal: SIGX]` (whenever a signal ended the command, also
  *    after a timeout or an abort: it tells whether SIGKILL was needed),
- *    `[exit code: N]` (nonzero only).
+ *    `[exit code: N]` (nonzero only), and last, on a sandboxed run whose
+ *    output reads like a refusal, the `[sandbox: …]` line of
+ *    {@link SANDBOX_NOTE}.
  *
  * Sections are separated by exactly one newline, also when a stream does
  * not end with one; the text has no final newline.
@@ -38,5 +48,6 @@ export function render(result: ShellRunResult): string {
   if (result.aborted) lines.push("[aborted]");
   if (result.signal !== null) lines.push(`[killed by signal: ${result.signal}]`);
   if (result.exitCode !== null && result.exitCode !== 0) lines.push(`[exit code: ${result.exitCode}]`);
+  if (result.sandbox?.denied) lines.push(SANDBOX_NOTE);
   return lines.join("\n");
 }

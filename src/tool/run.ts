@@ -7,7 +7,7 @@
  * @module
  */
 
-import { ShellSpawnError, ShellSpecError, TaskLimitError } from "../seam/errors.ts";
+import { ShellSandboxError, ShellSpawnError, ShellSpecError, TaskLimitError } from "../seam/errors.ts";
 import type { Shell, ShellExecSpec, ShellRunResult } from "../seam/types.ts";
 import { parse } from "./parse.ts";
 import { render } from "./render.ts";
@@ -20,7 +20,9 @@ const BACKGROUND_NOTE = "No timeout applies. Read its output with bash_output an
 
 /** Errors the model can fix by changing its call; every other error is the harness's. */
 function isModelFixable(error: unknown): error is Error {
-  return error instanceof ShellSpecError || error instanceof ShellSpawnError || error instanceof TaskLimitError;
+  // A sandbox that could not be set up for this call is mostly the call's doing: a workdir the sandbox hides.
+  return error instanceof ShellSpecError || error instanceof ShellSpawnError || error instanceof TaskLimitError ||
+    error instanceof ShellSandboxError;
 }
 
 /** Whether a finished command did not succeed: a timeout, an abort, a signal or a nonzero exit. */
@@ -75,8 +77,10 @@ export async function runCheckedBashCall(
  *
  * Mistakes the model can fix come back as text starting with `[error] `, not
  * as a rejection: a `ShellSpecError` (e.g. a workdir with a NUL), a
- * `ShellSpawnError` (e.g. a missing workdir, named in the text) and a
- * `TaskLimitError` (too many running background tasks). Harness problems
+ * `ShellSpawnError` (e.g. a missing workdir, named in the text), a
+ * `TaskLimitError` (too many running background tasks) and a
+ * `ShellSandboxError` (a sandbox that could not be set up for the call, as
+ * for a workdir the sandbox hides). Harness problems
  * reject: `ShellClosedError`, the signal's reason, a context without an owner.
  *
  * `executeBashTool` makes the same call and also says whether it is an

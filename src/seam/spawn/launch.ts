@@ -61,7 +61,10 @@ export interface Launched {
   readonly result: Promise<ShellRunResult>;
   /** The output as it arrives: for waiters (a task's `waitForOutput`). */
   readonly events: OutputEvents;
-  /** Starts termination with `cause`; false when it had already begun or the leader had exited. */
+  /**
+   * Starts termination of the whole session with `cause`: before the result settles, the result says so; after, it
+   * ends the survivors only. False when termination had already begun or nothing of the session runs.
+   */
   stop(cause: StopCause): boolean;
 }
 
@@ -118,8 +121,7 @@ export function launch(
   const deadline = new Deadline(timeoutMs, signals, host.abortListeners, () => {
     context.track(host.terminations.terminate(session, options.graceMs));
   });
-  let leaderExited = false;
-  child.exited.then(() => leaderExited = true);
+  let endingSurvivors = false;
   const result = settle({
     child,
     session,
@@ -139,7 +141,16 @@ export function launch(
     stderr,
     result,
     events,
-    stop: (cause) => !leaderExited && deadline.fire(cause),
+    stop: (cause) => {
+      // Until the result settles the deadline ends the whole session, also once the leader has exited and only a
+      // backgrounded child holds the pipes: that cuts the drain short.
+      if (deadline.fire(cause)) return true;
+      // Settled: what the command left running (a survivor) is still the caller's to end; the result stays as it is.
+      if (deadline.cause !== undefined || endingSurvivors || !session.alive()) return false;
+      endingSurvivors = true;
+      context.track(host.terminations.terminate(session, options.graceMs));
+      return true;
+    },
   };
 }
 
