@@ -33,6 +33,8 @@ import process from "node:process";
  * @property {(command: string, file: string, bytes: number) => Promise<void>} [bigOutput]
  *   Runs `command`, which prints `bytes` bytes, and consumes its stdout the variant's way (`file` is a
  *   scratch path it may write to and must remove); rejects when the byte count does not match.
+ * @property {(command: string) => Promise<void>} [execSandboxed]
+ *   Like `exec`, inside the sandbox (`run()` of a sandboxed shell, or the raw spawn of the argv it built).
  */
 
 /** Resolves after `ms` milliseconds. */
@@ -64,10 +66,14 @@ function roomForAnotherRound(started, roundMs, budgetMs) {
   return performance.now() - started + Math.max(...roundMs) <= budgetMs;
 }
 
-/** @param {Variant} variant */
-function needExec(variant) {
-  if (!variant.exec) throw new Error(`${variant.name} has no exec`);
-  return variant.exec;
+/**
+ * @param {Variant} variant
+ * @param {"exec" | "execSandboxed"} [method]
+ */
+function needExec(variant, method = "exec") {
+  const exec = variant[method];
+  if (!exec) throw new Error(`${variant.name} has no ${method}`);
+  return exec;
 }
 
 /**
@@ -78,16 +84,17 @@ function needExec(variant) {
  *
  * @param {Variant[]} variants
  * @param {{ calls: number, rounds: number, warmupCalls: number, budgetMs: number }} config
+ * @param {"exec" | "execSandboxed"} [method] `execSandboxed` for the sandboxed scenario (6).
  * @returns {Promise<Record<string, { roundMeanMs: number[], callMs: number[] }>>}
  */
-export async function latencyScenario(variants, { calls, rounds, warmupCalls, budgetMs }) {
+export async function latencyScenario(variants, { calls, rounds, warmupCalls, budgetMs }, method = "exec") {
   const started = performance.now();
   /** @type {number[]} */
   const roundMs = [];
   /** @type {Record<string, { roundMeanMs: number[], callMs: number[] }>} */
   const out = Object.fromEntries(variants.map((v) => [v.name, { roundMeanMs: [], callMs: [] }]));
   for (let i = 0; i < warmupCalls; i++) {
-    for (const variant of variants) await needExec(variant)("true");
+    for (const variant of variants) await needExec(variant, method)("true");
   }
   for (let round = 0; round < rounds && roomForAnotherRound(started, roundMs, budgetMs); round++) {
     const roundStarted = performance.now();
@@ -96,7 +103,7 @@ export async function latencyScenario(variants, { calls, rounds, warmupCalls, bu
     for (let i = 0; i < calls; i++) {
       for (const variant of rotate(variants, i + round)) {
         const started = performance.now();
-        await needExec(variant)("true");
+        await needExec(variant, method)("true");
         const ms = performance.now() - started;
         sums[variant.name] += ms;
         out[variant.name].callMs.push(ms);
@@ -465,6 +472,7 @@ export async function runWorker(config, variants, who) {
     "big-output": "bigOutput",
     stdin: "execStdin",
     kill: "execAbortable",
+    sandboxed: "execSandboxed",
   };
   // The variants that take part in this scenario, or the ones the orchestrator names.
   const pick = variants.filter((v) =>
@@ -490,6 +498,9 @@ export async function runWorker(config, variants, who) {
       break;
     case "kill":
       results = await killScenario(pick, config.kill);
+      break;
+    case "sandboxed":
+      results = await latencyScenario(pick, config.sandboxed, "execSandboxed");
       break;
     default:
       throw new Error(`unknown scenario ${config.scenario}`);
