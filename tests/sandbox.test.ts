@@ -25,6 +25,8 @@ import process from "node:process";
 import { fileURLToPath } from "node:url";
 import { createLocalShell, ShellSandboxError, ShellSpecError } from "../mod.ts";
 import { executeBashTool } from "../src/tool/mod.ts";
+import { dispatchHookEvent } from "../src/hooks/mod.ts";
+import { settingsWith } from "./helpers/hooks.ts";
 import type { SandboxSeen } from "./fixtures/sandbox_seen.ts";
 import { rejection, thrown } from "./helpers/errors.ts";
 import { runningWithEnv } from "./helpers/proc.ts";
@@ -404,6 +406,55 @@ describe("the model sees the sandbox through its tool", { skip: missing && !REQU
     } finally {
       await shell.close();
       rmSync(dir, { recursive: true, force: true });
+    }
+  });
+});
+
+describe("hooks in a sandboxed shell", { skip: missing && !REQUIRED ? missing : false }, () => {
+  const sessionStart = (shell: ReturnType<typeof createLocalShell>, projectDir: string, sandbox?: false) =>
+    dispatchHookEvent(
+      shell,
+      settingsWith("SessionStart", [
+        { command: `touch '${projectDir}-escape'; ps -e -o comm= | wc -l` },
+        { command: "echo 'export FROM_HOOK=1' >> \"$CLAUDE_ENV_FILE\"" },
+      ]),
+      {
+        event: "SessionStart",
+        payload: { hook_event_name: "SessionStart", source: "startup" },
+        projectDir,
+        owner: "s",
+        ...(sandbox === false ? { sandbox } : {}),
+      },
+    );
+
+  it("by default a hook is contained like any command, and cannot reach the env file outside it", async () => {
+    const projectDir = mkdtempSync("/var/tmp/dsh-sandbox-hooks-");
+    const shell = createLocalShell({ graceMs: 300, sandbox: {} });
+    try {
+      const outcome = await sessionStart(shell, projectDir);
+      assert.equal(existsSync(`${projectDir}-escape`), false, "the hook wrote outside its workdir");
+      assert.ok(Number(outcome.results[0].result.stdout) < 10, outcome.results[0].result.stdout);
+      assert.equal(outcome.results[1].result.outcome, "non-blocking-error");
+      assert.equal(outcome.envFile, undefined);
+    } finally {
+      await shell.close();
+      rmSync(projectDir, { recursive: true, force: true });
+    }
+  });
+
+  it("with sandbox: false the hooks run on the host, and the env file comes back", async () => {
+    const projectDir = mkdtempSync("/var/tmp/dsh-sandbox-hooks-");
+    const shell = createLocalShell({ graceMs: 300, sandbox: {} });
+    try {
+      const outcome = await sessionStart(shell, projectDir, false);
+      assert.equal(existsSync(`${projectDir}-escape`), true, "the hook did not run on the host");
+      assert.ok(Number(outcome.results[0].result.stdout) > 10, outcome.results[0].result.stdout);
+      assert.equal(outcome.results[1].result.outcome, "success");
+      assert.deepEqual(outcome.envFile, { text: "export FROM_HOOK=1\n", env: { FROM_HOOK: "1" } });
+    } finally {
+      await shell.close();
+      rmSync(projectDir, { recursive: true, force: true });
+      rmSync(`${projectDir}-escape`, { force: true });
     }
   });
 });
