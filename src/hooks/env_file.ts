@@ -85,8 +85,10 @@ export interface ReadBackOptions {
  */
 export async function readEnvFile(shell: Shell, text: string, options: ReadBackOptions): Promise<HookEnvFile> {
   // The text comes on stdin, not in a file: a sandboxed command sees neither the host's /tmp nor most of its paths.
-  // bash reads all of /dev/stdin before it runs any of it, so a command in the text cannot eat the rest.
-  const script = 'env -0; printf "%s\\0" "$1"; . /dev/stdin >/dev/null 2>&1; env -0';
+  // It is read whole before any of it runs (`$(cat)`), so a command in it cannot eat the rest; and not as
+  // `. /dev/stdin`, which cannot open the socket Node gives a child as stdin. eval runs it command by command, as
+  // sourcing would: what comes before an error still takes effect.
+  const script = 'env -0; printf "%s\\0" "$1"; eval "$(cat)" >/dev/null 2>&1 </dev/null; env -0';
   const run = await shell.run(shell.resolve({
     command: "bash",
     args: ["-c", script, "bash", SEPARATOR],
