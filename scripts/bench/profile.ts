@@ -135,6 +135,8 @@ async function main(argv: string[]): Promise<void> {
   const dir = await Deno.makeTempDir({ prefix: "dsh-profile-" });
   const outDir = join(BENCH_DIR, "profiles");
   await Deno.mkdir(outDir, { recursive: true });
+  await Deno.mkdir(join(BENCH_DIR, "sandbox-work", ".git", "hooks"), { recursive: true });
+  await Deno.writeTextFile(join(BENCH_DIR, "sandbox-work", ".git", "config"), "");
   const long = { rounds: 1, budgetMs: 3_600_000 };
   const settings = args.scenario === "concurrent"
     ? { concurrent: { commands: args.calls, inFlight: 16, batches: 1, warmupCommands: 64, ...long } }
@@ -144,6 +146,7 @@ async function main(argv: string[]): Promise<void> {
     variants: [args.variant],
     packages: PACKAGES_DIR,
     spillDir: join(dir, "spill"),
+    sandboxWorkdir: join(BENCH_DIR, "sandbox-work"),
     ...settings,
   });
   const profiler = ["--cpu-prof", `--cpu-prof-dir=${dir}`];
