@@ -111,7 +111,7 @@ export const FULL: BenchConfig = {
   concurrent: {
     commands: 480,
     inFlight: 16,
-    batches: 4,
+    batches: 12,
     rounds: 3,
     warmupCommands: 32,
     budgetMs: { node: 80_000, deno: 35_000 },

@@ -35,7 +35,8 @@ export interface LegResults {
   /** The peers' variant names (Node only). */
   peers: string[];
   latency?: Record<string, { roundMeanMs: number[]; callMs: number[] }>;
-  concurrent?: Record<string, { roundWallMs: number[] }>;
+  /** `sliceWallMs`: each slice's wall time, in the same order for every variant (absent in older results). */
+  concurrent?: Record<string, { roundWallMs: number[]; sliceWallMs?: number[] }>;
   bigOutput?: Record<string, BigOutputSample[]>;
   stdin?: Record<string, { roundMs: number[] }>;
   kill?: Record<string, { goneMs: number[]; settledMs: number[]; survived: number; runs: number }>;
@@ -147,18 +148,34 @@ function sequentialTable(
   ].join("\n");
 }
 
+/**
+ * How much longer `name` took than `base` in the concurrent scenario: the
+ * median, over the slices, of the ratio of each of its slices to `base`'s
+ * slice of the same round and batch (run right beside it). A burst of load
+ * from elsewhere that lasts a few slices moves a few ratios, not the
+ * median. Results without slices fall back on the ratio of the round medians.
+ */
+export function concurrentRatio(data: NonNullable<LegResults["concurrent"]>, name: string, base: string): number {
+  const mine = data[name].sliceWallMs;
+  const theirs = data[base].sliceWallMs;
+  if (mine === undefined || theirs === undefined || mine.length !== theirs.length || mine.length === 0) {
+    return median(data[name].roundWallMs) / median(data[base].roundWallMs);
+  }
+  return median(mine.map((ms, i) => ms / theirs[i]));
+}
+
 /** Scenario 2. */
 export function concurrentTable(leg: LegResults, config: BenchConfig): string {
   const data = leg.concurrent!;
   const { commands, inFlight, batches } = config.concurrent;
   const wall = (name: string) => median(data[name].roundWallMs);
-  const raw = wall(leg.rawName);
+  const slices = data[RUN].sliceWallMs?.length ?? 0;
   const rows = ordered(Object.keys(data), leg).map((name) => [
     name === RUN ? `**${name}**` : name,
     fixed(wall(name), 0),
     fixed(commands / (wall(name) / 1000), 1),
-    name === leg.rawName ? "—" : percent(wall(name) / raw - 1),
-    runVersus(wall(RUN), wall(name), name),
+    name === leg.rawName ? "—" : percent(concurrentRatio(data, name, leg.rawName) - 1),
+    name === RUN ? "—" : runVersus(concurrentRatio(data, RUN, name), 1, name),
   ]);
   return [
     `### 2. Concurrent throughput: ${commands} \`echo\`, ${inFlight} in flight ` +
@@ -168,7 +185,7 @@ export function concurrentTable(leg: LegResults, config: BenchConfig): string {
       "variant",
       `wall ms (median of ${data[RUN].roundWallMs.length} rounds)`,
       "commands/s",
-      "vs raw (time)",
+      slices > 0 ? `vs raw (time, median of ${slices} paired slices)` : "vs raw (time)",
       "run() vs this",
     ], rows),
   ].join("\n");
@@ -296,14 +313,28 @@ export function targets(leg: LegResults, config: BenchConfig): TargetRow[] {
     faster("latency", mean(RUN), leg.peers.filter((p) => leg.latency![p]).map((p) => [p, mean(p)]), "ms/call");
   }
   if (leg.concurrent) {
-    const wall = (name: string) => median(leg.concurrent![name].roundWallMs);
-    within("concurrent throughput", wall(RUN), wall(raw), "ms wall");
-    faster(
-      "concurrent throughput",
-      wall(RUN),
-      leg.peers.filter((p) => leg.concurrent![p]).map((p) => [p, wall(p)]),
-      "ms wall",
-    );
+    const data = leg.concurrent;
+    const wall = (name: string) => median(data[name].roundWallMs);
+    // The ratio is the paired slices' (see concurrentRatio); the times shown beside it are the round medians.
+    const paired = (name: string) => ({ ratio: concurrentRatio(data, RUN, name), times: [wall(RUN), wall(name)] });
+    const vsRaw = paired(raw);
+    rows.push({
+      target: `${who} concurrent throughput: run() within 5% of ${raw}`,
+      measured: `${percent(vsRaw.ratio - 1)} (paired slices; ${fixed(vsRaw.times[0], 0)} vs ${
+        fixed(vsRaw.times[1], 0)
+      } ms wall)`,
+      met: vsRaw.ratio <= 1.05,
+    });
+    for (const peer of leg.peers.filter((p) => data[p])) {
+      const vsPeer = paired(peer);
+      rows.push({
+        target: `${who} concurrent throughput: run() faster than ${peer}`,
+        measured: `${percent(vsPeer.ratio - 1)} (paired slices; ${fixed(vsPeer.times[0], 0)} vs ${
+          fixed(vsPeer.times[1], 0)
+        } ms wall)`,
+        met: vsPeer.ratio < 1,
+      });
+    }
   }
   if (leg.bigOutput?.[RUN] && leg.bigOutput[raw]) {
     const mibs = (name: string) => median(leg.bigOutput![name].map(speed));

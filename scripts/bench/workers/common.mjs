@@ -143,13 +143,15 @@ async function pool(exec, command, commands, inFlight) {
  * `batches` slices, interleaved across the variants in rotating order, and
  * a variant's wall time is the sum of its slices: a burst of load from
  * elsewhere then hits every variant, not just the one running at that
- * moment. Up to `rounds` rounds, fewer when the next one would overrun
- * `budgetMs`.
+ * moment. Each slice's wall time is kept too (`sliceWallMs`, in the same
+ * order for every variant), so that the report can compare variants slice
+ * by slice, each against the slices run right beside it. Up to `rounds`
+ * rounds, fewer when the next one would overrun `budgetMs`.
  *
  * @param {Variant[]} variants
  * @param {{ commands: number, inFlight: number, batches: number, rounds: number, warmupCommands: number,
  *   budgetMs: number }} config
- * @returns {Promise<Record<string, { roundWallMs: number[] }>>}
+ * @returns {Promise<Record<string, { roundWallMs: number[], sliceWallMs: number[] }>>}
  */
 export async function concurrentScenario(
   variants,
@@ -158,8 +160,8 @@ export async function concurrentScenario(
   const started = performance.now();
   /** @type {number[]} */
   const roundMs = [];
-  /** @type {Record<string, { roundWallMs: number[] }>} */
-  const out = Object.fromEntries(variants.map((v) => [v.name, { roundWallMs: [] }]));
+  /** @type {Record<string, { roundWallMs: number[], sliceWallMs: number[] }>} */
+  const out = Object.fromEntries(variants.map((v) => [v.name, { roundWallMs: [], sliceWallMs: [] }]));
   const command = "echo concurrent-benchmark-line";
   for (const variant of variants) await pool(needExec(variant), command, warmupCommands, inFlight);
   for (let round = 0; round < rounds && roomForAnotherRound(started, roundMs, budgetMs); round++) {
@@ -170,7 +172,9 @@ export async function concurrentScenario(
       // The first slices take the remainder, so the slices add up to `commands` exactly.
       const size = Math.floor(commands / batches) + (batch < commands % batches ? 1 : 0);
       for (const variant of rotate(variants, round + batch)) {
-        wall[variant.name] += await pool(needExec(variant), command, size, inFlight);
+        const ms = await pool(needExec(variant), command, size, inFlight);
+        wall[variant.name] += ms;
+        out[variant.name].sliceWallMs.push(ms);
       }
     }
     for (const variant of variants) out[variant.name].roundWallMs.push(wall[variant.name]);
