@@ -12,13 +12,16 @@
  * Idle samples are left out: what remains is the host's CPU per command.
  *
  * Usage: `deno run -A scripts/bench/profile.ts [--runtime=node|deno] [--variant=<name>]
- * [--scenario=latency|concurrent|sandboxed] [--calls=N] [--keep]`. The Node leg needs the package the bench
- * installed (`deno task bench` once, or `--skip-build` after a build).
+ * [--scenario=latency|concurrent|sandboxed] [--calls=N] [--keep] [--against=<git ref>]`. The Node leg needs the
+ * package the bench installed (`deno task bench` once, or `--skip-build` after a build). `--against` profiles
+ * another build of the library instead (`run() @ <sha>`, built as the bench's `--against` builds it), so that
+ * the profiles of a change and of its parent can be taken one right after the other.
  *
  * @module
  */
 
 import { join } from "node:path";
+import { prepareAgainst } from "./lib/against.ts";
 import { BENCH_DIR, PACKAGES_DIR, ROOT } from "./lib/node_setup.ts";
 
 /** One node of a `.cpuprofile` (the Chrome DevTools format both runtimes write). */
@@ -113,6 +116,7 @@ interface Args {
   scenario: "latency" | "concurrent" | "sandboxed";
   calls: number;
   keep: boolean;
+  against?: string;
 }
 
 function parseArgs(argv: string[]): Args {
@@ -125,6 +129,7 @@ function parseArgs(argv: string[]): Args {
       args.scenario = value as Args["scenario"];
     } else if (flag === "--calls" && Number(value) > 0) args.calls = Number(value);
     else if (flag === "--keep") args.keep = true;
+    else if (flag === "--against" && value !== "") args.against = value;
     else throw new Error(`unknown argument ${JSON.stringify(arg)}`);
   }
   return args;
@@ -132,6 +137,10 @@ function parseArgs(argv: string[]): Args {
 
 async function main(argv: string[]): Promise<void> {
   const args = parseArgs(argv);
+  const against = args.against === undefined
+    ? undefined
+    : await prepareAgainst(args.against, args.runtime === "node", (line) => console.error(`profile: ${line}`));
+  if (against !== undefined) args.variant = `run() @ ${against.label}`;
   const dir = await Deno.makeTempDir({ prefix: "dsh-profile-" });
   const outDir = join(BENCH_DIR, "profiles");
   await Deno.mkdir(outDir, { recursive: true });
@@ -147,6 +156,7 @@ async function main(argv: string[]): Promise<void> {
     packages: PACKAGES_DIR,
     spillDir: join(dir, "spill"),
     sandboxWorkdir: join(BENCH_DIR, "sandbox-work"),
+    against,
     ...settings,
   });
   const profiler = ["--cpu-prof", `--cpu-prof-dir=${dir}`];
