@@ -25,6 +25,8 @@ import process from "node:process";
 import { fileURLToPath } from "node:url";
 import { createLocalShell, ShellSandboxError, ShellSpecError } from "../mod.ts";
 import { executeBashTool } from "../src/tool/mod.ts";
+import { dispatchHookEvent } from "../src/hooks/mod.ts";
+import { settingsWith } from "./helpers/hooks.ts";
 import type { SandboxSeen } from "./fixtures/sandbox_seen.ts";
 import { rejection, thrown } from "./helpers/errors.ts";
 import { runningWithEnv } from "./helpers/proc.ts";
@@ -53,7 +55,9 @@ describe("the sandbox is available where it is required", () => {
 });
 
 /** The trees a check run works on, owned by whoever runs the checks. */
-function makeSetup(owner: { uid: number; gid: number } | undefined): { base: string; file: string; marker: string } {
+function makeSetup(
+  owner: { uid: number; gid: number } | undefined,
+): { base: string; file: string; marker: string; home: string } {
   const base = mkdtempSync("/var/tmp/dsh-sandbox-test-");
   const paths = {
     workdir: join(base, "work"),
@@ -63,10 +67,15 @@ function makeSetup(owner: { uid: number; gid: number } | undefined): { base: str
     secretFile: join(base, "secrets", "id_test"),
     deniedFile: join(base, "denied.txt"),
     marker: `sbx-${process.pid}-${Date.now()}`,
+    home: join(base, "home"),
   };
   for (const dir of [paths.workdir, paths.writableRoot, paths.outside, join(base, "secrets")]) mkdirSync(dir);
   writeFileSync(paths.secretFile, "PRIVATE KEY\n");
   writeFileSync(paths.deniedFile, "denied\n");
+  // A home of the test's own, with what the default denyRead must hide and a dotfile a command must not change.
+  mkdirSync(join(paths.home, ".ssh"), { recursive: true });
+  writeFileSync(join(paths.home, ".ssh", "id_test"), "PRIVATE KEY\n");
+  writeFileSync(join(paths.home, ".bashrc"), "# as the user left it\n");
   const git = spawnSync("git", ["init", "-q", paths.workdir]);
   assert.equal(git.status, 0, String(git.stderr));
   mkdirSync(join(paths.workdir, ".git", "hooks"), { recursive: true });
@@ -78,7 +87,7 @@ function makeSetup(owner: { uid: number; gid: number } | undefined): { base: str
     spawnSync("chown", ["-R", `${owner.uid}:${owner.gid}`, base]);
     chmodSync(base, 0o755);
   }
-  return { base, file, marker: paths.marker };
+  return { base, file, marker: paths.marker, home: paths.home };
 }
 
 /** The ordinary user the checks run as, made once; undefined when this is not root. */
@@ -121,10 +130,11 @@ function startAs(
   args: string[],
   user: { home: string } | undefined,
   scratch: string,
+  home: string = user?.home ?? process.env.HOME ?? "/root",
 ): ChildProcess {
   const env = {
     PATH: "/usr/bin:/bin",
-    HOME: user?.home ?? process.env.HOME ?? "/root",
+    HOME: home,
     DENO_DIR: join(scratch, user === undefined ? "deno-root" : "deno-user"),
     DENO_NO_UPDATE_CHECK: "1",
   };
@@ -143,8 +153,9 @@ function runChecks(
   setupFile: string,
   user: { home: string } | undefined,
   scratch: string,
+  home: string,
 ): Promise<SandboxSeen> {
-  const child = startAs(command, [setupFile], user, scratch);
+  const child = startAs(command, [setupFile], user, scratch, home);
   let stdout = "";
   let stderr = "";
   child.stdout?.on("data", (chunk) => stdout += chunk);
@@ -181,6 +192,11 @@ function assertContained(seen: SandboxSeen, who: string): void {
   assert.doesNotMatch(seen.readSecret.out, /PRIVATE KEY/, at("readSecret"));
   assert.notEqual(seen.readDeniedFile.code, 0, at("readDeniedFile"));
   assert.doesNotMatch(seen.readDeniedFile.out, /denied/, at("readDeniedFile"));
+  assert.equal(seen.homeIsTheTests, true, at("homeIsTheTests"));
+  assert.notEqual(seen.readSshByDefault.code, 0, at("readSshByDefault"));
+  assert.doesNotMatch(seen.readSshByDefault.out, /PRIVATE KEY/, at("readSshByDefault"));
+  assert.notEqual(seen.writeBashrc.code, 0, at("writeBashrc"));
+  assert.equal(seen.bashrcOnHost, "# as the user left it\n", at("bashrcOnHost"));
 
   assert.equal(seen.tmpWrite.code, 0, at("tmpWrite"));
   assert.deepEqual([seen.tmpSameOwner.code, seen.tmpSameOwner.out], [0, "mine\n"], at("tmpSameOwner"));
@@ -228,9 +244,9 @@ describe("the sandbox holds", { skip: missing && !REQUIRED ? missing : false }, 
   after(() => rmSync(scratch, { recursive: true, force: true }));
 
   it("as this user (root here)", { timeout: 120_000 }, async () => {
-    const { base, file } = makeSetup(undefined);
+    const { base, file, home } = makeSetup(undefined);
     try {
-      assertContained(await runChecks(command, file, undefined, scratch), IS_ROOT ? "root" : "this user");
+      assertContained(await runChecks(command, file, undefined, scratch, home), IS_ROOT ? "root" : "this user");
     } finally {
       rmSync(base, { recursive: true, force: true });
     }
@@ -244,9 +260,9 @@ describe("the sandbox holds", { skip: missing && !REQUIRED ? missing : false }, 
       assert.ok(user !== undefined);
       mkdirSync(join(scratch, "deno-user"), { recursive: true });
       spawnSync("chown", ["-R", `${user.uid}:${user.gid}`, join(scratch, "deno-user")]);
-      const { base, file } = makeSetup(user);
+      const { base, file, home } = makeSetup(user);
       try {
-        assertContained(await runChecks(command, file, user, scratch), "an ordinary user");
+        assertContained(await runChecks(command, file, user, scratch, home), "an ordinary user");
       } finally {
         rmSync(base, { recursive: true, force: true });
       }
@@ -390,6 +406,55 @@ describe("the model sees the sandbox through its tool", { skip: missing && !REQU
     } finally {
       await shell.close();
       rmSync(dir, { recursive: true, force: true });
+    }
+  });
+});
+
+describe("hooks in a sandboxed shell", { skip: missing && !REQUIRED ? missing : false }, () => {
+  const sessionStart = (shell: ReturnType<typeof createLocalShell>, projectDir: string, sandbox?: false) =>
+    dispatchHookEvent(
+      shell,
+      settingsWith("SessionStart", [
+        { command: `touch '${projectDir}-escape'; ps -e -o comm= | wc -l` },
+        { command: "echo 'export FROM_HOOK=1' >> \"$CLAUDE_ENV_FILE\"" },
+      ]),
+      {
+        event: "SessionStart",
+        payload: { hook_event_name: "SessionStart", source: "startup" },
+        projectDir,
+        owner: "s",
+        ...(sandbox === false ? { sandbox } : {}),
+      },
+    );
+
+  it("by default a hook is contained like any command, and cannot reach the env file outside it", async () => {
+    const projectDir = mkdtempSync("/var/tmp/dsh-sandbox-hooks-");
+    const shell = createLocalShell({ graceMs: 300, sandbox: {} });
+    try {
+      const outcome = await sessionStart(shell, projectDir);
+      assert.equal(existsSync(`${projectDir}-escape`), false, "the hook wrote outside its workdir");
+      assert.ok(Number(outcome.results[0].result.stdout) < 10, outcome.results[0].result.stdout);
+      assert.equal(outcome.results[1].result.outcome, "non-blocking-error");
+      assert.equal(outcome.envFile, undefined);
+    } finally {
+      await shell.close();
+      rmSync(projectDir, { recursive: true, force: true });
+    }
+  });
+
+  it("with sandbox: false the hooks run on the host, and the env file comes back", async () => {
+    const projectDir = mkdtempSync("/var/tmp/dsh-sandbox-hooks-");
+    const shell = createLocalShell({ graceMs: 300, sandbox: {} });
+    try {
+      const outcome = await sessionStart(shell, projectDir, false);
+      assert.equal(existsSync(`${projectDir}-escape`), true, "the hook did not run on the host");
+      assert.ok(Number(outcome.results[0].result.stdout) > 10, outcome.results[0].result.stdout);
+      assert.equal(outcome.results[1].result.outcome, "success");
+      assert.deepEqual(outcome.envFile, { text: "export FROM_HOOK=1\n", env: { FROM_HOOK: "1" } });
+    } finally {
+      await shell.close();
+      rmSync(projectDir, { recursive: true, force: true });
+      rmSync(`${projectDir}-escape`, { force: true });
     }
   });
 });

@@ -75,6 +75,8 @@ export interface DispatchHookEventOptions {
    * `shell.close()` ends them too.
    */
   backgroundSignal?: AbortSignal;
+  /** `false` runs every hook (and the env files' read-back) outside the shell's sandbox: see `runHook`'s `sandbox`. */
+  sandbox?: false;
 }
 
 /**
@@ -206,6 +208,7 @@ function runOptions(plan: PlannedHook, options: DispatchHookEventOptions): RunHo
     ...(plan.pluginRoot === undefined ? {} : { pluginRoot: plan.pluginRoot }),
     ...(plan.pluginData === undefined ? {} : { pluginData: plan.pluginData }),
     ...(options.env === undefined ? {} : { env: options.env }),
+    ...(options.sandbox === false ? { sandbox: false as const } : {}),
   };
 }
 
@@ -245,6 +248,7 @@ async function readBack(
       env: hookEnv({ projectDir: workdir }, options.env, "claude-code"),
       workdir,
       owner: options.owner,
+      ...(options.sandbox === false ? { sandbox: false as const } : {}),
     });
   } catch (error) {
     warnings.push({

@@ -73,6 +73,8 @@ export interface ReadBackOptions {
   workdir: string;
   /** Who owns the run. */
   owner: string | null;
+  /** `false`: read back outside the shell's sandbox, as the hooks ran. */
+  sandbox?: false;
 }
 
 /**
@@ -82,39 +84,38 @@ export interface ReadBackOptions {
  * when the text has an error: bash goes on, as a later command would).
  */
 export async function readEnvFile(shell: Shell, text: string, options: ReadBackOptions): Promise<HookEnvFile> {
-  const script = 'env -0; printf "%s\\0" "$2"; . "$1" >/dev/null 2>&1 </dev/null; env -0';
-  const dir = mkdtempSync(join(tmpdir(), "dsh-hook-env-read-"));
-  try {
-    const file = join(dir, "env.sh");
-    writeFileSync(file, text, { mode: 0o600 });
-    const run = await shell.run(shell.resolve({
-      command: "bash",
-      args: ["-c", script, "bash", file, SEPARATOR],
-      owner: options.owner,
-      workdir: options.workdir,
-      env: options.env,
-      timeoutMs: 10_000,
-      stdoutMaxBytes: 4 * 1024 * 1024,
-    }));
-    if (run.exitCode === null || run.stdout.truncated) {
-      throw new Error(run.timedOut ? "reading the env file timed out" : "reading the env file failed");
-    }
-    const entries = run.stdout.text.split("\0");
-    const at = entries.indexOf(SEPARATOR);
-    if (at === -1) throw new Error("reading the env file failed");
-    const before = toMap(entries.slice(0, at));
-    const after = toMap(entries.slice(at + 1));
-    const env: Record<string, string | undefined> = {};
-    for (const [name, value] of after) {
-      if (!IGNORED.has(name) && before.get(name) !== value) define(env, name, value);
-    }
-    for (const name of before.keys()) {
-      if (!IGNORED.has(name) && !after.has(name)) define(env, name, undefined);
-    }
-    return { text, env };
-  } finally {
-    rmSync(dir, { recursive: true, force: true });
+  // The text comes on stdin, not in a file: a sandboxed command sees neither the host's /tmp nor most of its paths.
+  // It is read whole before any of it runs (`$(cat)`), so a command in it cannot eat the rest; and not as
+  // `. /dev/stdin`, which cannot open the socket Node gives a child as stdin. eval runs it command by command, as
+  // sourcing would: what comes before an error still takes effect.
+  const script = 'env -0; printf "%s\\0" "$1"; eval "$(cat)" >/dev/null 2>&1 </dev/null; env -0';
+  const run = await shell.run(shell.resolve({
+    command: "bash",
+    args: ["-c", script, "bash", SEPARATOR],
+    owner: options.owner,
+    workdir: options.workdir,
+    env: options.env,
+    stdin: text,
+    timeoutMs: 10_000,
+    stdoutMaxBytes: 4 * 1024 * 1024,
+    ...(options.sandbox === false ? { sandbox: false as const } : {}),
+  }));
+  if (run.exitCode === null || run.stdout.truncated) {
+    throw new Error(run.timedOut ? "reading the env file timed out" : "reading the env file failed");
   }
+  const entries = run.stdout.text.split("\0");
+  const at = entries.indexOf(SEPARATOR);
+  if (at === -1) throw new Error("reading the env file failed");
+  const before = toMap(entries.slice(0, at));
+  const after = toMap(entries.slice(at + 1));
+  const env: Record<string, string | undefined> = {};
+  for (const [name, value] of after) {
+    if (!IGNORED.has(name) && before.get(name) !== value) define(env, name, value);
+  }
+  for (const name of before.keys()) {
+    if (!IGNORED.has(name) && !after.has(name)) define(env, name, undefined);
+  }
+  return { text, env };
 }
 
 function toMap(entries: readonly string[]): Map<string, string> {

@@ -95,6 +95,12 @@ export interface RunHookOptions {
    * a fresh one per hook on the events that have it.
    */
   envFile?: string;
+  /**
+   * `false` runs the hook outside the shell's sandbox, when the shell has
+   * one. Hooks are the user's own configuration and Claude Code runs them
+   * outside its sandbox; without this they are contained like every command.
+   */
+  sandbox?: false;
 }
 
 /**
@@ -186,6 +192,7 @@ function hookRequest(shell: Shell, options: RunHookOptions): ShellExecRequest {
     });
   }
   if (options.signal !== undefined) request.signal = options.signal;
+  if (options.sandbox === false) request.sandbox = false;
   return request;
 }
 

@@ -23,7 +23,8 @@ const DESCRIPTION: string = [
   "- `task_id` is the id from `started background task <id>`.",
   `- The task's processes get SIGTERM, then SIGKILL about ${DEFAULTS.graceMs / 1000} seconds later if any is ` +
   "still running. The call returns once the task has ended, with its status, e.g. `[status: killed; signal: SIGTERM]`.",
-  "- A task that had already ended is left as it is: the answer says so and gives its status.",
+  "- A task that had already ended keeps its status: the answer says so, and stops anything the task's command left " +
+  "running in the background (`cmd &`).",
   "- What the task printed before it ended can still be read with bash_output.",
   "- Use it for servers, watchers and other background tasks you no longer need, instead of `kill` in a bash command.",
 ].join("\n");
