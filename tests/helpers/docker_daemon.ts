@@ -62,6 +62,8 @@ export class DockerDaemon {
   readonly host: string;
   readonly dir: string;
   readonly #daemon: ChildProcess;
+  /** What each container ran right after it started. */
+  readonly #baseline = new Map<string, Set<number>>();
 
   private constructor(dir: string, daemon: ChildProcess) {
     this.dir = dir;
@@ -126,27 +128,40 @@ export class DockerDaemon {
     return { status: out.status, stdout: out.stdout ?? "", stderr: out.stderr ?? "" };
   }
 
-  /** Starts a container of the test image with `env`, and returns its name. */
+  /**
+   * Starts a container of the test image with `env` (docker-init as pid 1,
+   * `sleep` as its main process, no network), and returns its name.
+   */
   run(name: string, env: Record<string, string> = {}): string {
     const args = ["run", "-d", "--init", "--network", "none", "--name", name];
     for (const [key, value] of Object.entries(env)) args.push("-e", `${key}=${value}`);
     const out = this.cli([...args, TEST_IMAGE, "sleep", "2147483647"]);
     if (out.status !== 0) throw new Error(`docker run failed: ${out.stderr}`);
+    // docker-init starts the main process after `docker run` returns: the baseline is both of them.
+    const deadline = Date.now() + 10_000;
+    let procs = this.processes(name);
+    while (procs.length < 2 && Date.now() < deadline) procs = this.processes(name);
+    if (procs.length !== 2) throw new Error(`the container ${name} runs ${procs.length} processes, not 2`);
+    this.#baseline.set(name, new Set(procs.map((p) => p.pid)));
     return name;
   }
 
-  /** The container's processes, read from its own /proc through the raw CLI. */
+  /**
+   * The container's processes, read from its own /proc through the raw CLI,
+   * without the reader itself (the session of the `sh` it runs).
+   */
   processes(container: string): ContainerProc[] {
     const out = this.cli([
       "exec",
       container,
       "sh",
       "-c",
-      "for f in /proc/[0-9]*/stat; do cat $f 2>/dev/null; echo; done",
+      "echo $$; for f in /proc/[0-9]*/stat; do cat $f 2>/dev/null; echo; done",
     ]);
     if (out.status !== 0) throw new Error(`cannot read the container's processes: ${out.stderr}`);
+    const [reader, ...lines] = out.stdout.split("\n");
     const procs: ContainerProc[] = [];
-    for (const line of out.stdout.split("\n")) {
+    for (const line of lines) {
       const close = line.lastIndexOf(")");
       if (close < 0) continue;
       const f = line.slice(close + 2).split(" ");
@@ -159,13 +174,17 @@ export class DockerDaemon {
         comm: line.slice(line.indexOf("(") + 1, close),
       });
     }
-    return procs;
+    return procs.filter((p) => p.sid !== Number(reader));
   }
 
-  /** The running processes of `sids` in the container. */
-  running(container: string, sids: readonly number[]): ContainerProc[] {
-    const wanted = new Set(sids);
-    return this.processes(container).filter((p) => wanted.has(p.sid) && !(p.state === "Z" && p.threads <= 1));
+  /**
+   * The processes that run in the container besides what it was started
+   * with (its init and main process): what the code under test started
+   * there and left. Zombies whose only thread is themselves count as gone.
+   */
+  ours(container: string): ContainerProc[] {
+    const baseline = this.#baseline.get(container) ?? new Set<number>();
+    return this.processes(container).filter((p) => !baseline.has(p.pid) && !(p.state === "Z" && p.threads <= 1));
   }
 
   /** The entries of a directory in the container (the supervisors' record directories, say). */

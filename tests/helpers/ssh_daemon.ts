@@ -21,8 +21,10 @@ import {
   existsSync,
   mkdirSync,
   mkdtempSync,
+  readdirSync,
   readFileSync,
   rmSync,
+  statSync,
   writeFileSync,
 } from "node:fs";
 import { createConnection, createServer } from "node:net";
@@ -130,6 +132,37 @@ export class SshDaemon {
     return daemon;
   }
 
+  /**
+   * The processes of {@linkcode SSH_USER} that still run, but for sshd's
+   * own per-connection processes: what the code under test started on the
+   * "remote" side (which is this machine) and left.
+   */
+  ours(): { pid: number; comm: string; sid: number }[] {
+    const uid = userId();
+    const found: { pid: number; comm: string; sid: number }[] = [];
+    for (const entry of readdirSync("/proc")) {
+      if (!/^\d+$/.test(entry)) continue;
+      try {
+        if (statSync(`/proc/${entry}`).uid !== uid) continue;
+        const line = readFileSync(`/proc/${entry}/stat`, "latin1");
+        const close = line.lastIndexOf(")");
+        const f = line.slice(close + 2).split(" ");
+        const comm = line.slice(line.indexOf("(") + 1, close);
+        if (comm === "sshd" || (f[0] === "Z" && Number(f[17]) <= 1) || f[0] === "X") continue;
+        found.push({ pid: Number(entry), comm, sid: Number(f[3]) });
+      } catch {
+        // Gone between the listing and the read.
+      }
+    }
+    return found;
+  }
+
+  /** How many logins the server has accepted so far: one per connection. */
+  logins(): number {
+    const log = readFileSync(join(this.dir, "sshd.log"), "utf8");
+    return log.split("\n").filter((line) => line.includes("Accepted publickey")).length;
+  }
+
   /** Stops the server (open connections end with their sessions) and removes its directory. */
   async stop(): Promise<void> {
     if (this.#server.exitCode === null && this.#server.signalCode === null) {
@@ -153,8 +186,19 @@ function ensureUser(): void {
   spawnSync("usermod", ["-p", "*", SSH_USER]);
 }
 
+let uidOfUser: number | undefined;
+
+/** The uid of {@linkcode SSH_USER}. */
+function userId(): number {
+  if (uidOfUser !== undefined) return uidOfUser;
+  const out = spawnSync("id", ["-u", SSH_USER], { encoding: "utf8" });
+  if (out.status !== 0) throw new Error(`no user ${SSH_USER}`);
+  uidOfUser = Number(out.stdout.trim());
+  return uidOfUser;
+}
+
 /** A port nothing listens on right now (the kernel's choice). */
-function freePort(): Promise<number> {
+export function freePort(): Promise<number> {
   return new Promise((resolve, reject) => {
     const server = createServer();
     server.once("error", reject);

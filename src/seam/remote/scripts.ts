@@ -29,8 +29,8 @@
  * Requests, one per line: `r SID` (the harness saw session SID start:
  * remember it, even if its record file is removed), `f SID` (forget it),
  * `t SID` (terminate it; answers `gone SID`), `w SID` (answer `gone SID`
- * once nothing of it runs), `q TOKEN` (answers `ok TOKEN`), `p` (a
- * heartbeat). Every line counts as a heartbeat. Session ids are refused
+ * once nothing of it runs), `q TOKEN` (answers `ok TOKEN`: the shell's
+ * heartbeat is `q beat`, once a second). Every line counts as a heartbeat. Session ids are refused
  * unless they are a pid other than 0, 1 and its own: `kill -- -0` or
  * `kill -- -1` would reach far more than a command.
  *

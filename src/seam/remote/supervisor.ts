@@ -2,8 +2,8 @@
  * One connection of a shell to a remote engine, seen from here: the
  * supervisor's program (`scripts.ts`), its greeting (the engine's ambient
  * environment and its record directory), the requests the shell sends it
- * (remember, forget, terminate, watch a session; a heartbeat every second)
- * and its answers. A supervisor that ends without being asked to is a lost
+ * (remember, forget, terminate, watch a session; a heartbeat every second,
+ * which it answers) and its answers. A supervisor that ends without being asked to is a lost
  * connection: every command on it fails with a `ShellEngineError`.
  *
  * @module
@@ -67,6 +67,9 @@ export class Supervisor {
   #failure: ShellEngineError | undefined;
   #ping: ReturnType<typeof setNodeInterval> | undefined;
   #tokens = 0;
+  /** When the supervisor last said anything, and when the heartbeat last ticked. */
+  #heardAt = 0;
+  #tickAt = 0;
 
   /** Starts the supervisor through `link`. Throws the link's `ShellEngineError` when its client cannot start. */
   constructor(engine: RemoteEngine, link: EngineLink, options: SupervisorOptions) {
@@ -89,14 +92,40 @@ export class Supervisor {
       clearNodeInterval(this.#ping);
       // Its last words may still be in the pipes.
       await firstOf(this.#channel.drained, 500);
+      // Whatever ended it, what the link holds here (a control socket's directory) goes with it.
+      this.link.dispose();
       if (this.#ending) return;
       const said = this.link.explain({ ...exit, stderr: this.#stderr });
       this.#lose(this.#phase === "lines" ? `the connection was lost (${said})` : said);
     });
     this.ended.then(() => this.#wakeAll());
     this.ready.then(() => {
-      this.#ping = setNodeInterval(() => this.#send("p"), PING_EVERY_MS).unref();
+      this.#heardAt = this.#tickAt = performance.now();
+      this.#ping = setNodeInterval(() => this.#beat(options.heartbeatMs), PING_EVERY_MS).unref();
     }, () => {});
+  }
+
+  /**
+   * The heartbeat, which the supervisor answers: the engine's side hears
+   * from us, and we hear from it. A link that went silent (a frozen peer, a
+   * partition) is noticed on both sides: there, the supervisor ends every
+   * session; here, once nothing came back for `heartbeatMs` and a beat,
+   * the connection counts as lost and its client is killed, so commands
+   * waiting on it fail instead of hanging. A tick that comes late means
+   * this process was stalled, not the link: answers may be waiting unread
+   * in the pipe, so that tick judges nothing.
+   */
+  #beat(heartbeatMs: number): void {
+    const now = performance.now();
+    const stalled = now - this.#tickAt > 2 * PING_EVERY_MS;
+    this.#tickAt = now;
+    if (stalled) this.#heardAt = now;
+    if (heartbeatMs > 0 && now - this.#heardAt > heartbeatMs + PING_EVERY_MS) {
+      this.#lose(`the connection went silent: no answer for ${Math.round(now - this.#heardAt)} ms`);
+      this.#channel.abandon();
+      return;
+    }
+    this.#send("q beat");
   }
 
   /** Why the connection failed or was lost; undefined while it is up (or was ended on purpose). */
@@ -148,7 +177,7 @@ export class Supervisor {
   /**
    * Ends the connection on purpose: the supervisor's stdin closes, it ends
    * whatever is left (nothing, after a clean `close()`) and exits; after
-   * {@linkcode END_WAIT_MS} its client is killed. Then the link is disposed.
+   * {@linkcode END_WAIT_MS} its client is killed.
    */
   async end(): Promise<void> {
     if (!this.#ending) {
@@ -158,7 +187,6 @@ export class Supervisor {
     }
     if (await firstOf(this.ended, END_WAIT_MS) === "timeout") this.#channel.abandon();
     await this.ended;
-    this.link.dispose();
   }
 
   /** Kills the local client at once (the engine's side ends its sessions when it notices). */
@@ -232,6 +260,7 @@ export class Supervisor {
   }
 
   #line(line: string): void {
+    this.#heardAt = performance.now();
     if (!line.startsWith("dsh-sup ")) {
       // Before the greeting: what a login script printed. After it: nothing else writes here.
       this.#skipped += line.length + 1;
