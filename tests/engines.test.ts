@@ -19,7 +19,7 @@ import { after, before, describe, it } from "node:test";
 import assert from "node:assert/strict";
 import { spawn } from "node:child_process";
 import { createHash, randomBytes } from "node:crypto";
-import { mkdtempSync, readdirSync, readFileSync, rmSync, writeFileSync } from "node:fs";
+import { existsSync, mkdirSync, mkdtempSync, readdirSync, readFileSync, rmSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import process from "node:process";
@@ -133,34 +133,30 @@ function shellOn(target: Target, extra?: { heartbeatMs?: number }): Shell {
   return createShell(target.engine(extra), { workdir: "/tmp", shell: "sh", graceMs: GRACE_MS, timeoutMs: 30_000 });
 }
 
-/**
- * Runs the fixture harness, which starts work on `target` and writes the
- * tasks' remote pids when it is up; resolves once it is up, with a way to
- * SIGKILL it.
- */
-async function startHarness(target: Target, mark: string): Promise<{ kill(): Promise<void> }> {
+/** The fixture harness on `target` (see tests/fixtures/engine_host.ts), as it runs. */
+interface Harness {
+  /** Resolves once it has written that its work is up (false: it did not within 30 s). */
+  readonly up: Promise<boolean>;
+  readonly exited: Promise<{ code: number | null; signal: string | null }>;
+  /** What it wrote on stderr so far. */
+  stderr(): string;
+  kill(): void;
+}
+
+/** Starts the fixture harness on `target`, ending the way `how` says. */
+function runHarness(target: Target, mark: string, how: "sigkill" | "close" | "forget"): Harness {
   const dir = mkdtempSync(join(tmpdir(), "dsh-engine-host-"));
   const ready = join(dir, "ready");
   const file = fileURLToPath(new URL(`./fixtures/engine_host.${IS_DENO ? "ts" : "js"}`, import.meta.url));
-  const child = spawn(process.execPath, scriptArgs(file, [target.name, JSON.stringify(target.config), ready, mark]), {
-    stdio: ["ignore", "ignore", "pipe"],
-  });
+  const args = [target.name, JSON.stringify(target.config), ready, mark, how];
+  const child = spawn(process.execPath, scriptArgs(file, args), { stdio: ["ignore", "ignore", "pipe"] });
   let stderr = "";
   child.stderr?.on("data", (chunk) => stderr += chunk);
   const exited = exitOf(child);
   // The harness says it is up by writing a file: there is no event to wait on across processes.
-  const up = await appeared(ready, 30_000);
-  rmSync(dir, { recursive: true, force: true });
-  if (!up || child.exitCode !== null) {
-    child.kill("SIGKILL");
-    throw new Error(`the harness did not come up: ${stderr}`);
-  }
-  return {
-    kill: async () => {
-      child.kill("SIGKILL");
-      assert.deepEqual(await exited, { code: null, signal: "SIGKILL" });
-    },
-  };
+  const up = Promise.race([appeared(ready, 30_000), exited.then(() => appeared(ready, 0))]);
+  exited.then(() => rmSync(dir, { recursive: true, force: true }));
+  return { up, exited, stderr: () => stderr, kill: () => child.kill("SIGKILL") };
 }
 
 /** The checks every engine must pass. */
@@ -242,7 +238,7 @@ function engineSuite(target: () => Target): void {
     let seen = "";
     const started = performance.now();
     const result = await shell.exec(tree, {
-      timeoutMs: 3_000,
+      timeoutMs: 2_000,
       env: { [MARK]: mark },
       onStdout: (chunk) => {
         seen += new TextDecoder().decode(chunk);
@@ -257,7 +253,7 @@ function engineSuite(target: () => Target): void {
       await eventually(() => runningWithEnv(MARK, mark).length === 0, GRACE_MS + 5_000),
       `left running: ${runningWithEnv(MARK, mark)}`,
     );
-    assert.ok(performance.now() - started < 3_000 + GRACE_MS + 5_000);
+    assert.ok(performance.now() - started < 2_000 + GRACE_MS + 5_000);
   });
 
   it("tasks: output, kill(), owners, a survivor, and close() ends everything it started there", async () => {
@@ -303,10 +299,15 @@ function engineSuite(target: () => Target): void {
 
   it("the harness SIGKILLed with tasks running: everything it started there ends within graceMs + 5 s", async () => {
     const mark = newMark();
-    const harness = await startHarness(target(), mark);
-    assert.ok(runningWithEnv(MARK, mark).length >= 7, "two trees and a survivor run");
+    const harness = runHarness(target(), mark, "sigkill");
+    try {
+      assert.equal(await harness.up, true, `the harness did not come up: ${harness.stderr()}`);
+      assert.ok(runningWithEnv(MARK, mark).length >= 7, "two trees and a survivor run");
+    } finally {
+      harness.kill();
+    }
+    assert.deepEqual(await harness.exited, { code: null, signal: "SIGKILL" });
     const killedAt = performance.now();
-    await harness.kill();
     // The fixture's grace is 1 000 ms.
     const budget = 1_000 + 5_000;
     assert.ok(
@@ -318,6 +319,27 @@ function engineSuite(target: () => Target): void {
     assert.ok(
       await eventually(() => target().clients().length === 0, 5_000),
       `local clients left: ${JSON.stringify(target().clients())}`,
+    );
+  });
+
+  it("a harness whose last act is close() ends by itself, exit code 0, with nothing left there", async () => {
+    const mark = newMark();
+    const harness = runHarness(target(), mark, "close");
+    assert.deepEqual(await harness.exited, { code: 0, signal: null }, harness.stderr());
+    assert.equal(await harness.up, true);
+    // close() had ended everything before the harness exited: no waiting here.
+    assert.deepEqual(runningWithEnv(MARK, mark), []);
+    assert.deepEqual(target().ours(), []);
+  });
+
+  it("a harness that forgets close() still ends, and the engine's side ends what it left", async () => {
+    const mark = newMark();
+    const harness = runHarness(target(), mark, "forget");
+    assert.deepEqual(await harness.exited, { code: 0, signal: null }, harness.stderr());
+    assert.equal(await harness.up, true);
+    assert.ok(
+      await eventually(() => runningWithEnv(MARK, mark).length === 0 && target().ours().length === 0, 1_000 + 5_000),
+      `left on the engine's side: ${JSON.stringify(target().ours())}`,
     );
   });
 
@@ -563,6 +585,67 @@ describe("the SSH engine", { skip: !REQUIRED && sshMissing }, () => {
     } finally {
       rmSync(dir, { recursive: true, force: true });
     }
+  });
+
+  it("no ssh configuration of the harness's user or system applies, and no variable of the harness is sent", async () => {
+    const home = mkdtempSync(join(tmpdir(), "dsh-ssh-home-"));
+    const touched = join(home, "touched");
+    const saved = { HOME: process.env.HOME, LC_DSH_ENGINE_TEST: process.env.LC_DSH_ENGINE_TEST };
+    try {
+      // A user configuration that would run a local command, send a variable, and log in elsewhere.
+      mkdirSync(join(home, ".ssh"), { mode: 0o700 });
+      writeFileSync(
+        join(home, ".ssh", "config"),
+        `Host *\n  PermitLocalCommand yes\n  LocalCommand touch ${touched}\n  SendEnv LC_DSH_ENGINE_TEST\n` +
+          "  User root\n",
+      );
+      process.env.HOME = home;
+      // Debian's /etc/ssh/ssh_config sends LC_* and the test server accepts it: only -F none keeps it here.
+      process.env.LC_DSH_ENGINE_TEST = "from-the-harness";
+      await using shell = shellOn(target);
+      const result = await shell.exec('echo "${LC_DSH_ENGINE_TEST:-not sent} $(id -un)"');
+      assert.equal(result.stdout.text, `not sent ${SSH_USER}\n`);
+      assert.equal(existsSync(touched), false, "no LocalCommand ran");
+    } finally {
+      for (const [name, value] of Object.entries(saved)) {
+        if (value === undefined) delete process.env[name];
+        else process.env[name] = value;
+      }
+      rmSync(home, { recursive: true, force: true });
+    }
+  });
+
+  it("a command's client never makes a connection of its own: without the shell's connection it fails", async () => {
+    const before = sshd.logins();
+    const link = target.engine().connect();
+    try {
+      let stderr = "";
+      const client = link.run(["true"], new Uint8Array(0), {
+        onStdout: () => {},
+        onStderr: (chunk) => stderr += new TextDecoder().decode(chunk),
+      });
+      const exit = await client.exited;
+      assert.equal(exit.code, 255, stderr);
+      assert.equal(sshd.logins(), before, "no unsupervised login");
+    } finally {
+      link.dispose();
+    }
+  });
+
+  it("a command's own process groups are ended with it", async () => {
+    await using shell = shellOn(target);
+    const mark = newMark();
+    // perl's setpgrp: a group of its own in the command's session (busybox in the container has no way to do it).
+    const result = await shell.exec(
+      'perl -e \'setpgrp(0, 0); $SIG{TERM} = "IGNORE"; $| = 1; print "up\\n"; sleep 300\' & wait',
+      { env: { [MARK]: mark }, timeoutMs: 2_000 },
+    );
+    assert.equal(result.timedOut, true);
+    assert.equal(result.stdout.text, "up\n");
+    assert.ok(
+      await eventually(() => runningWithEnv(MARK, mark).length === 0, GRACE_MS + 5_000),
+      `left running: ${runningWithEnv(MARK, mark)}`,
+    );
   });
 
   it("env values never appear in any argv, on either side", async () => {

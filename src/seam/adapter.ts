@@ -275,10 +275,13 @@ export interface ProcessAdapter {
  *   onStdout: (chunk) => void (answer += new TextDecoder().decode(chunk)),
  *   onStderr: () => {},
  * };
+ * // A channel does not keep the event loop open: whoever awaits it must.
+ * const keepOpen = setInterval(() => {}, 1_000);
  * const channel = nodeAdapter.spawnChannel!(request);
  * channel.write(new TextEncoder().encode("one\n"));
  * channel.end();
  * await Promise.all([channel.exited, channel.drained]);
+ * clearInterval(keepOpen);
  * assert.equal(answer, "got one\n");
  * ```
  */
@@ -305,6 +308,7 @@ export interface ChannelRequest {
  * import type { ChannelHandle } from "@dsh/shell/seam";
  * import { denoAdapter } from "@dsh/shell/deno";
  * import assert from "node:assert/strict";
+ * const keepOpen = setInterval(() => {}, 1_000); // the channel itself does not
  * const channel: ChannelHandle = denoAdapter.spawnChannel!({
  *   program: "/bin/sh",
  *   args: ["-c", "read -r line; exit $line"],
@@ -315,6 +319,7 @@ export interface ChannelRequest {
  * });
  * channel.write(new TextEncoder().encode("5\n"));
  * assert.deepEqual(await channel.exited, { code: 5, signal: null });
+ * clearInterval(keepOpen);
  * channel.end(); // idempotent, also after the exit
  * ```
  */

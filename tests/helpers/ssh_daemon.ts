@@ -106,6 +106,9 @@ export class SshDaemon {
         "UsePAM no",
         "PermitRootLogin prohibit-password",
         "PermitUserEnvironment no",
+        // What Debian's server accepts, and its client's /etc/ssh/ssh_config sends (SendEnv LANG LC_*): the engine's
+        // client must send none of it.
+        "AcceptEnv LANG LC_*",
         `SetEnv ${Object.entries(LOGIN_ENV).map(([name, value]) => `${name}=${value}`).join(" ")}`,
         // One connection per shell carries every command of it: allow many at once.
         "MaxSessions 64",

@@ -66,6 +66,7 @@ export class RemoteCommand {
   #status: { code: number; lost: boolean } | undefined;
   #refusal: string | undefined;
   #announceEnd: () => void = () => {};
+  #announceGone: () => void = () => {};
   #backstop: ReturnType<typeof setTimeout> | undefined;
   #unconfirmed = false;
 
@@ -115,8 +116,14 @@ export class RemoteCommand {
     });
     const { graceMs } = shell.options;
     const trailer = new Promise<void>((resolve) => this.#announceEnd = resolve);
-    // The end: the trailer, or the client's exit once its last bytes are read.
-    await Promise.race([trailer, process.exited.then(() => firstOf(process.drained, graceMs))]);
+    const ended = new Promise<void>((resolve) => this.#announceGone = resolve);
+    // The end: the trailer; the client's exit once its last bytes are read; or, after our termination, the
+    // supervisor's word that nothing of the session runs (a client can take seconds to see its program die).
+    await Promise.race([
+      trailer,
+      process.exited.then(() => firstOf(process.drained, graceMs)),
+      ended.then(() => firstOf(process.drained, graceMs)),
+    ]);
     if (this.#status !== undefined) {
       // As locally: what a background process holds open is drained for at most graceMs, cut short by a stop.
       const drained = await Promise.race([firstOf(process.drained, graceMs), deadline.fired]);
@@ -237,7 +244,11 @@ export class RemoteCommand {
       return;
     }
     const { shell } = this.#backend;
-    shell.track(this.#backend.terminate(session));
+    shell.track(
+      this.#backend.terminate(session).then(() => {
+        if (session.gone) this.#announceGone();
+      }),
+    );
     this.#backstop ??= setTimeout(() => {
       this.#unconfirmed = true;
       this.#process?.abandon();

@@ -70,6 +70,9 @@ export class Supervisor {
   /** When the supervisor last said anything, and when the heartbeat last ticked. */
   #heardAt = 0;
   #tickAt = 0;
+  /** Awaited work that keeps the host's event loop open, and the timer that does it. */
+  #holds = 0;
+  #holdTimer: ReturnType<typeof setNodeInterval> | undefined;
 
   /** Starts the supervisor through `link`. Throws the link's `ShellEngineError` when its client cannot start. */
   constructor(engine: RemoteEngine, link: EngineLink, options: SupervisorOptions) {
@@ -154,7 +157,7 @@ export class Supervisor {
    * first.
    */
   terminate(sid: number): Promise<boolean> {
-    const gone = this.#await(`gone ${sid}`);
+    const gone = this.#holding(this.#await(`gone ${sid}`));
     this.#send(`t ${sid}`);
     return gone;
   }
@@ -169,7 +172,7 @@ export class Supervisor {
   /** Resolves true when the supervisor answers a question, false when the connection ends first. */
   confirm(): Promise<boolean> {
     const token = `q${++this.#tokens}`;
-    const answered = this.#await(`ok ${token}`);
+    const answered = this.#holding(this.#await(`ok ${token}`));
     this.#send(`q ${token}`);
     return answered;
   }
@@ -185,8 +188,10 @@ export class Supervisor {
       clearNodeInterval(this.#ping);
       this.#channel.end();
     }
-    if (await firstOf(this.ended, END_WAIT_MS) === "timeout") this.#channel.abandon();
-    await this.ended;
+    await this.#holding((async () => {
+      if (await firstOf(this.ended, END_WAIT_MS) === "timeout") this.#channel.abandon();
+      await this.ended;
+    })());
   }
 
   /** Kills the local client at once (the engine's side ends its sessions when it notices). */
@@ -213,6 +218,22 @@ export class Supervisor {
 
   #send(line: string): void {
     if (!this.#ending && this.#failure === undefined) this.#channel.write(encoder.encode(`${line}\n`));
+  }
+
+  /**
+   * `work`, during which the host's event loop is kept open. The client and
+   * its pipes do not hold the loop (a harness that forgets `close()` must
+   * still end), so whoever awaits an answer the engine's side owes — a
+   * termination, a confirmation, the end of the connection — would
+   * otherwise see the host exit under it (`await shell.close()` as a
+   * script's last line, say). Watching a survivor holds nothing: that may
+   * take forever.
+   */
+  #holding<T>(work: Promise<T>): Promise<T> {
+    if (this.#holds++ === 0) this.#holdTimer = setNodeInterval(() => {}, 60_000);
+    return work.finally(() => {
+      if (--this.#holds === 0) clearNodeInterval(this.#holdTimer);
+    });
   }
 
   /** Resolves true when `answer` comes, false when the client has ended (or ends) without it. */
