@@ -648,6 +648,33 @@ describe("the SSH engine", { skip: !REQUIRED && sshMissing }, () => {
     );
   });
 
+  it("a server's MaxSessions reached: the command fails with a ShellEngineError that says so", async () => {
+    // Two sessions per connection: the supervisor's and one command's.
+    const small = await SshDaemon.start(2);
+    try {
+      await using shell = createShell(
+        sshEngine({
+          host: "127.0.0.1",
+          port: small.port,
+          user: SSH_USER,
+          identityFile: small.identityFile,
+          knownHostsFile: small.knownHostsFile,
+        }),
+        { workdir: "/tmp", shell: "sh", graceMs: GRACE_MS },
+      );
+      const task = shell.start(shell.resolve({ command: "echo up; sleep 300", owner: null }));
+      await readUntil(task, /up\n/);
+      const error = await rejection(shell.exec("true"));
+      assert.ok(error instanceof ShellEngineError, String(error));
+      assert.match(error.message, /MaxSessions/);
+      task.kill();
+      await task.done;
+      assert.equal((await shell.exec("echo free")).stdout.text, "free\n", "a session is free again");
+    } finally {
+      await small.stop();
+    }
+  });
+
   it("env values never appear in any argv, on either side", async () => {
     await using shell = shellOn(target);
     const secret = `value-${newMark()}`;

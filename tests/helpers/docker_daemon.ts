@@ -43,7 +43,24 @@ export function dockerUnavailable(): string | false {
     return "the docker CLI is not on PATH (apt-get install docker.io)";
   }
   if (BUSYBOX === undefined) return "busybox-static is not installed (apt-get install busybox-static)";
+  if (!isStatic(BUSYBOX)) return `${BUSYBOX} is linked dynamically (apt-get install busybox-static)`;
   return false;
+}
+
+/**
+ * Whether the ELF executable at `path` needs no dynamic loader (no
+ * PT_INTERP program header): only such a busybox runs alone in the image.
+ */
+function isStatic(path: string): boolean {
+  const elf = readFileSync(path);
+  if (elf.readUInt32BE(0) !== 0x7f454c46 || elf[4] !== 2) return false; // "\x7fELF", 64-bit
+  const little = elf[5] === 1;
+  const u16 = (at: number) => little ? elf.readUInt16LE(at) : elf.readUInt16BE(at);
+  const u32 = (at: number) => little ? elf.readUInt32LE(at) : elf.readUInt32BE(at);
+  const offset = Number(little ? elf.readBigUInt64LE(0x20) : elf.readBigUInt64BE(0x20));
+  const size = u16(0x36);
+  for (let i = 0; i < u16(0x38); i++) if (u32(offset + i * size) === 3) return false; // PT_INTERP
+  return true;
 }
 
 /** A process as a container's /proc describes it. */

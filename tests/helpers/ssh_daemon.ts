@@ -71,8 +71,8 @@ export class SshDaemon {
     this.#server = server;
   }
 
-  /** Starts a server on a free loopback port. */
-  static async start(): Promise<SshDaemon> {
+  /** Starts a server on a free loopback port; `maxSessions` per connection (default 64: many commands at once). */
+  static async start(maxSessions = 64): Promise<SshDaemon> {
     if (SSHD === undefined) throw new Error("sshd missing");
     const dir = mkdtempSync("/tmp/dsh-ssh-test-");
     // sshd reads the authorized keys as the user who logs in: the directory must be passable.
@@ -111,7 +111,7 @@ export class SshDaemon {
         "AcceptEnv LANG LC_*",
         `SetEnv ${Object.entries(LOGIN_ENV).map(([name, value]) => `${name}=${value}`).join(" ")}`,
         // One connection per shell carries every command of it: allow many at once.
-        "MaxSessions 64",
+        `MaxSessions ${maxSessions}`,
         "MaxStartups 64:30:128",
         "LogLevel VERBOSE",
         "",
