@@ -77,6 +77,16 @@ interface Target {
   clients(): { pid: number; supervisor: boolean }[];
 }
 
+/** The SSH engine's control directories now in the temporary directory. */
+function controlDirectories(): Set<string> {
+  return new Set(readdirSync(tmpdir()).filter((name) => name.startsWith("dsh-ssh-") && !name.includes("home")));
+}
+
+/** Those of `now` that were not in `before`. */
+function added(before: Set<string>, now: Set<string>): string[] {
+  return [...now].filter((name) => !before.has(name));
+}
+
 /** A fresh unique marker value. */
 function newMark(): string {
   return `m${process.pid}-${randomBytes(6).toString("hex")}`;
@@ -282,11 +292,13 @@ function engineSuite(target: () => Target): void {
     assert.equal(b.status, "running");
     assert.ok(runningWithEnv(MARK, markB).length >= 3);
 
+    const dirs = controlDirectories();
     await shell.close();
     // close() resolves once what it ended is gone: no waiting here.
     assert.deepEqual(runningWithEnv(MARK, markB), []);
     assert.deepEqual(runningWithEnv(MARK, markS), []);
     assert.equal(b.status, "killed");
+    assert.ok(controlDirectories().size <= dirs.size - (target().name === "ssh" ? 1 : 0), "its control directory went");
     assert.ok(
       await eventually(() => target().ours().length === 0, 5_000),
       `left on the engine's side: ${JSON.stringify(target().ours())}`,
@@ -324,19 +336,23 @@ function engineSuite(target: () => Target): void {
 
   it("a harness whose last act is close() ends by itself, exit code 0, with nothing left there", async () => {
     const mark = newMark();
+    const dirs = controlDirectories();
     const harness = runHarness(target(), mark, "close");
     assert.deepEqual(await harness.exited, { code: 0, signal: null }, harness.stderr());
     assert.equal(await harness.up, true);
     // close() had ended everything before the harness exited: no waiting here.
     assert.deepEqual(runningWithEnv(MARK, mark), []);
     assert.deepEqual(target().ours(), []);
+    assert.deepEqual(added(dirs, controlDirectories()), [], "no control directory is left here");
   });
 
   it("a harness that forgets close() still ends, and the engine's side ends what it left", async () => {
     const mark = newMark();
+    const dirs = controlDirectories();
     const harness = runHarness(target(), mark, "forget");
     assert.deepEqual(await harness.exited, { code: 0, signal: null }, harness.stderr());
     assert.equal(await harness.up, true);
+    assert.deepEqual(added(dirs, controlDirectories()), [], "no control directory is left here");
     assert.ok(
       await eventually(() => runningWithEnv(MARK, mark).length === 0 && target().ours().length === 0, 1_000 + 5_000),
       `left on the engine's side: ${JSON.stringify(target().ours())}`,
@@ -719,6 +735,7 @@ describe("engines: options and errors that need no engine running", () => {
   });
 
   it("a missing engine CLI is a ShellEngineError at the first command", async () => {
+    const dirs = controlDirectories();
     const engines = [
       dockerEngine({ container: "c", docker: "/nonexistent/docker" }),
       sshEngine({ host: "h", ssh: "/nonexistent/ssh" }),
@@ -729,6 +746,7 @@ describe("engines: options and errors that need no engine running", () => {
       assert.ok(error instanceof ShellEngineError, String(error));
       assert.match(error.message, /cannot start its client/);
     }
+    assert.deepEqual(added(dirs, controlDirectories()), [], "no control directory is left here");
   });
 
   it("ShellSpecError stays the error of a bad request on a remote engine", async () => {

@@ -19,6 +19,7 @@ import { mkdtempSync, rmSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join, resolve } from "node:path";
 import process from "node:process";
+import type { ProcessAdapter } from "../seam/adapter.ts";
 import type { EngineFailure, EngineLink, RemoteEngine } from "../seam/engine.ts";
 import { ShellSpecError } from "../seam/errors.ts";
 import { shellQuote } from "../seam/remote/header.ts";
@@ -162,7 +163,7 @@ export function sshEngine(options: SshEngineOptions): RemoteEngine {
   const connect = (): EngineLink => {
     const names = identityFile === undefined ? [...CLIENT_VARIABLES, ...AGENT_VARIABLES] : CLIENT_VARIABLES;
     const env = clientEnv(names, process.env);
-    const dir = controlDirectory();
+    const dir = controlDirectory(adapter);
     const control = `ControlPath=${sshPath(join(dir, "c"))}`;
     const remote = (argv: readonly string[]): string => `exec ${argv.map(shellQuote).join(" ")}`;
     return {
@@ -206,22 +207,43 @@ export function sshEngine(options: SshEngineOptions): RemoteEngine {
           output,
         ),
       explain: explainSsh,
-      dispose: () => rmSync(dir, { recursive: true, force: true }),
+      dispose: () => removeControlDirectory(dir),
     };
   };
   return { kind: "remote", name: "ssh", target, ...timings, connect };
 }
 
+/** The control directories of the connections open in this process, removed when it ends. */
+const openDirectories = new Set<string>();
+let removedAtExit = false;
+
 /**
  * A private directory (0700, unpredictable name) for one connection's
  * control socket, with a path short enough for a socket: under the OS temp
- * dir, or `/tmp` when that is too long.
+ * dir, or `/tmp` when that is too long. A harness that ends without
+ * `close()` leaves none behind (its masters end when their supervisors do);
+ * one that is SIGKILLed does, empty.
  */
-function controlDirectory(): string {
-  const dir = mkdtempSync(join(tmpdir(), "dsh-ssh-"));
-  if (join(dir, "c").length + 17 <= MAX_CONTROL_PATH) return dir;
+function controlDirectory(adapter: ProcessAdapter): string {
+  let dir = mkdtempSync(join(tmpdir(), "dsh-ssh-"));
+  if (join(dir, "c").length + 17 > MAX_CONTROL_PATH) {
+    rmSync(dir, { recursive: true, force: true });
+    dir = mkdtempSync("/tmp/dsh-ssh-");
+  }
+  if (!removedAtExit) {
+    removedAtExit = true;
+    adapter.onHostExit(() => {
+      for (const open of openDirectories) rmSync(open, { recursive: true, force: true });
+    });
+  }
+  openDirectories.add(dir);
+  return dir;
+}
+
+/** Removes a connection's control directory. */
+function removeControlDirectory(dir: string): void {
+  openDirectories.delete(dir);
   rmSync(dir, { recursive: true, force: true });
-  return mkdtempSync("/tmp/dsh-ssh-");
 }
 
 /**

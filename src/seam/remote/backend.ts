@@ -19,7 +19,7 @@
 
 import type { BackendContext, ShellBackend } from "../backend.ts";
 import { SpillDirectory } from "../capture/spill.ts";
-import type { RemoteEngine } from "../engine.ts";
+import type { EngineLink, RemoteEngine } from "../engine.ts";
 import type { Launched } from "../spawn/launch.ts";
 import type { ShellExecSpec, ShellObserver } from "../types.ts";
 import { RemoteCommand } from "./launch.ts";
@@ -72,13 +72,17 @@ export class RemoteBackend implements ShellBackend {
     if (current !== undefined && current.usable) return current.ready.then(() => current);
     const { graceMs } = this.shell.options;
     let supervisor: Supervisor;
+    let link: EngineLink | undefined;
     try {
-      supervisor = new Supervisor(this.engine, this.engine.connect(), {
+      link = this.engine.connect();
+      supervisor = new Supervisor(this.engine, link, {
         graceMs,
         heartbeatMs: this.engine.heartbeatMs ?? DEFAULT_HEARTBEAT_MS,
         connectTimeoutMs: this.engine.connectTimeoutMs ?? DEFAULT_CONNECT_TIMEOUT_MS,
       });
     } catch (error) {
+      // Its supervisor never started (the CLI is missing): what the link holds goes now.
+      link?.dispose();
       return Promise.reject(error);
     }
     this.#current = supervisor;
