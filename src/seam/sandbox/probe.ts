@@ -13,7 +13,7 @@ import { accessSync, constants, statSync } from "node:fs";
 import { delimiter, join } from "node:path";
 import type { ProcessAdapter } from "../adapter.ts";
 import { ShellSandboxError } from "../errors.ts";
-import { sandboxedRequest, setupFailureReason, takeStatus } from "./launcher.ts";
+import { sandboxedRequest, type SandboxWrapper, setupFailureReason, takeStatus } from "./launcher.ts";
 import type { ResolvedSandbox } from "./policy.ts";
 import type { ProcTable } from "../session/proc_table.ts";
 import type { SandboxPlacement } from "./bwrap_args.ts";
@@ -49,6 +49,25 @@ export function findBwrap(bwrapPath: string): string {
   return found;
 }
 
+/** Where bash is looked for: never on `PATH`, which a harness's environment may point anywhere. */
+const BASH_CANDIDATES: readonly string[] = ["/usr/bin/bash", "/bin/bash"];
+
+/**
+ * The bash the wrapper runs (`launcher.ts`): it must close inherited fds
+ * above 9, which `dash` and POSIX `sh` cannot name. Throws
+ * {@linkcode ShellSandboxError} when there is none.
+ */
+export function findBash(): string {
+  const found = BASH_CANDIDATES.find(isExecutableFile);
+  if (found === undefined) {
+    throw new ShellSandboxError(
+      `bash was not found at ${BASH_CANDIDATES.join(" or ")}: the sandbox needs it to close the file descriptors ` +
+        "a command would otherwise inherit from the harness (Debian/Ubuntu: apt-get install bash)",
+    );
+  }
+  return found;
+}
+
 /** Known refusals of bubblewrap, and what to do about each. */
 const DIAGNOSES: readonly [RegExp, string][] = [
   [/Unknown option --disable-userns/, "this bubblewrap is older than 0.8.0, which added --disable-userns: upgrade it"],
@@ -77,8 +96,9 @@ export function probeSandbox(
   adapter: ProcessAdapter,
   table: ProcTable,
   sandbox: ResolvedSandbox,
-  placement: Omit<SandboxPlacement, "statusFd">,
+  placement: Omit<SandboxPlacement, "statusFd" | "seccompFd">,
   statusPath: string,
+  wrapper: SandboxWrapper,
 ): void {
   if (adapter.probe === undefined) {
     throw new ShellSandboxError(`the ${adapter.name} adapter cannot check the sandbox (it has no probe())`);
@@ -95,6 +115,7 @@ export function probeSandbox(
     sandbox,
     placement,
     statusPath,
+    wrapper,
   );
   const outcome = adapter.probe({ program: request.program, args: request.args, cwd: request.cwd, env: request.env });
   const status = takeStatus(statusPath);
