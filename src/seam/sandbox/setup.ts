@@ -6,19 +6,25 @@
  * @module
  */
 
-import { realpathSync } from "node:fs";
 import { tmpdir } from "node:os";
 import type { ProcessAdapter } from "../adapter.ts";
 import type { SpillDirectory } from "../capture/spill.ts";
 import type { ProcTable } from "../session/proc_table.ts";
 import type { ResolvedSandbox } from "./policy.ts";
 import { findBwrap, probeSandbox } from "./probe.ts";
+import { findOnPath } from "./lookup.ts";
+import { startingPoint } from "./placement.ts";
 import { SandboxState } from "./state.ts";
 
 /** A sandboxed shell's sandbox: the policy, its private files, and what commands must not see. */
 export interface ShellSandbox {
   /** The policy, with bubblewrap's absolute path. */
   readonly policy: ResolvedSandbox;
+  /**
+   * The shell program, found once on `PATH` outside the writable
+   * directories: a `sandbox: false` request runs it on the host.
+   */
+  readonly shell: string;
   /** Owners' `/tmp` directories, status files, the watchdog's record. */
   readonly state: SandboxState;
   /** The library's own directories on the host as they are now, masked wherever a command could see them. */
@@ -34,10 +40,12 @@ export function setUpSandbox(
   adapter: ProcessAdapter,
   table: ProcTable,
   resolved: ResolvedSandbox,
-  workdir: string,
+  options: { readonly workdir: string; readonly shell: string },
   spill: SpillDirectory,
 ): ShellSandbox {
-  const policy: ResolvedSandbox = { ...resolved, bwrapPath: findBwrap(resolved.bwrapPath) };
+  const writable = resolved.writableRoots;
+  const policy: ResolvedSandbox = { ...resolved, bwrapPath: findBwrap(resolved.bwrapPath, writable) };
+  const shell = options.shell.includes("/") ? options.shell : findOnPath(options.shell, writable) ?? options.shell;
   const state = new SandboxState(tmpdir());
   try {
     // The spill directory holds every command's complete output: it is made now, so that it is masked from the
@@ -45,9 +53,13 @@ export function setUpSandbox(
     // is made again under a new name).
     spill.path();
     const hidden = (): string[] => [state.dir, ...(spill.current === undefined ? [] : [spill.current])];
-    const placement = { workdir: realpathSync(workdir), ownerTmp: state.ownerTmp(null), hidden: hidden() };
+    const placement = {
+      workdir: startingPoint(policy, options.workdir),
+      ownerTmp: state.ownerTmp(null),
+      hidden: hidden(),
+    };
     probeSandbox(adapter, table, policy, placement, state.statusPath());
-    return { policy, state, hidden };
+    return { policy, shell, state, hidden };
   } catch (error) {
     state.dispose();
     throw error;
