@@ -49,7 +49,12 @@ export const DEFAULT_DENY_READ: readonly string[] = Object.freeze([
 
 /** A policy with its defaults filled in and its paths resolved. Internal. */
 export interface ResolvedSandbox {
-  /** Real paths writable besides each command's workdir, shallowest first. */
+  /**
+   * The real paths a command may write: the shell's workdir and the
+   * policy's `writableRoots`, shallowest first, without repeats. Fixed
+   * when the shell is made: a request's `workdir` is where a command
+   * starts, never what it may write.
+   */
   readonly writableRoots: readonly string[];
   /** Absolute paths to hide; missing ones stay in the list and are skipped at each spawn. */
   readonly denyRead: readonly string[];
