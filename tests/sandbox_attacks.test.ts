@@ -267,6 +267,12 @@ describe("the default policy hides the credentials of the agent CLIs and the usu
       ".terraform.d/credentials.tfrc.json",
       ".password-store/site.gpg",
       ".local/share/keyrings/login.keyring",
+      ".config/hub",
+      ".config/op/config",
+      ".config/doctl/config.yaml",
+      ".huggingface/token",
+      ".cache/huggingface/token",
+      ".s3cfg",
     ];
     for (const [index, file] of files.entries()) {
       mkdirSync(dirname(join(home, file)), { recursive: true });

@@ -32,8 +32,8 @@ export const DEFAULT_DENY_READ: readonly string[] = Object.freeze([
   "~/.npmrc",
   "~/.pypirc",
   "~/.git-credentials",
-  // Beyond the specification's list: where the agent CLIs, git, cargo, libpq, Vault, Terraform, pass and the
-  // desktop keyring keep credentials, which a model's command has no business reading either.
+  // Beyond the specification's list: where the agent CLIs, git, cargo, libpq, Vault, Terraform, pass, the desktop
+  // keyring and other common CLIs keep credentials, which a model's command has no business reading either.
   "~/.claude/.credentials.json",
   "~/.codex/auth.json",
   "~/.gemini/oauth_creds.json",
@@ -45,6 +45,12 @@ export const DEFAULT_DENY_READ: readonly string[] = Object.freeze([
   "~/.terraform.d/credentials.tfrc.json",
   "~/.password-store",
   "~/.local/share/keyrings",
+  "~/.config/hub",
+  "~/.config/op",
+  "~/.config/doctl",
+  "~/.huggingface/token",
+  "~/.cache/huggingface/token",
+  "~/.s3cfg",
 ]);
 
 /** A policy with its defaults filled in and its paths resolved. Internal. */
