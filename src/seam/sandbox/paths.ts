@@ -5,7 +5,7 @@
  * @module
  */
 
-import { realpathSync } from "node:fs";
+import { existsSync, realpathSync } from "node:fs";
 
 /**
  * Whether `path` is `dir` or below it.
@@ -34,8 +34,11 @@ export function isUnder(path: string, dir: string): boolean {
  * ```
  */
 export function realOrUndefined(path: string): string | undefined {
+  // Asked for every denyRead path at every spawn, and most of them are missing: a thrown ENOENT costs ten times
+  // what existsSync does (measured on both runtimes). The native realpath is one call instead of one per component.
+  if (!existsSync(path)) return undefined;
   try {
-    return realpathSync(path);
+    return realpathSync.native(path);
   } catch {
     return undefined;
   }

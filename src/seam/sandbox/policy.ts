@@ -10,9 +10,9 @@
 
 import { homedir } from "node:os";
 import { isAbsolute, join } from "node:path";
-import { realpathSync, statSync } from "node:fs";
+import { statSync } from "node:fs";
 import { ShellSpecError } from "../errors.ts";
-import { isUnder } from "./paths.ts";
+import { isUnder, realOrUndefined } from "./paths.ts";
 import type { SandboxPolicy } from "../types.ts";
 
 /**
@@ -98,12 +98,8 @@ export function resolveSandbox(policy: SandboxPolicy, workdir: string): Resolved
 
 /** `root` as a real directory a sandbox can make writable; {@linkcode ShellSpecError} naming `field` otherwise. */
 function realWritable(field: string, root: string): string {
-  let real: string;
-  try {
-    real = realpathSync(root);
-  } catch {
-    throw new ShellSpecError(field, `does not exist: ${root}`);
-  }
+  const real = realOrUndefined(root);
+  if (real === undefined) throw new ShellSpecError(field, `does not exist: ${root}`);
   if (!statSync(real).isDirectory()) throw new ShellSpecError(field, `is not a directory: ${root}`);
   const problem = writableProblem(real);
   if (problem !== undefined) throw new ShellSpecError(field, `${root} ${problem}`);
