@@ -32,28 +32,24 @@ import { rejection, thrown } from "./helpers/errors.ts";
 import { childrenOf, Leftovers, procInfo, runningWithEnv } from "./helpers/proc.ts";
 import { IS_DENO } from "./helpers/runtime.ts";
 import { eventually } from "./helpers/wait.ts";
+import { SANDBOX_REQUIRED, sandboxSkip, sandboxUnavailable } from "./helpers/sandbox.ts";
 
-const BWRAP = ["/usr/bin/bwrap", "/bin/bwrap", "/usr/local/bin/bwrap"].find((path) => existsSync(path));
-const REQUIRED = process.env.DSH_REQUIRE_SANDBOX === "1";
 const IS_ROOT = typeof process.getuid === "function" && process.getuid() === 0;
 const USER = "dshsandbox";
 /** The fds the checks fixture is started with, open on a directory and not close-on-exec: one below 10, one above. */
 const INHERITED_FDS = [7, 200];
 
-/** Why the sandbox tests cannot run here, or undefined when they can; in CI a reason is a failure, not a skip. */
-function unavailable(): string | false {
-  if (process.platform !== "linux") return "the sandbox is Linux only";
-  if (BWRAP === undefined) return "bubblewrap is not installed (apt-get install bubblewrap)";
-  return false;
-}
-
-const missing = unavailable();
-if (missing && !REQUIRED) console.error(`\n*** SANDBOX TESTS SKIPPED: ${missing} ***\n`);
+const missing = sandboxUnavailable();
+const skip = sandboxSkip();
 
 describe("the sandbox is available where it is required", () => {
-  it("CI has bubblewrap: the sandbox tests ran, they were not skipped", { skip: !REQUIRED && "not in CI" }, () => {
-    assert.equal(missing, false, `the sandbox tests would be skipped: ${missing}`);
-  });
+  it(
+    "CI has bubblewrap: the sandbox tests ran, they were not skipped",
+    { skip: !SANDBOX_REQUIRED && "not in CI" },
+    () => {
+      assert.equal(missing, false, `the sandbox tests would be skipped: ${missing}`);
+    },
+  );
 });
 
 /** The trees a check run works on, owned by whoever runs the checks. */
@@ -293,7 +289,7 @@ function assertContained(seen: SandboxSeen, who: string): void {
   assert.deepEqual(seen.afterClose, [], at("afterClose"));
 }
 
-describe("the sandbox holds", { skip: missing && !REQUIRED ? missing : false }, () => {
+describe("the sandbox holds", { skip }, () => {
   let scratch: string;
   let command: { program: string; args: string[] };
   before(() => {
@@ -333,7 +329,7 @@ describe("the sandbox holds", { skip: missing && !REQUIRED ? missing : false }, 
   );
 });
 
-describe("the host's death ends every sandboxed process", { skip: missing && !REQUIRED ? missing : false }, () => {
+describe("the host's death ends every sandboxed process", { skip }, () => {
   let scratch: string;
   let host: { program: string; args: string[] };
   before(() => {
@@ -375,7 +371,7 @@ describe("the host's death ends every sandboxed process", { skip: missing && !RE
   }
 });
 
-describe("the sandbox's init, made to leave the session", { skip: missing && !REQUIRED ? missing : false }, () => {
+describe("the sandbox's init, made to leave the session", { skip }, () => {
   // A command cannot do this any more (seccomp refuses ptrace, /proc/1/mem is masked): the test does it from the
   // host, to show the second line holds: a termination kills the init by its host pid, once shown to be ours.
   it("is killed by pid when the command is terminated, with everything in the sandbox", {
@@ -411,7 +407,7 @@ describe("the sandbox's init, made to leave the session", { skip: missing && !RE
   });
 });
 
-describe("the sandbox fails closed", { skip: missing && !REQUIRED ? missing : false }, () => {
+describe("the sandbox fails closed", { skip }, () => {
   it("no bubblewrap: a ShellSandboxError at createLocalShell that says how to fix it", () => {
     const error = thrown(() => createLocalShell({ sandbox: { bwrapPath: "/nonexistent/bwrap" } }));
     assert.ok(error instanceof ShellSandboxError, String(error));
@@ -433,7 +429,7 @@ describe("the sandbox fails closed", { skip: missing && !REQUIRED ? missing : fa
       rmSync(root, { recursive: true });
       const error = await rejection(shell.exec("echo never"));
       assert.ok(error instanceof ShellSandboxError, String(error));
-      assert.match(error.message, /Can't find source path/);
+      assert.match(error.message, /writable root .*\/root no longer exists/);
       const task = shell.start(shell.resolve({ command: "echo never", owner: null }));
       await task.done;
       assert.equal(task.status, "killed");
@@ -461,7 +457,7 @@ describe("the sandbox fails closed", { skip: missing && !REQUIRED ? missing : fa
   });
 });
 
-describe("the model sees the sandbox through its tool", { skip: missing && !REQUIRED ? missing : false }, () => {
+describe("the model sees the sandbox through its tool", { skip }, () => {
   it("a refused write ends with the sandbox line; a plain failure does not", async () => {
     const shell = createLocalShell({ graceMs: 300, sandbox: {} });
     try {
@@ -485,7 +481,7 @@ describe("the model sees the sandbox through its tool", { skip: missing && !REQU
       rmSync(root, { recursive: true });
       const outcome = await executeBashTool(shell, { command: "echo never" }, { owner: "m" });
       assert.equal(outcome.isError, true);
-      assert.match(outcome.text, /^\[error\] .*Can't find source path/);
+      assert.match(outcome.text, /^\[error\] .*writable root .*\/root no longer exists/);
     } finally {
       await shell.close();
       rmSync(base, { recursive: true, force: true });
@@ -509,7 +505,7 @@ describe("the model sees the sandbox through its tool", { skip: missing && !REQU
   });
 });
 
-describe("hooks in a sandboxed shell", { skip: missing && !REQUIRED ? missing : false }, () => {
+describe("hooks in a sandboxed shell", { skip }, () => {
   const sessionStart = (shell: ReturnType<typeof createLocalShell>, projectDir: string, sandbox?: false) =>
     dispatchHookEvent(
       shell,

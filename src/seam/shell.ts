@@ -65,6 +65,7 @@ class SeamShell implements Shell {
   readonly #context: LaunchContext;
   readonly #watchdog: Watchdog;
   readonly #sandbox: ShellSandbox | undefined;
+  readonly #spill: SpillDirectory;
   readonly #tasks: TaskRegistry;
   readonly #closer = new AbortController();
   /** What resolve() returned, so run() and start() validate only what changed since. */
@@ -77,10 +78,11 @@ class SeamShell implements Shell {
     this.#options = options;
     this.#host = host;
     const spill = new SpillDirectory(options.spillDir);
+    this.#spill = spill;
     // Fail closed, before anything else: a sandboxed shell that cannot sandbox is never handed out.
     const sandbox = options.sandbox === undefined
       ? undefined
-      : setUpSandbox(adapter, host.procTable, options.sandbox, options.workdir, spill);
+      : setUpSandbox(adapter, host.procTable, options.sandbox, options, spill);
     this.#sandbox = sandbox;
     // The record goes with the sandbox's private files, which no command can see.
     this.#watchdog = new Watchdog(adapter, sandbox === undefined ? {} : { parent: sandbox.state.dir });
@@ -176,6 +178,7 @@ class SeamShell implements Shell {
       this.#host.exitGuard.release(adapter, sessions);
       // Every owner's /tmp goes: nothing of any session is left to use it.
       this.#sandbox?.state.dispose();
+      this.#spill.removeIfEmpty();
     }
   }
 

@@ -6,7 +6,6 @@
  * @module
  */
 
-import { realpathSync } from "node:fs";
 import { tmpdir } from "node:os";
 import type { ProcessAdapter } from "../adapter.ts";
 import type { SpillDirectory } from "../capture/spill.ts";
@@ -14,6 +13,8 @@ import type { ProcTable } from "../session/proc_table.ts";
 import type { ResolvedSandbox } from "./policy.ts";
 import type { SandboxWrapper } from "./launcher.ts";
 import { findBash, findBwrap, probeSandbox } from "./probe.ts";
+import { findOnPath } from "./lookup.ts";
+import { startingPoint } from "./placement.ts";
 import { hostSeccompArch, seccompProgram } from "./seccomp.ts";
 import { SandboxState } from "./state.ts";
 
@@ -21,6 +22,11 @@ import { SandboxState } from "./state.ts";
 export interface ShellSandbox {
   /** The policy, with bubblewrap's absolute path. */
   readonly policy: ResolvedSandbox;
+  /**
+   * The shell program, found once on `PATH` outside the writable
+   * directories: a `sandbox: false` request runs it on the host.
+   */
+  readonly shell: string;
   /** Owners' `/tmp` directories, status files, the seccomp program, the watchdog's record. */
   readonly state: SandboxState;
   /** The wrapper that opens bubblewrap's fds and closes the rest. */
@@ -38,11 +44,13 @@ export function setUpSandbox(
   adapter: ProcessAdapter,
   table: ProcTable,
   resolved: ResolvedSandbox,
-  workdir: string,
+  options: { readonly workdir: string; readonly shell: string },
   spill: SpillDirectory,
 ): ShellSandbox {
-  const policy: ResolvedSandbox = { ...resolved, bwrapPath: findBwrap(resolved.bwrapPath) };
-  const bash = findBash();
+  const writable = resolved.writableRoots;
+  const policy: ResolvedSandbox = { ...resolved, bwrapPath: findBwrap(resolved.bwrapPath, writable) };
+  const shell = options.shell.includes("/") ? options.shell : findOnPath(options.shell, writable) ?? options.shell;
+  const bash = findBash(writable);
   const state = new SandboxState(tmpdir(), seccompProgram(hostSeccompArch()));
   const wrapper: SandboxWrapper = { bash, seccompPath: state.seccompPath };
   try {
@@ -51,9 +59,13 @@ export function setUpSandbox(
     // is made again under a new name).
     spill.path();
     const hidden = (): string[] => [state.dir, ...(spill.current === undefined ? [] : [spill.current])];
-    const placement = { workdir: realpathSync(workdir), ownerTmp: state.ownerTmp(null), hidden: hidden() };
+    const placement = {
+      workdir: startingPoint(policy, options.workdir),
+      ownerTmp: state.ownerTmp(null),
+      hidden: hidden(),
+    };
     probeSandbox(adapter, table, policy, placement, state.statusPath(), wrapper);
-    return { policy, state, wrapper, hidden };
+    return { policy, shell, state, wrapper, hidden };
   } catch (error) {
     state.dispose();
     throw error;

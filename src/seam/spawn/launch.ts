@@ -7,7 +7,6 @@
  * @module
  */
 
-import { realpathSync } from "node:fs";
 import type { ChildHandle, ProcessAdapter, SpawnRequest } from "../adapter.ts";
 import { OutputCollector } from "../capture/collector.ts";
 import { OutputEvents } from "../capture/output_events.ts";
@@ -24,6 +23,7 @@ import type { ResolvedShellOptions } from "../resolve/options.ts";
 import type { ShellExecSpec, ShellObserver, ShellRunResult } from "../types.ts";
 import { findSandboxInit, killEscapedInit } from "../sandbox/init.ts";
 import { sandboxedRequest } from "../sandbox/launcher.ts";
+import { startingPoint } from "../sandbox/placement.ts";
 import type { ShellSandbox } from "../sandbox/setup.ts";
 import { describeSpawnFailure } from "./failure.ts";
 import { checkWorkdir } from "./workdir.ts";
@@ -97,7 +97,7 @@ export function launch(
   const args = ownValue(spec, "args");
   let request: SpawnRequest = {
     // A command line is run by the shell; the argv form runs the program itself, with no shell in between.
-    program: args === undefined ? options.shell : spec.command,
+    program: args === undefined ? context.sandbox?.shell ?? options.shell : spec.command,
     args: args === undefined ? ["-c", spec.command] : args,
     cwd: spec.workdir,
     env: markNestedShell(mergeEnvWith({ ambient: context.ambientEnv(), env, dshEnv }, host.scrubDecisions)),
@@ -200,7 +200,7 @@ function inSandbox(
   const env = Object.hasOwn(explicit, "TMPDIR") ? request.env : { ...request.env, TMPDIR: "/tmp" };
   const statusPath = sandbox.state.statusPath();
   const placement = {
-    workdir: realpathSync(spec.workdir),
+    workdir: startingPoint(sandbox.policy, spec.workdir),
     ownerTmp: sandbox.state.ownerTmp(spec.owner),
     hidden: sandbox.hidden(),
   };
