@@ -25,6 +25,8 @@ export interface SandboxPlacement {
   readonly hidden: readonly string[];
   /** The fd bubblewrap writes its JSON status lines to. */
   readonly statusFd: number;
+  /** The fd bubblewrap reads the seccomp program from (`seccomp.ts`). */
+  readonly seccompFd: number;
 }
 
 /** The arguments between `bwrap` and `--`. */
@@ -43,7 +45,12 @@ export function bwrapArgs(sandbox: ResolvedSandbox, placement: SandboxPlacement)
     "ALL",
   ];
   if (sandbox.network === "none") args.push("--unshare-net");
+  // ptrace, keyrings, vsock, setuid and setgid bits: see seccomp.ts. Installed on the command and on the init.
+  args.push("--seccomp", String(placement.seccompFd));
   args.push("--ro-bind", "/", "/", "--dev", "/dev", "--proc", "/proc");
+  // The init (bubblewrap, pid 1 inside; single-threaded) runs as the command's user: its memory is as writable
+  // through /proc as through ptrace, and a write there could make it leave the session the library terminates.
+  args.push("--ro-bind", "/dev/null", "/proc/1/mem", "--ro-bind", "/dev/null", "/proc/1/task/1/mem");
   // Host sockets under /run (docker.sock, the D-Bus session bus) are reachable over any network namespace.
   args.push("--tmpfs", "/run");
   if (sandbox.network === "host") {

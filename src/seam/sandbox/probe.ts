@@ -12,7 +12,7 @@ import process from "node:process";
 import { statSync } from "node:fs";
 import type { ProcessAdapter } from "../adapter.ts";
 import { ShellSandboxError } from "../errors.ts";
-import { sandboxedRequest, setupFailureReason, takeStatus } from "./launcher.ts";
+import { sandboxedRequest, type SandboxWrapper, setupFailureReason, takeStatus } from "./launcher.ts";
 import type { ResolvedSandbox } from "./policy.ts";
 import type { ProcTable } from "../session/proc_table.ts";
 import type { SandboxPlacement } from "./bwrap_args.ts";
@@ -56,6 +56,30 @@ export function findBwrap(bwrapPath: string, writable: readonly string[]): strin
   return found;
 }
 
+/** Where bash is looked for: never on `PATH`, which a harness's environment may point anywhere. */
+const BASH_CANDIDATES: readonly string[] = ["/usr/bin/bash", "/bin/bash"];
+
+/**
+ * The bash the wrapper runs on the host (`launcher.ts`): it must close
+ * inherited fds above 9, which `dash` and POSIX `sh` cannot name. Throws
+ * {@linkcode ShellSandboxError} when there is none outside the `writable`
+ * directories (real paths), where a command could replace it.
+ */
+export function findBash(writable: readonly string[]): string {
+  const found = BASH_CANDIDATES.find((path) => {
+    const real = realOrUndefined(path);
+    return real !== undefined && !writable.some((root) => isUnder(real, root)) && isExecutableFile(path);
+  });
+  if (found === undefined) {
+    throw new ShellSandboxError(
+      `bash was not found at ${BASH_CANDIDATES.join(" or ")} outside the writable directories: the sandbox needs ` +
+        "it to close the file descriptors a command would otherwise inherit from the harness (Debian/Ubuntu: " +
+        "apt-get install bash)",
+    );
+  }
+  return found;
+}
+
 /** Known refusals of bubblewrap, and what to do about each. */
 const DIAGNOSES: readonly [RegExp, string][] = [
   [/Unknown option --disable-userns/, "this bubblewrap is older than 0.8.0, which added --disable-userns: upgrade it"],
@@ -84,8 +108,9 @@ export function probeSandbox(
   adapter: ProcessAdapter,
   table: ProcTable,
   sandbox: ResolvedSandbox,
-  placement: Omit<SandboxPlacement, "statusFd">,
+  placement: Omit<SandboxPlacement, "statusFd" | "seccompFd">,
   statusPath: string,
+  wrapper: SandboxWrapper,
 ): void {
   if (adapter.probe === undefined) {
     throw new ShellSandboxError(`the ${adapter.name} adapter cannot check the sandbox (it has no probe())`);
@@ -102,6 +127,7 @@ export function probeSandbox(
     sandbox,
     placement,
     statusPath,
+    wrapper,
   );
   const outcome = adapter.probe({ program: request.program, args: request.args, cwd: request.cwd, env: request.env });
   const status = takeStatus(statusPath);

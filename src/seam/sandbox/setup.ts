@@ -1,7 +1,7 @@
 /**
- * A sandboxed shell's start: find bubblewrap, make the private state
- * directory, decide what the commands must not see, and set the sandbox up
- * once for real (`probe.ts`). What it returns is all a launch needs.
+ * A sandboxed shell's start: find bubblewrap and bash, make the private
+ * state directory with the seccomp program in it, decide what the commands
+ * must not see, and set the sandbox up once for real (`probe.ts`). What it returns is all a launch needs.
  *
  * @module
  */
@@ -11,9 +11,11 @@ import type { ProcessAdapter } from "../adapter.ts";
 import type { SpillDirectory } from "../capture/spill.ts";
 import type { ProcTable } from "../session/proc_table.ts";
 import type { ResolvedSandbox } from "./policy.ts";
-import { findBwrap, probeSandbox } from "./probe.ts";
+import type { SandboxWrapper } from "./launcher.ts";
+import { findBash, findBwrap, probeSandbox } from "./probe.ts";
 import { findOnPath } from "./lookup.ts";
 import { startingPoint } from "./placement.ts";
+import { hostSeccompArch, seccompProgram } from "./seccomp.ts";
 import { SandboxState } from "./state.ts";
 
 /** A sandboxed shell's sandbox: the policy, its private files, and what commands must not see. */
@@ -25,8 +27,10 @@ export interface ShellSandbox {
    * directories: a `sandbox: false` request runs it on the host.
    */
   readonly shell: string;
-  /** Owners' `/tmp` directories, status files, the watchdog's record. */
+  /** Owners' `/tmp` directories, status files, the seccomp program, the watchdog's record. */
   readonly state: SandboxState;
+  /** The wrapper that opens bubblewrap's fds and closes the rest. */
+  readonly wrapper: SandboxWrapper;
   /** The library's own directories on the host as they are now, masked wherever a command could see them. */
   hidden(): string[];
 }
@@ -46,7 +50,9 @@ export function setUpSandbox(
   const writable = resolved.writableRoots;
   const policy: ResolvedSandbox = { ...resolved, bwrapPath: findBwrap(resolved.bwrapPath, writable) };
   const shell = options.shell.includes("/") ? options.shell : findOnPath(options.shell, writable) ?? options.shell;
-  const state = new SandboxState(tmpdir());
+  const bash = findBash(writable);
+  const state = new SandboxState(tmpdir(), seccompProgram(hostSeccompArch()));
+  const wrapper: SandboxWrapper = { bash, seccompPath: state.seccompPath };
   try {
     // The spill directory holds every command's complete output: it is made now, so that it is masked from the
     // first command on (a workdir or writable root may contain it), and asked again at each spawn (a deleted one
@@ -58,8 +64,8 @@ export function setUpSandbox(
       ownerTmp: state.ownerTmp(null),
       hidden: hidden(),
     };
-    probeSandbox(adapter, table, policy, placement, state.statusPath());
-    return { policy, shell, state, hidden };
+    probeSandbox(adapter, table, policy, placement, state.statusPath(), wrapper);
+    return { policy, shell, state, wrapper, hidden };
   } catch (error) {
     state.dispose();
     throw error;

@@ -21,6 +21,7 @@ import { settle } from "../settle/settle.ts";
 import { Deadline, type StopCause } from "../terminate/deadline.ts";
 import type { ResolvedShellOptions } from "../resolve/options.ts";
 import type { ShellExecSpec, ShellObserver, ShellRunResult } from "../types.ts";
+import { findSandboxInit, killEscapedInit } from "../sandbox/init.ts";
 import { sandboxedRequest } from "../sandbox/launcher.ts";
 import { startingPoint } from "../sandbox/placement.ts";
 import type { ShellSandbox } from "../sandbox/setup.ts";
@@ -119,7 +120,14 @@ export function launch(
   context.sessions.started(session);
   const signals = [ownValue(spec, "signal"), context.closeSignal];
   const deadline = new Deadline(timeoutMs, signals, host.abortListeners, () => {
-    context.track(host.terminations.terminate(session, options.graceMs));
+    // Noted before the SIGTERM ends bubblewrap's outer process, while the sandbox's init is still its child.
+    const init = sandboxed === undefined
+      ? undefined
+      : findSandboxInit(sandboxed.statusPath, session.id, host.procTable);
+    const ended = host.terminations.terminate(session, options.graceMs);
+    context.track(
+      init === undefined ? ended : ended.finally(() => killEscapedInit(init, session.id, host.procTable, adapter)),
+    );
   });
   let endingSurvivors = false;
   const result = settle({
@@ -196,5 +204,8 @@ function inSandbox(
     ownerTmp: sandbox.state.ownerTmp(spec.owner),
     hidden: sandbox.hidden(),
   };
-  return { request: sandboxedRequest({ ...request, env }, sandbox.policy, placement, statusPath), statusPath };
+  return {
+    request: sandboxedRequest({ ...request, env }, sandbox.policy, placement, statusPath, sandbox.wrapper),
+    statusPath,
+  };
 }
