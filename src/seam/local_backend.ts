@@ -23,15 +23,17 @@ export class LocalBackend implements ShellBackend {
   readonly #context: LaunchContext;
   readonly #watchdog: Watchdog;
   readonly #sandbox: ShellSandbox | undefined;
+  readonly #spill: SpillDirectory;
 
   /** Throws `ShellSandboxError` when the shell asks for a sandbox that cannot be set up. */
   constructor(shell: BackendContext, adapter: ProcessAdapter) {
     const { host, options } = shell;
     const spill = new SpillDirectory(options.spillDir);
+    this.#spill = spill;
     // Fail closed, before anything else: a sandboxed shell that cannot sandbox is never handed out.
     const sandbox = options.sandbox === undefined
       ? undefined
-      : setUpSandbox(adapter, host.procTable, options.sandbox, options.workdir, spill);
+      : setUpSandbox(adapter, host.procTable, options.sandbox, options, spill);
     this.#sandbox = sandbox;
     // The record goes with the sandbox's private files, which no command can see.
     this.#watchdog = new Watchdog(adapter, sandbox === undefined ? {} : { parent: sandbox.state.dir });
@@ -67,6 +69,7 @@ export class LocalBackend implements ShellBackend {
       host.exitGuard.release(adapter, sessions);
       // Every owner's /tmp goes: nothing of any session is left to use it.
       this.#sandbox?.state.dispose();
+      this.#spill.removeIfEmpty();
     }
   }
 }

@@ -348,8 +348,9 @@ export interface LocalShellOptions {
 }
 
 /**
- * What a sandboxed shell's commands may do. Everything outside the workdir
- * and `writableRoots` is read-only; `/tmp` is private to each owner; the
+ * What a sandboxed shell's commands may do. Everything outside the shell's
+ * workdir and `writableRoots` is read-only (a request's own `workdir` is
+ * where a command starts, not what it may write); `/tmp` is private to each owner; the
  * command sees only its own processes, holds no capabilities and cannot
  * make namespaces.
  *
@@ -357,17 +358,23 @@ export interface LocalShellOptions {
  * ```ts
  * import type { SandboxPolicy } from "@dsh/shell";
  * import assert from "node:assert/strict";
- * const policy: SandboxPolicy = { writableRoots: ["/tmp"], network: "none", protectGit: true };
+ * const policy: SandboxPolicy = { writableRoots: ["/var/cache/build"], network: "none", protectGit: true };
  * assert.equal(policy.network, "none");
  * ```
  */
 export interface SandboxPolicy {
-  /** Absolute paths writable besides each command's own workdir (default none). Each must exist. */
+  /**
+   * Absolute paths writable besides the shell's workdir (default none).
+   * Each must exist, and none may be `/`, `/tmp`, `/run` or in `/dev`,
+   * `/proc`, `/sys`.
+   */
   writableRoots?: string[];
   /**
    * Paths that read as unreadable inside (default: `~/.ssh`, `~/.aws`,
    * `~/.azure`, `~/.config/gcloud`, `~/.config/gh`, `~/.gnupg`, `~/.kube`,
-   * `~/.docker`, `~/.netrc`, `~/.npmrc`, `~/.pypirc`, `~/.git-credentials`).
+   * `~/.docker`, `~/.netrc`, `~/.npmrc`, `~/.pypirc`, `~/.git-credentials`,
+   * and the credential files of the agent CLIs, git, cargo, libpq, Vault,
+   * Terraform, pass and the desktop keyring: see `docs/sandbox.md`).
    * Absolute, or starting `~/`; missing ones are fine.
    */
   denyRead?: string[];

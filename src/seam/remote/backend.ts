@@ -130,6 +130,8 @@ export class RemoteBackend implements ShellBackend {
     await Promise.all([...this.#sessions].map((session) => this.terminate(session)));
     // Until none is left: ending a lost connection's sessions may have opened another.
     while (this.#supervisors.size > 0) await Promise.all([...this.#supervisors].map((supervisor) => supervisor.end()));
+    // As locally: a spill directory the shell made and never used goes.
+    this.spill.removeIfEmpty();
   }
 
   async #terminate(session: RemoteSession): Promise<void> {

@@ -85,7 +85,9 @@ export function resolveOptions(options: LocalShellOptions | undefined): Resolved
     ambientEnv: given.ambientEnv,
     maxTasksPerOwner: given.maxTasksPerOwner ?? DEFAULTS.maxTasksPerOwner,
     maxFinishedTasks: given.maxFinishedTasks ?? DEFAULTS.maxFinishedTasks,
-    sandbox: given.sandbox === undefined || given.sandbox === false ? undefined : resolveSandbox(given.sandbox),
+    sandbox: given.sandbox === undefined || given.sandbox === false
+      ? undefined
+      : resolveSandbox(given.sandbox, workdir),
   };
 }
 

@@ -2,20 +2,22 @@
  * The bubblewrap arguments of one sandboxed command. The order matters:
  * bubblewrap applies file-system operations in argument order and the last
  * mount on a path wins, so the read-only root comes first, then the private
- * `/dev`, `/proc`, `/run` and `/tmp`, then what is writable, then what
- * stays read-only inside it, and the masks last. See `docs/sandbox.md` for
+ * `/dev`, `/proc`, `/run` and `/tmp`, then what is writable, then the
+ * directories pinned in place, then what stays read-only inside, and the
+ * masks last. See `docs/sandbox.md` for
  * why each flag is there.
  *
  * @module
  */
 
-import { existsSync, lstatSync, realpathSync, statSync } from "node:fs";
-import { join } from "node:path";
+import { existsSync, lstatSync, statSync } from "node:fs";
+import { dirname, join } from "node:path";
+import { isUnder, realOrUndefined } from "./paths.ts";
 import type { ResolvedSandbox } from "./policy.ts";
 
 /** Where one command runs, as the arguments need to know it. */
 export interface SandboxPlacement {
-  /** The command's workdir, real and absolute: writable, and where it starts. */
+  /** Where the command starts, real and absolute (see `placement.ts`): never what it may write. */
   readonly workdir: string;
   /** The owner's private directory on the host, mounted at `/tmp` inside. */
   readonly ownerTmp: string;
@@ -23,6 +25,8 @@ export interface SandboxPlacement {
   readonly hidden: readonly string[];
   /** The fd bubblewrap writes its JSON status lines to. */
   readonly statusFd: number;
+  /** The fd bubblewrap reads the seccomp program from (`seccomp.ts`). */
+  readonly seccompFd: number;
 }
 
 /** The arguments between `bwrap` and `--`. */
@@ -41,7 +45,12 @@ export function bwrapArgs(sandbox: ResolvedSandbox, placement: SandboxPlacement)
     "ALL",
   ];
   if (sandbox.network === "none") args.push("--unshare-net");
+  // ptrace, keyrings, vsock, setuid and setgid bits: see seccomp.ts. Installed on the command and on the init.
+  args.push("--seccomp", String(placement.seccompFd));
   args.push("--ro-bind", "/", "/", "--dev", "/dev", "--proc", "/proc");
+  // The init (bubblewrap, pid 1 inside; single-threaded) runs as the command's user: its memory is as writable
+  // through /proc as through ptrace, and a write there could make it leave the session the library terminates.
+  args.push("--ro-bind", "/dev/null", "/proc/1/mem", "--ro-bind", "/dev/null", "/proc/1/task/1/mem");
   // Host sockets under /run (docker.sock, the D-Bus session bus) are reachable over any network namespace.
   args.push("--tmpfs", "/run");
   if (sandbox.network === "host") {
@@ -49,20 +58,71 @@ export function bwrapArgs(sandbox: ResolvedSandbox, placement: SandboxPlacement)
     if (resolvConf !== undefined && isUnder(resolvConf, "/run")) args.push("--ro-bind", resolvConf, resolvConf);
   }
   args.push("--bind", placement.ownerTmp, "/tmp");
-  const roots = [placement.workdir, ...sandbox.writableRoots.filter((root) => root !== placement.workdir)]
-    .sort((a, b) => a.length - b.length);
-  for (const root of roots) args.push("--bind", root, root);
-  if (sandbox.protectGit) { for (const root of roots) args.push(...gitProtection(root)); }
-  const visible = (path: string): boolean => !isUnder(path, "/tmp") || roots.some((root) => isUnder(path, root));
-  for (const path of [...sandbox.denyRead, ...placement.hidden]) {
-    const real = realOrUndefined(path);
-    // Missing: nothing to hide, and a mount point would have to be created on the host.
-    if (real === undefined || !visible(real)) continue;
-    if (statSync(real).isDirectory()) args.push("--perms", "0000", "--tmpfs", real, "--remount-ro", real);
-    else args.push("--ro-bind", "/dev/null", real);
-  }
+  // A bind covers what is below it: a writable root inside another one needs no bind of its own.
+  const binds = outermost(sandbox.writableRoots);
+  for (const root of binds) args.push("--bind", root, root);
+  const git = sandbox.protectGit ? sandbox.writableRoots.flatMap(gitProtection) : [];
+  const masks = maskedPaths([...sandbox.denyRead, ...placement.hidden], binds);
+  // What is mounted below a writable root stays where it is only if no directory on the way can be renamed; a
+  // mount point cannot be, so each one is bound onto itself first. Otherwise a command renames a parent, and the
+  // next command's bubblewrap finds the masked path gone, or follows a symbolic link put in the parent's place.
+  // A writable root inside another one is pinned itself, or a rename would make it point elsewhere (see placement.ts).
+  const nested = sandbox.writableRoots.filter((root) => !binds.includes(root));
+  const targets = [...nested, ...git.map((protection) => protection.path), ...masks.map((mask) => mask.path)];
+  for (const pin of pinsFor(targets, binds, nested)) args.push("--bind", pin, pin);
+  for (const protection of git) args.push(...protection.args);
+  for (const mask of masks) args.push(...mask.args);
   args.push("--chdir", placement.workdir, "--json-status-fd", String(placement.statusFd));
   return args;
+}
+
+/** The paths of `roots` that no other one contains. */
+function outermost(roots: readonly string[]): string[] {
+  return roots.filter((root) => !roots.some((outer) => outer !== root && isUnder(root, outer)));
+}
+
+/** A path mounted over below a writable root (hidden, or kept read-only), and the arguments that do it. */
+interface Mask {
+  readonly path: string;
+  readonly args: readonly string[];
+}
+
+/**
+ * The masks of `paths` that exist and are visible inside: an unreadable
+ * empty directory, or `/dev/null` for a file. A path inside another masked
+ * one is hidden with it already (and a mount point could not be made in
+ * the read-only mask).
+ */
+function maskedPaths(paths: readonly string[], binds: readonly string[]): Mask[] {
+  // Under /tmp only what a writable root brings in is the host's; the rest of /tmp is the owner's own.
+  const visible = (path: string): boolean => !isUnder(path, "/tmp") || binds.some((root) => isUnder(path, root));
+  const real = [...new Set(paths.map(realOrUndefined))]
+    // Missing: nothing to hide, and a mount point would have to be created on the host.
+    .filter((path): path is string => path !== undefined && visible(path))
+    .sort((a, b) => a.length - b.length);
+  const kept = real.filter((path, index) => !real.slice(0, index).some((outer) => isUnder(path, outer)));
+  return kept.map((path) => ({
+    path,
+    args: statSync(path).isDirectory()
+      ? ["--perms", "0000", "--tmpfs", path, "--remount-ro", path]
+      : ["--ro-bind", "/dev/null", path],
+  }));
+}
+
+/**
+ * The directories strictly between each target and the outermost writable
+ * root above it, and the nested roots themselves, shallowest first. Targets
+ * outside every writable root need none: nothing there can be renamed from
+ * inside.
+ */
+function pinsFor(targets: readonly string[], binds: readonly string[], nested: readonly string[]): string[] {
+  const pins = new Set<string>(nested);
+  for (const target of targets) {
+    const root = binds.find((bind) => bind !== target && isUnder(target, bind));
+    if (root === undefined) continue;
+    for (let dir = dirname(target); dir !== root && isUnder(dir, root); dir = dirname(dir)) pins.add(dir);
+  }
+  return [...pins].sort((a, b) => a.length - b.length);
 }
 
 /**
@@ -72,7 +132,7 @@ export function bwrapArgs(sandbox: ResolvedSandbox, placement: SandboxPlacement)
  * or `config` file in the tree, as `git init` would). A `.git` file (a
  * worktree's or submodule's pointer) is read-only as a whole.
  */
-function gitProtection(root: string): string[] {
+function gitProtection(root: string): Mask[] {
   const git = join(root, ".git");
   let isDirectory: boolean;
   try {
@@ -82,7 +142,7 @@ function gitProtection(root: string): string[] {
   } catch {
     return [];
   }
-  if (!isDirectory) return ["--ro-bind", git, git];
+  if (!isDirectory) return [{ path: git, args: ["--ro-bind", git, git] }];
   const args = ["--bind", git, git];
   const hooks = join(git, "hooks");
   // A missing hooks directory is masked too, or a command could create one and put a pre-commit hook in it that the
@@ -92,18 +152,5 @@ function gitProtection(root: string): string[] {
   const config = join(git, "config");
   // Likewise a missing config: a new one could set core.fsmonitor or core.hooksPath. An empty file is a valid config.
   args.push("--ro-bind", existsSync(config) ? config : "/dev/null", config);
-  return args;
-}
-
-/** Whether `path` is `dir` or below it. */
-export function isUnder(path: string, dir: string): boolean {
-  return path === dir || path.startsWith(dir.endsWith("/") ? dir : `${dir}/`);
-}
-
-function realOrUndefined(path: string): string | undefined {
-  try {
-    return realpathSync(path);
-  } catch {
-    return undefined;
-  }
+  return [{ path: git, args }];
 }
