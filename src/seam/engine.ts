@@ -95,8 +95,9 @@ export interface RemoteEngine {
   /**
    * How long the engine's side waits without hearing from the shell (a
    * heartbeat goes every second) before it ends every session the shell
-   * started: what catches a link that went silent without closing. Default
-   * 3 000; 0 turns it off.
+   * started: what catches a link that went silent without closing. This
+   * side, in turn, counts the connection as lost after this long plus a
+   * second without an answer. Default 3 000; 0 turns both off.
    */
   readonly heartbeatMs?: number;
   /** How long a new connection may take to answer before it counts as failed (default 15 000). */
