@@ -8,7 +8,7 @@
  */
 
 import type { ProcessAdapter } from "./adapter.ts";
-import type { ShellSandboxError, ShellSpawnError } from "./errors.ts";
+import type { ShellEngineError, ShellSandboxError, ShellSpawnError } from "./errors.ts";
 
 /**
  * Environment variables in the managed `DSH_*` channel.
@@ -517,16 +517,22 @@ export interface ShellTask {
   readonly id: string;
   /** The task's owner, or `null` when unowned (readable by everyone). */
   readonly owner: string | null;
-  /** The leader's pid (also its process group id), or -1 when the spawn failed. */
+  /**
+   * The leader's pid (also its process group id), or -1 when the spawn
+   * failed. On a remote engine: the leader's pid on the engine's side (in
+   * its pid namespace: never signal it from here), 0 until the command has
+   * started there.
+   */
   readonly pid: number;
   /**
    * Why the command never started, when it did not: the same
    * `ShellSpawnError` that `run()` would reject with (the workdir or the
-   * program is missing; its text is also the task's stderr), or the
-   * `ShellSandboxError` of a sandbox that could not start it (known once the
-   * task has ended).
+   * program is missing; its text is also the task's stderr), the
+   * `ShellSandboxError` of a sandbox that could not start it, or on a remote
+   * engine the `ShellEngineError` of an engine that could not start it or
+   * lost it while it ran (known once the task has ended).
    */
-  readonly spawnError?: ShellSpawnError | ShellSandboxError;
+  readonly spawnError?: ShellSpawnError | ShellSandboxError | ShellEngineError;
   /** `running`, then `completed` (it ended by itself) or `killed` (we ended it, or it never started). */
   readonly status: TaskStatus;
   /** The exit code once ended by an exit, else `null`. */
