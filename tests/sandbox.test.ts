@@ -225,6 +225,16 @@ function assertContained(seen: SandboxSeen, who: string): void {
   assert.doesNotMatch(seen.readSshByDefault.out, /PRIVATE KEY/, at("readSshByDefault"));
   assert.notEqual(seen.writeBashrc.code, 0, at("writeBashrc"));
   assert.equal(seen.bashrcOnHost, "# as the user left it\n", at("bashrcOnHost"));
+  assert.deepEqual([seen.chmodHome.code, seen.chmodHome.out], [0, "locked\n"], at("chmodHome"));
+  if (who === "root") {
+    // Root's harness still sees ~/.ssh below the locked home, and masks it.
+    assert.ok("code" in seen.readAfterChmod, at("readAfterChmod"));
+    assert.doesNotMatch(seen.readAfterChmod.out, /PRIVATE KEY/, at("readAfterChmod"));
+  } else {
+    // An ordinary user's cannot look below it, which must not pass for "nothing to mask": nothing runs.
+    assert.ok("refused" in seen.readAfterChmod, at("readAfterChmod"));
+    assert.match(seen.readAfterChmod.refused, /^ShellSandboxError: cannot tell whether .*\/home\/\.\w+ exists/);
+  }
 
   assert.equal(seen.tmpWrite.code, 0, at("tmpWrite"));
   assert.deepEqual([seen.tmpSameOwner.code, seen.tmpSameOwner.out], [0, "mine\n"], at("tmpSameOwner"));

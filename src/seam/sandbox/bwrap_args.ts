@@ -12,8 +12,10 @@
 
 import { existsSync, lstatSync, statSync } from "node:fs";
 import { dirname, join } from "node:path";
-import { isUnder, realOrUndefined } from "./paths.ts";
+import { ShellSandboxError } from "../errors.ts";
+import { isUnder, realIfPresent, realOrUndefined } from "./paths.ts";
 import type { ResolvedSandbox } from "./policy.ts";
+import type { MountExpectation } from "./mount_check.ts";
 
 /** Where one command runs, as the arguments need to know it. */
 export interface SandboxPlacement {
@@ -23,14 +25,29 @@ export interface SandboxPlacement {
   readonly ownerTmp: string;
   /** Host directories of the library's to hide (spill files, state): masked wherever they would be visible. */
   readonly hidden: readonly string[];
+  /**
+   * The real paths the shell has masked so far, kept by the shell: masked
+   * again wherever they still are. A denied `~/.ssh` that is a link to
+   * `~/.vault/ssh` is masked at the real path; a command that removes the
+   * link must not make the next command skip it. The arguments add to it.
+   */
+  readonly masked?: Set<string>;
   /** The fd bubblewrap writes its JSON status lines to. */
   readonly statusFd: number;
   /** The fd bubblewrap reads the seccomp program from (`seccomp.ts`). */
   readonly seccompFd: number;
 }
 
+/** The arguments between `bwrap` and `--`, and what the mount check must find once they are applied. */
+export interface BwrapArgs {
+  /** The arguments. */
+  readonly args: string[];
+  /** The mounts made from inside the writable roots, which a command could race (`mount_check.ts`). */
+  readonly expected: MountExpectation[];
+}
+
 /** The arguments between `bwrap` and `--`. */
-export function bwrapArgs(sandbox: ResolvedSandbox, placement: SandboxPlacement): string[] {
+export function bwrapArgs(sandbox: ResolvedSandbox, placement: SandboxPlacement): BwrapArgs {
   const args = [
     // A user namespace of its own, and no nested one: `unshare -U` and the like fail inside.
     "--unshare-user",
@@ -61,19 +78,25 @@ export function bwrapArgs(sandbox: ResolvedSandbox, placement: SandboxPlacement)
   // A bind covers what is below it: a writable root inside another one needs no bind of its own.
   const binds = outermost(sandbox.writableRoots);
   for (const root of binds) args.push("--bind", root, root);
+  const expected: MountExpectation[] = binds.map((point) => ({ point, sameAsHost: true }));
   const git = sandbox.protectGit ? sandbox.writableRoots.flatMap(gitProtection) : [];
-  const masks = maskedPaths([...sandbox.denyRead, ...placement.hidden], binds);
+  const masks = maskedPaths([...sandbox.denyRead, ...placement.hidden], binds, placement.masked ?? new Set());
   // What is mounted below a writable root stays where it is only if no directory on the way can be renamed; a
   // mount point cannot be, so each one is bound onto itself first. Otherwise a command renames a parent, and the
   // next command's bubblewrap finds the masked path gone, or follows a symbolic link put in the parent's place.
   // A writable root inside another one is pinned itself, or a rename would make it point elsewhere (see placement.ts).
   const nested = sandbox.writableRoots.filter((root) => !binds.includes(root));
   const targets = [...nested, ...git.map((protection) => protection.path), ...masks.map((mask) => mask.path)];
-  for (const pin of pinsFor(targets, binds, nested)) args.push("--bind", pin, pin);
-  for (const protection of git) args.push(...protection.args);
-  for (const mask of masks) args.push(...mask.args);
+  for (const pin of pinsFor(targets, binds, nested)) {
+    args.push("--bind", pin, pin);
+    expected.push({ point: pin, sameAsHost: true });
+  }
+  for (const mount of [...git, ...masks]) {
+    args.push(...mount.args);
+    expected.push(...mount.expected);
+  }
   args.push("--chdir", placement.workdir, "--json-status-fd", String(placement.statusFd));
-  return args;
+  return { args, expected };
 }
 
 /** The paths of `roots` that no other one contains. */
@@ -85,27 +108,36 @@ function outermost(roots: readonly string[]): string[] {
 interface Mask {
   readonly path: string;
   readonly args: readonly string[];
+  /** What the mount check must find. */
+  readonly expected: readonly MountExpectation[];
 }
 
 /**
- * The masks of `paths` that exist and are visible inside: an unreadable
- * empty directory, or `/dev/null` for a file. A path inside another masked
- * one is hidden with it already (and a mount point could not be made in
- * the read-only mask).
+ * The masks of `paths`, and of the real paths in `masked` (which gains
+ * those of `paths`), that exist and are visible inside: an unreadable empty
+ * directory, or `/dev/null` for a file. A path inside another masked one is
+ * hidden with it already (and a mount point could not be made in the
+ * read-only mask). A path that cannot be looked at throws (`realIfPresent`).
  */
-function maskedPaths(paths: readonly string[], binds: readonly string[]): Mask[] {
+function maskedPaths(paths: readonly string[], binds: readonly string[], masked: Set<string>): Mask[] {
   // Under /tmp only what a writable root brings in is the host's; the rest of /tmp is the owner's own.
   const visible = (path: string): boolean => !isUnder(path, "/tmp") || binds.some((root) => isUnder(path, root));
-  const real = [...new Set(paths.map(realOrUndefined))]
-    // Missing: nothing to hide, and a mount point would have to be created on the host.
-    .filter((path): path is string => path !== undefined && visible(path))
-    .sort((a, b) => a.length - b.length);
+  const searched = new Set<string>();
+  const now = new Set<string>();
+  for (const path of [...paths, ...masked]) {
+    // Missing now: nothing to hide, and a mount point would have to be created on the host.
+    const real = realIfPresent(path, searched);
+    if (real !== undefined) now.add(real);
+  }
+  for (const path of now) masked.add(path);
+  const real = [...now].filter(visible).sort((a, b) => a.length - b.length);
   const kept = real.filter((path, index) => !real.slice(0, index).some((outer) => isUnder(path, outer)));
   return kept.map((path) => ({
     path,
     args: statSync(path).isDirectory()
       ? ["--perms", "0000", "--tmpfs", path, "--remount-ro", path]
       : ["--ro-bind", "/dev/null", path],
+    expected: [{ point: path, sameAsHost: false }],
   }));
 }
 
@@ -139,18 +171,27 @@ function gitProtection(root: string): Mask[] {
     const stat = lstatSync(git);
     if (stat.isSymbolicLink()) return [];
     isDirectory = stat.isDirectory();
-  } catch {
-    return [];
+  } catch (error) {
+    if ((error as { code?: unknown }).code === "ENOENT") return [];
+    // A root a command made unreadable (`chmod 000`) must not pass for one without a repository.
+    throw new ShellSandboxError(`cannot tell whether ${git} exists (${String(error)}): nothing runs until it can be`);
   }
-  if (!isDirectory) return [{ path: git, args: ["--ro-bind", git, git] }];
+  if (!isDirectory) return [{ path: git, args: ["--ro-bind", git, git], expected: [{ point: git, sameAsHost: true }] }];
   const args = ["--bind", git, git];
   const hooks = join(git, "hooks");
+  const config = join(git, "config");
+  const hooksThere = existsSync(hooks);
+  const configThere = existsSync(config);
   // A missing hooks directory is masked too, or a command could create one and put a pre-commit hook in it that the
   // host's next `git commit` runs. bubblewrap creates the empty mount point, as `git init` would have.
-  if (existsSync(hooks)) args.push("--ro-bind", hooks, hooks);
+  if (hooksThere) args.push("--ro-bind", hooks, hooks);
   else args.push("--perms", "0555", "--tmpfs", hooks, "--remount-ro", hooks);
-  const config = join(git, "config");
   // Likewise a missing config: a new one could set core.fsmonitor or core.hooksPath. An empty file is a valid config.
-  args.push("--ro-bind", existsSync(config) ? config : "/dev/null", config);
-  return [{ path: git, args }];
+  args.push("--ro-bind", configThere ? config : "/dev/null", config);
+  const expected = [
+    { point: git, sameAsHost: true },
+    { point: hooks, sameAsHost: hooksThere },
+    { point: config, sameAsHost: configThere },
+  ];
+  return [{ path: git, args, expected }];
 }

@@ -14,6 +14,7 @@
 import { readFileSync, rmSync } from "node:fs";
 import type { SpawnRequest } from "../adapter.ts";
 import { bwrapArgs, type SandboxPlacement } from "./bwrap_args.ts";
+import { mountCheckArgs } from "./mount_check.ts";
 import type { ResolvedSandbox } from "./policy.ts";
 
 /** The fd bubblewrap writes its JSON status lines to. */
@@ -57,7 +58,16 @@ const WRAPPER = [
   'exec "$@"',
 ].join("\n");
 
-/** `request`, run inside the sandbox; bubblewrap writes its status lines to `statusPath`. */
+/**
+ * `request`, run inside the sandbox; bubblewrap writes its status lines to
+ * `statusPath`. The wrapper and bubblewrap run on the host, so neither gets
+ * the command's environment or workdir: a model's command could otherwise
+ * aim `LD_LIBRARY_PATH`'s empty entry, or `LD_PRELOAD`, at a library it
+ * wrote into the workdir, and the host would load it. bubblewrap starts
+ * from an empty environment and hands the command exactly its own
+ * (`--clearenv`, `--setenv`); the command starts in its workdir
+ * (`--chdir`), after the mount check.
+ */
 export function sandboxedRequest(
   request: SpawnRequest,
   sandbox: ResolvedSandbox,
@@ -65,10 +75,14 @@ export function sandboxedRequest(
   statusPath: string,
   wrapper: SandboxWrapper,
 ): SpawnRequest {
-  const inner = bwrapArgs(sandbox, { ...placement, statusFd: STATUS_FD, seccompFd: SECCOMP_FD });
+  const { args: inner, expected } = bwrapArgs(sandbox, { ...placement, statusFd: STATUS_FD, seccompFd: SECCOMP_FD });
+  inner.push("--clearenv");
+  for (const [name, value] of Object.entries(request.env)) inner.push("--setenv", name, value);
   return {
     ...request,
     program: wrapper.bash,
+    cwd: "/",
+    env: {},
     args: [
       "-p",
       "-c",
@@ -79,6 +93,7 @@ export function sandboxedRequest(
       sandbox.bwrapPath,
       ...inner,
       "--",
+      ...mountCheckArgs(wrapper.bash, expected),
       request.program,
       ...request.args,
     ],

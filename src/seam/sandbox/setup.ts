@@ -33,6 +33,8 @@ export interface ShellSandbox {
   readonly wrapper: SandboxWrapper;
   /** The library's own directories on the host as they are now, masked wherever a command could see them. */
   hidden(): string[];
+  /** Every real path masked so far (see `SandboxPlacement.masked`). */
+  readonly masked: Set<string>;
 }
 
 /**
@@ -59,13 +61,15 @@ export function setUpSandbox(
     // is made again under a new name).
     spill.path();
     const hidden = (): string[] => [state.dir, ...(spill.current === undefined ? [] : [spill.current])];
+    const masked = new Set<string>();
     const placement = {
       workdir: startingPoint(policy, options.workdir),
       ownerTmp: state.ownerTmp(null),
       hidden: hidden(),
+      masked,
     };
     probeSandbox(adapter, table, policy, placement, state.statusPath(), wrapper);
-    return { policy, shell, state, wrapper, hidden };
+    return { policy, shell, state, wrapper, hidden, masked };
   } catch (error) {
     state.dispose();
     throw error;

@@ -203,6 +203,7 @@ function inSandbox(
     workdir: startingPoint(sandbox.policy, spec.workdir),
     ownerTmp: sandbox.state.ownerTmp(spec.owner),
     hidden: sandbox.hidden(),
+    masked: sandbox.masked,
   };
   return {
     request: sandboxedRequest({ ...request, env }, sandbox.policy, placement, statusPath, sandbox.wrapper),
