@@ -15,6 +15,7 @@ import {
   existsSync,
   mkdirSync,
   mkdtempSync,
+  readdirSync,
   readFileSync,
   rmSync,
   writeFileSync,
@@ -134,12 +135,14 @@ function startAs(
   scratch: string,
   home: string = user?.home ?? process.env.HOME ?? "/root",
   inherit?: { dir: string; fds: number[] },
+  tmp?: string,
 ): ChildProcess {
   const env = {
     PATH: "/usr/bin:/bin",
     HOME: home,
     DENO_DIR: join(scratch, user === undefined ? "deno-root" : "deno-user"),
     DENO_NO_UPDATE_CHECK: "1",
+    ...(tmp === undefined ? {} : { TMPDIR: tmp }),
   };
   const argv = [...command.args, ...args];
   const pairs = Object.entries(env).map(([name, value]) => `${name}=${value}`);
@@ -365,14 +368,21 @@ describe("the host's death ends every sandboxed process", { skip }, () => {
       const command = "setsid sleep 300 </dev/null >/dev/null 2>&1 & (sleep 300 </dev/null >/dev/null 2>&1 &) ; " +
         "nohup sleep 300 </dev/null >/dev/null 2>&1 & echo started";
       const extra = JSON.stringify({ sandbox: {}, dshEnv: { DSH_SANDBOX_MARK: marker } });
-      const child = startAs(host, [join(dir, "host"), command, extra], user, scratch);
+      // The host's temp dir is the test's: its sandbox state (every owner's /tmp) must not outlive it.
+      const tmp = join(dir, "tmp");
+      mkdirSync(tmp, { mode: 0o777 });
+      chmodSync(tmp, 0o777);
+      const child = startAs(host, [join(dir, "host"), command, extra], user, scratch, undefined, undefined, tmp);
       const survivors = (): number[] => runningWithEnv("DSH_SANDBOX_MARK", marker);
+      const states = (): string[] => readdirSync(tmp).filter((name) => name.startsWith("dsh-sandbox-"));
       try {
         assert.ok(await eventually(() => existsSync(join(dir, "host")), 30_000), "the host never ran its command");
         assert.ok(await eventually(() => survivors().length >= 3), `no survivors to kill: ${survivors()}`);
+        assert.equal(states().length, 1, "the host's sandbox state is in its temp dir");
         // The host itself: under runuser, killing runuser would leave the host running.
         process.kill(Number(readFileSync(join(dir, "host.host"), "utf8")), "SIGKILL");
         assert.ok(await eventually(() => survivors().length === 0, 10_000), `still running: ${survivors()}`);
+        assert.ok(await eventually(() => states().length === 0, 10_000), `left behind: ${states()}`);
       } finally {
         child.kill("SIGKILL");
         rmSync(dir, { recursive: true, force: true });

@@ -36,7 +36,10 @@ export class LocalBackend implements ShellBackend {
       : setUpSandbox(adapter, host.procTable, options.sandbox, options, spill);
     this.#sandbox = sandbox;
     // The record goes with the sandbox's private files, which no command can see.
-    this.#watchdog = new Watchdog(adapter, sandbox === undefined ? {} : { parent: sandbox.state.dir });
+    this.#watchdog = new Watchdog(
+      adapter,
+      sandbox === undefined ? {} : { parent: sandbox.state.dir, remove: sandbox.state.dir },
+    );
     const fixedAmbient = options.ambientEnv;
     const sessions = new SessionRegistry(this.#watchdog);
     host.exitGuard.guard(adapter, sessions);
