@@ -21,6 +21,7 @@ export { createShell } from "./src/seam/shell.ts";
 export { DEFAULTS } from "./src/seam/resolve/options.ts";
 export {
   ShellClosedError,
+  ShellEngineError,
   ShellSandboxError,
   ShellSpawnError,
   ShellSpecError,
@@ -46,6 +47,16 @@ export type {
   WaitForOutputOptions,
 } from "./src/seam/types.ts";
 export type { ProcessAdapter } from "./src/seam/adapter.ts";
+export type {
+  EngineChannel,
+  EngineFailure,
+  EngineLink,
+  EngineOutput,
+  EngineProcess,
+  LocalEngine,
+  RemoteEngine,
+  ShellEngine,
+} from "./src/seam/engine.ts";
 export {
   CollectedOutputSchema,
   LocalShellOptionsSchema,

@@ -19,6 +19,8 @@
  */
 
 import type {
+  ChannelHandle,
+  ChannelRequest,
   ChildExit,
   ChildHandle,
   GroupSignal,
@@ -168,6 +170,52 @@ function spawnWatchdog(script: string, env: Record<string, string>): WatchdogHan
 }
 
 /**
+ * A process we keep talking to (a remote engine's supervising connection):
+ * its stdin stays open, its output is read, and none of it holds the host's
+ * event loop open (`unref()` covers the pipes' reads too, measured on Deno
+ * 2.9), so a harness that forgets `close()` still ends.
+ */
+function spawnChannel(request: ChannelRequest): ChannelHandle {
+  const child = new Deno.Command(request.program, {
+    args: [...request.args],
+    cwd: request.cwd,
+    env: request.env,
+    clearEnv: true,
+    detached: true,
+    stdin: "piped",
+    stdout: "piped",
+    stderr: "piped",
+  }).spawn();
+  child.unref();
+  const stdout = child.stdout.getReader({ mode: "byob" });
+  const stderr = child.stderr.getReader({ mode: "byob" });
+  const drained = Promise.all([pump(stdout, request.onStdout), pump(stderr, request.onStderr)]).then(() => {});
+  const exited = child.status.then((status): ChildExit => ({
+    code: status.signal === null ? status.code : null,
+    signal: status.signal,
+  }));
+  const writer = child.stdin.getWriter();
+  // Writes are chained, so they reach the pipe in order; a broken pipe ends the chain quietly.
+  let queue: Promise<void> = Promise.resolve();
+  let ended = false;
+  return {
+    pid: child.pid,
+    exited,
+    drained,
+    write: (bytes) => {
+      if (ended) return;
+      const copy = bytes.slice();
+      queue = queue.then(() => writer.write(copy)).catch(() => {});
+    },
+    end: () => {
+      if (ended) return;
+      ended = true;
+      queue = queue.then(() => writer.close()).catch(() => {});
+    },
+  };
+}
+
+/**
  * "unload" runs on a normal end of the event loop, on `Deno.exit()` and on
  * `process.exit()` (measured on Deno 2.9); not after an uncaught error.
  */
@@ -219,4 +267,5 @@ export const denoAdapter: ProcessAdapter = {
   onHostExit,
   spawnWatchdog,
   probe,
+  spawnChannel,
 };

@@ -1,22 +1,15 @@
 /**
- * `createLocalShell`: the one place that asks which runtime this is.
+ * `createLocalShell`: `createShell(localEngine(), options)`, as in 1.0.
  *
  * @module
  */
 
 import process from "node:process";
-import { denoAdapter } from "./deno_adapter.ts";
-import { nodeAdapter } from "./node_adapter.ts";
-import type { ProcessAdapter } from "./seam/adapter.ts";
+import { localEngine } from "./engines/local.ts";
 import { ShellSpawnError } from "./seam/errors.ts";
 import { ownValue } from "./seam/resolve/own_fields.ts";
 import { createShell } from "./seam/shell.ts";
 import type { LocalShellOptions, Shell } from "./seam/types.ts";
-
-/** The adapter for the runtime this code runs on. */
-function runtimeAdapter(): ProcessAdapter {
-  return "Deno" in globalThis ? denoAdapter : nodeAdapter;
-}
 
 /**
  * Creates a shell that runs commands on this machine, with the adapter of
@@ -43,5 +36,5 @@ export function createLocalShell(options?: LocalShellOptions): Shell {
   }
   // An own property only: an adapter planted on Object.prototype must not spawn our commands.
   const adapter = typeof options === "object" && options !== null ? ownValue(options, "adapter") : undefined;
-  return createShell(adapter ?? runtimeAdapter(), options);
+  return createShell(localEngine(adapter), options);
 }

@@ -21,6 +21,8 @@ import process from "node:process";
 import type { Socket } from "node:net";
 import type { Readable } from "node:stream";
 import type {
+  ChannelHandle,
+  ChannelRequest,
   ChildExit,
   ChildHandle,
   GroupSignal,
@@ -127,6 +129,47 @@ function spawnWatchdog(script: string, env: Record<string, string>): WatchdogHan
   };
 }
 
+/**
+ * A process we keep talking to (a remote engine's supervising connection):
+ * its stdin stays open, its output is read, and none of it holds the host's
+ * event loop open, so a harness that forgets `close()` still ends.
+ */
+function spawnChannel(request: ChannelRequest): ChannelHandle {
+  const child: ChildProcess = spawn(request.program, request.args, {
+    cwd: request.cwd,
+    env: request.env,
+    detached: true,
+    stdio: ["pipe", "pipe", "pipe"],
+  });
+  if (child.pid === undefined) {
+    child.once("error", () => {});
+    throw new Error(`cannot start ${request.program}`);
+  }
+  const stdin = child.stdin as Socket;
+  const stdout = child.stdout as Readable & Socket;
+  const stderr = child.stderr as Readable & Socket;
+  forward(stdout, request.onStdout);
+  forward(stderr, request.onStderr);
+  stdin.on("error", () => {});
+  const exited = new Promise<ChildExit>((resolve) => {
+    child.once("exit", (code, signal) => resolve({ code, signal }));
+  });
+  const drained = Promise.all([closed(stdout), closed(stderr)]).then(() => {});
+  child.unref();
+  for (const pipe of [stdin, stdout, stderr]) pipe.unref();
+  return {
+    pid: child.pid,
+    exited,
+    drained,
+    write: (bytes) => {
+      if (stdin.writable) stdin.write(bytes);
+    },
+    end: () => {
+      if (!stdin.writableEnded) stdin.end();
+    },
+  };
+}
+
 /** Runs `request` to its end, synchronously, in a session of its own. */
 function probe(request: ProbeRequest): ProbeOutcome {
   const options: SpawnSyncOptionsWithStringEncoding & { detached: boolean } = {
@@ -166,4 +209,5 @@ export const nodeAdapter: ProcessAdapter = {
   onHostExit: (listener) => process.on("exit", listener),
   spawnWatchdog,
   probe,
+  spawnChannel,
 };

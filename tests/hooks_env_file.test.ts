@@ -68,20 +68,24 @@ describe("env file", () => {
   });
 
   it("the files are private, distinct per hook, not the host's, and gone after the dispatch", async () => {
-    const seen = join(dir, "seen");
     // node for the modes: GNU and BSD stat disagree on their flags.
     const mode =
       `const fs = require("fs"); for (const p of process.argv.slice(1)) console.log((fs.statSync(p).mode & 0o777).toString(8))`;
-    const record = `node -e ${shQuote(mode)} "$CLAUDE_ENV_FILE" "$(dirname "$CLAUDE_ENV_FILE")" >> ${shQuote(seen)}; ` +
+    // One file per hook: the hooks run in parallel, and their lines would interleave in a shared one.
+    const record = (seen: string): string =>
+      `node -e ${shQuote(mode)} "$CLAUDE_ENV_FILE" "$(dirname "$CLAUDE_ENV_FILE")" >> ${shQuote(seen)}; ` +
       `echo "$CLAUDE_ENV_FILE" >> ${shQuote(seen)}`;
-    const result = await dispatch("claude-code", "SessionStart", [{ command: record }, { command: `${record} # 2` }]);
+    const seen = [join(dir, "seen-1"), join(dir, "seen-2")];
+    const result = await dispatch("claude-code", "SessionStart", seen.map((file) => ({ command: record(file) })));
     assert.equal(result.envFile, undefined, "nothing written: no envFile");
-    const lines = readFileSync(seen, "utf8").trim().split("\n");
-    const paths = lines.filter((line) => line.startsWith("/"));
-    assert.equal(paths.length, 2);
+    const paths = seen.map((file) => {
+      const [fileMode, dirMode, path] = readFileSync(file, "utf8").trim().split("\n");
+      assert.deepEqual([fileMode, dirMode], ["600", "700"], file);
+      return path;
+    });
+    assert.ok(paths.every((path) => path.startsWith("/")), String(paths));
     assert.notEqual(paths[0], paths[1]);
     assert.ok(!paths.includes("/ambient/env.sh"));
-    assert.deepEqual(lines.filter((line) => !line.startsWith("/")), ["600", "700", "600", "700"]);
     for (const path of paths) assert.equal(existsSync(dirname(path)), false, `${path}'s directory is removed`);
   });
 

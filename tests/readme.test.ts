@@ -9,12 +9,13 @@
 
 import { describe, it } from "node:test";
 import assert from "node:assert/strict";
-import { spawn, spawnSync } from "node:child_process";
+import { spawn } from "node:child_process";
 import { existsSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from "node:fs";
 import { dirname, join } from "node:path";
 import process from "node:process";
 import { fileURLToPath } from "node:url";
 import { IS_DENO, scriptArgs } from "./helpers/runtime.ts";
+import { sandboxSkip } from "./helpers/sandbox.ts";
 
 /** The folder holding the README: the repository (Deno leg), or the built package (Node leg). */
 function packageRoot(): string {
@@ -53,12 +54,6 @@ function samples(markdown: string): Sample[] {
 }
 
 /** Why a sandbox sample cannot run here, or false when it can (always false in CI, where a missing bwrap must fail). */
-function sandboxMissing(): string | false {
-  if (process.env.DSH_REQUIRE_SANDBOX === "1") return false;
-  const found = spawnSync("bwrap", ["--version"], { stdio: "ignore" });
-  return found.status === 0 ? false : "bubblewrap (bwrap) is not installed: apt-get install bubblewrap";
-}
-
 /** Runs `file` with this runtime; resolves with its exit code and output. */
 function runScript(file: string, cwd: string): Promise<{ code: number | null; stdout: string; stderr: string }> {
   const child = spawn(process.execPath, scriptArgs(file, []), { cwd, stdio: ["ignore", "pipe", "pipe"] });
@@ -82,7 +77,7 @@ describe("the README's samples", () => {
 
   for (const sample of found) {
     // The sandbox's sample needs bubblewrap: skipped loudly where it is missing, except in CI, where it must run.
-    const skip = sample.code.includes("sandbox:") && sandboxMissing();
+    const skip = sample.code.includes("sandbox:") && sandboxSkip();
     it(`the sample at README line ${sample.line} runs and prints what the README shows`, { skip }, async () => {
       // Inside the package (or the repository), so that "@dsh/shell" resolves to this very code.
       const dir = mkdtempSync(join(root, ".readme-sample-"));

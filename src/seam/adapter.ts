@@ -245,6 +245,95 @@ export interface ProcessAdapter {
    * without it cannot run a sandboxed shell.
    */
   probe?(request: ProbeRequest): ProbeOutcome;
+  /**
+   * Starts `program` with `args` as the leader of a new session, with
+   * exactly `env`, a stdin pipe the caller writes to for as long as it
+   * likes, and its output handed over chunk by chunk. Neither the process
+   * nor its pipes keep the host's event loop open. Used by remote engines
+   * for the connection that supervises a shell's commands (`docker exec`,
+   * the `ssh` control master). Throws its runtime's own error when the
+   * process cannot be created. Optional: an adapter without it cannot run
+   * the Docker or SSH engine.
+   */
+  spawnChannel?(request: ChannelRequest): ChannelHandle;
+}
+
+/**
+ * What {@linkcode ProcessAdapter.spawnChannel} starts.
+ *
+ * @example
+ * ```ts
+ * import type { ChannelRequest } from "@dsh/shell/seam";
+ * import { nodeAdapter } from "@dsh/shell/node";
+ * import assert from "node:assert/strict";
+ * let answer = "";
+ * const request: ChannelRequest = {
+ *   program: "/bin/sh",
+ *   args: ["-c", "while read -r line; do echo \"got $line\"; done"],
+ *   cwd: "/",
+ *   env: {},
+ *   onStdout: (chunk) => void (answer += new TextDecoder().decode(chunk)),
+ *   onStderr: () => {},
+ * };
+ * // A channel does not keep the event loop open: whoever awaits it must.
+ * const keepOpen = setInterval(() => {}, 1_000);
+ * const channel = nodeAdapter.spawnChannel!(request);
+ * channel.write(new TextEncoder().encode("one\n"));
+ * channel.end();
+ * await Promise.all([channel.exited, channel.drained]);
+ * clearInterval(keepOpen);
+ * assert.equal(answer, "got one\n");
+ * ```
+ */
+export interface ChannelRequest {
+  /** The program, a path or a name on `env.PATH`. */
+  program: string;
+  /** Its arguments, each passed exactly as it is. */
+  args: readonly string[];
+  /** The working directory. */
+  cwd: string;
+  /** The complete environment; nothing else is inherited. */
+  env: Record<string, string>;
+  /** Receives each stdout chunk; the chunk is only valid during the call. */
+  onStdout(chunk: Uint8Array): void;
+  /** Receives each stderr chunk, under the same rule. */
+  onStderr(chunk: Uint8Array): void;
+}
+
+/**
+ * A started channel: a process whose stdin stays open for writing.
+ *
+ * @example
+ * ```ts
+ * import type { ChannelHandle } from "@dsh/shell/seam";
+ * import { denoAdapter } from "@dsh/shell/deno";
+ * import assert from "node:assert/strict";
+ * const keepOpen = setInterval(() => {}, 1_000); // the channel itself does not
+ * const channel: ChannelHandle = denoAdapter.spawnChannel!({
+ *   program: "/bin/sh",
+ *   args: ["-c", "read -r line; exit $line"],
+ *   cwd: "/",
+ *   env: {},
+ *   onStdout: () => {},
+ *   onStderr: () => {},
+ * });
+ * channel.write(new TextEncoder().encode("5\n"));
+ * assert.deepEqual(await channel.exited, { code: 5, signal: null });
+ * clearInterval(keepOpen);
+ * channel.end(); // idempotent, also after the exit
+ * ```
+ */
+export interface ChannelHandle {
+  /** The process's pid, which is also its session's and process group's id. */
+  readonly pid: number;
+  /** Settles when the process has exited (it never rejects). */
+  readonly exited: Promise<ChildExit>;
+  /** Settles when both stdout and stderr have reached end of file (it never rejects). */
+  readonly drained: Promise<void>;
+  /** Queues `bytes` for its stdin, in order; a broken pipe is ignored (the exit tells). */
+  write(bytes: Uint8Array): void;
+  /** Closes its stdin once what is queued is written; idempotent. */
+  end(): void;
 }
 
 /**

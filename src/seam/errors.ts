@@ -204,3 +204,43 @@ export class ShellSandboxError extends Error {
     this.name = "ShellSandboxError";
   }
 }
+
+/**
+ * An engine could not run a command: the container is missing or not
+ * running, the host refused or dropped the connection, the engine's CLI
+ * (`docker`, `ssh`) is missing, or the engine went away while the command
+ * ran. Never an exit code: `ssh` exits 255 for its own failures and a
+ * command may too, so the library tells them apart and reports the engine's
+ * as this error. The message names the engine, its target and the cause.
+ *
+ * @example
+ * ```ts
+ * import { ShellEngineError } from "@dsh/shell";
+ * import assert from "node:assert/strict";
+ * const error = new ShellEngineError("ssh", "agent@10.0.0.5:22", "connection refused");
+ * assert.equal(error.name, "ShellEngineError");
+ * assert.equal(error.message, "ssh agent@10.0.0.5:22: connection refused");
+ * assert.deepEqual([error.engine, error.target], ["ssh", "agent@10.0.0.5:22"]);
+ * ```
+ */
+export class ShellEngineError extends Error {
+  /** The engine's name, e.g. `"docker"` or `"ssh"`. */
+  readonly engine: string;
+  /** What the engine reaches, e.g. `"container agent-7"` or `"agent@10.0.0.5:22"`. */
+  readonly target: string;
+
+  /**
+   * Creates the error; the message is `<engine> <target>: <cause>`.
+   *
+   * @param engine The engine's name.
+   * @param target What the engine reaches.
+   * @param cause What went wrong, in words a user can act on.
+   * @param options The underlying error, as `cause`.
+   */
+  constructor(engine: string, target: string, cause: string, options?: { cause?: unknown }) {
+    super(`${engine} ${target}: ${cause}`, options);
+    this.name = "ShellEngineError";
+    this.engine = engine;
+    this.target = target;
+  }
+}

@@ -22,6 +22,7 @@
 export * from "./errors.ts";
 export type * from "./types.ts";
 export type * from "./adapter.ts";
+export type * from "./engine.ts";
 export * from "./env/mod.ts";
 export {
   CollectedOutputSchema,

@@ -5,21 +5,19 @@
  * @module
  */
 
-import process from "node:process";
 import type { ProcessAdapter } from "./adapter.ts";
-import { SpillDirectory } from "./capture/spill.ts";
-import { ShellClosedError, ShellSandboxError, ShellSpawnError } from "./errors.ts";
-import { Watchdog } from "./guard/watchdog.ts";
+import type { BackendContext, ShellBackend } from "./backend.ts";
+import type { ShellEngine } from "./engine.ts";
+import { ShellClosedError, ShellEngineError, ShellSandboxError, ShellSpawnError, ShellSpecError } from "./errors.ts";
 import { type HostProcess, hostProcess } from "./host.ts";
-import { type ResolvedShellOptions, resolveOptions } from "./resolve/options.ts";
+import { LocalBackend } from "./local_backend.ts";
+import { RemoteBackend } from "./remote/backend.ts";
+import { type ResolvedShellOptions, resolveOptions, resolveRemoteOptions } from "./resolve/options.ts";
 import { execRequest } from "./resolve/exec_options.ts";
 import { checkObserver } from "./resolve/observer.ts";
 import { ownValue } from "./resolve/own_fields.ts";
 import { checkSpec, resolveRequest } from "./resolve/request.ts";
 import { ResolvedSpecs } from "./resolve/resolved_specs.ts";
-import { setUpSandbox, type ShellSandbox } from "./sandbox/setup.ts";
-import { SessionRegistry } from "./session/registry.ts";
-import { launch, type LaunchContext } from "./spawn/launch.ts";
 import { TaskRegistry } from "./tasks/registry.ts";
 import { FailedTask, LaunchedTask } from "./tasks/task.ts";
 import type {
@@ -34,8 +32,13 @@ import type {
 } from "./types.ts";
 
 /**
- * Creates a shell over `adapter`. Most callers want `createLocalShell`,
- * which picks the adapter for the current runtime.
+ * Creates a shell whose commands run on `engine`: this machine
+ * (`localEngine()`, or a `ProcessAdapter` as in 1.0), a Docker container
+ * (`dockerEngine`) or an SSH host (`sshEngine`), behind the same `Shell`.
+ * Most local callers want `createLocalShell`, which picks the adapter for
+ * the current runtime. Throws `ShellSpecError` naming an invalid option;
+ * for a remote engine `workdir` is required (a path on the engine's side)
+ * and `adapter`, `sandbox` and `ambientEnv` make no sense.
  *
  * @example
  * ```ts
@@ -47,24 +50,48 @@ import type {
  * assert.equal(result.stdout.text, "hi\n");
  * ```
  */
-export function createShell(adapter: ProcessAdapter, options?: LocalShellOptions): Shell {
-  return createShellIn(hostProcess(), adapter, options);
+export function createShell(engine: ShellEngine | ProcessAdapter, options?: LocalShellOptions): Shell {
+  return createShellIn(hostProcess(), engine, options);
 }
 
 /**
- * Creates a shell over `adapter` that shares `host`'s state. Internal (not
+ * Creates a shell over `engine` that shares `host`'s state. Internal (not
  * exported from the package): tests give a host of their own.
  */
-export function createShellIn(host: HostProcess, adapter: ProcessAdapter, options?: LocalShellOptions): Shell {
-  return new SeamShell(host, adapter, resolveOptions(options));
+export function createShellIn(
+  host: HostProcess,
+  engine: ShellEngine | ProcessAdapter,
+  options?: LocalShellOptions,
+): Shell {
+  const chosen = asEngine(engine);
+  if (chosen.kind === "remote") {
+    return new SeamShell(
+      host,
+      resolveRemoteOptions(options, chosen.name),
+      (context) => new RemoteBackend(context, chosen),
+    );
+  }
+  return new SeamShell(host, resolveOptions(options), (context) => new LocalBackend(context, chosen.adapter));
+}
+
+/** The engine `value` names: an engine as it is, or 1.0's bare adapter as the local engine over it. */
+function asEngine(value: ShellEngine | ProcessAdapter): ShellEngine {
+  if (typeof value === "object" && value !== null) {
+    const kind = ownValue(value as ShellEngine, "kind");
+    if (kind === "local" || kind === "remote") return value as ShellEngine;
+    if (typeof (value as ProcessAdapter).spawn === "function") {
+      return { kind: "local", name: "local", adapter: value as ProcessAdapter };
+    }
+  }
+  throw new ShellSpecError(
+    "engine",
+    "must be a ShellEngine (localEngine(), dockerEngine(…), sshEngine(…)) or a ProcessAdapter",
+  );
 }
 
 class SeamShell implements Shell {
   readonly #options: ResolvedShellOptions;
-  readonly #host: HostProcess;
-  readonly #context: LaunchContext;
-  readonly #watchdog: Watchdog;
-  readonly #sandbox: ShellSandbox | undefined;
+  readonly #backend: ShellBackend;
   readonly #tasks: TaskRegistry;
   readonly #closer = new AbortController();
   /** What resolve() returned, so run() and start() validate only what changed since. */
@@ -73,32 +100,10 @@ class SeamShell implements Shell {
   readonly #pending = new Set<Promise<unknown>>();
   #closing: Promise<void> | undefined;
 
-  constructor(host: HostProcess, adapter: ProcessAdapter, options: ResolvedShellOptions) {
+  constructor(host: HostProcess, options: ResolvedShellOptions, backend: (context: BackendContext) => ShellBackend) {
     this.#options = options;
-    this.#host = host;
-    const spill = new SpillDirectory(options.spillDir);
-    // Fail closed, before anything else: a sandboxed shell that cannot sandbox is never handed out.
-    const sandbox = options.sandbox === undefined
-      ? undefined
-      : setUpSandbox(adapter, host.procTable, options.sandbox, options.workdir, spill);
-    this.#sandbox = sandbox;
-    // The record goes with the sandbox's private files, which no command can see.
-    this.#watchdog = new Watchdog(adapter, sandbox === undefined ? {} : { parent: sandbox.state.dir });
     this.#tasks = new TaskRegistry(options.maxTasksPerOwner, options.maxFinishedTasks);
-    const fixedAmbient = options.ambientEnv;
-    const sessions = new SessionRegistry(this.#watchdog);
-    host.exitGuard.guard(adapter, sessions);
-    this.#context = {
-      adapter,
-      options,
-      host,
-      spillDirectory: () => spill.path(),
-      ambientEnv: () => fixedAmbient ?? process.env,
-      sessions,
-      sandbox,
-      closeSignal: this.#closer.signal,
-      track: (work) => this.#track(work),
-    };
+    this.#backend = backend({ host, options, closeSignal: this.#closer.signal, track: (work) => this.#track(work) });
   }
 
   resolve(request: ShellExecRequest): ShellExecSpec {
@@ -109,7 +114,7 @@ class SeamShell implements Shell {
 
   async run(spec: ShellExecSpec, observer?: ShellObserver): Promise<ShellRunResult> {
     const checked = this.#admit(spec);
-    const launched = launch(checked, this.#context, checked.timeoutMs, checkObserver(observer));
+    const launched = this.#backend.launch(checked, checked.timeoutMs, checkObserver(observer));
     this.#track(launched.result);
     return await launched.result;
   }
@@ -121,9 +126,12 @@ class SeamShell implements Shell {
     const id = this.#tasks.newId();
     let task: ShellTask;
     try {
-      task = new LaunchedTask(id, checked.owner, launch(checked, this.#context, undefined, watching));
+      task = new LaunchedTask(id, checked.owner, this.#backend.launch(checked, undefined, watching));
     } catch (error) {
-      if (!(error instanceof ShellSpawnError) && !(error instanceof ShellSandboxError)) throw error;
+      if (
+        !(error instanceof ShellSpawnError) && !(error instanceof ShellSandboxError) &&
+        !(error instanceof ShellEngineError)
+      ) throw error;
       task = new FailedTask(id, checked.owner, checked.timeoutMs, error);
     }
     this.#tasks.add(task);
@@ -165,18 +173,7 @@ class SeamShell implements Shell {
     this.#closer.abort(new ShellClosedError());
     // Until nothing is pending: a settling run can still turn its group into a survivor.
     while (this.#pending.size > 0) await Promise.allSettled([...this.#pending]);
-    const { adapter, sessions } = this.#context;
-    await Promise.all(
-      sessions.survivors().map(async (session) => {
-        if (await this.#host.terminations.terminate(session, this.#options.graceMs)) sessions.ended(session);
-      }),
-    );
-    if (sessions.all().length === 0) {
-      await this.#watchdog.stop();
-      this.#host.exitGuard.release(adapter, sessions);
-      // Every owner's /tmp goes: nothing of any session is left to use it.
-      this.#sandbox?.state.dispose();
-    }
+    await this.#backend.shutDown();
   }
 
   #track(work: Promise<unknown>): void {

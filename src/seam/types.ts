@@ -8,7 +8,7 @@
  */
 
 import type { ProcessAdapter } from "./adapter.ts";
-import type { ShellSandboxError, ShellSpawnError } from "./errors.ts";
+import type { ShellEngineError, ShellSandboxError, ShellSpawnError } from "./errors.ts";
 
 /**
  * Environment variables in the managed `DSH_*` channel.
@@ -348,8 +348,9 @@ export interface LocalShellOptions {
 }
 
 /**
- * What a sandboxed shell's commands may do. Everything outside the workdir
- * and `writableRoots` is read-only; `/tmp` is private to each owner; the
+ * What a sandboxed shell's commands may do. Everything outside the shell's
+ * workdir and `writableRoots` is read-only (a request's own `workdir` is
+ * where a command starts, not what it may write); `/tmp` is private to each owner; the
  * command sees only its own processes, holds no capabilities and cannot
  * make namespaces.
  *
@@ -357,17 +358,23 @@ export interface LocalShellOptions {
  * ```ts
  * import type { SandboxPolicy } from "@dsh/shell";
  * import assert from "node:assert/strict";
- * const policy: SandboxPolicy = { writableRoots: ["/tmp"], network: "none", protectGit: true };
+ * const policy: SandboxPolicy = { writableRoots: ["/var/cache/build"], network: "none", protectGit: true };
  * assert.equal(policy.network, "none");
  * ```
  */
 export interface SandboxPolicy {
-  /** Absolute paths writable besides each command's own workdir (default none). Each must exist. */
+  /**
+   * Absolute paths writable besides the shell's workdir (default none).
+   * Each must exist, and none may be `/`, `/tmp`, `/run` or in `/dev`,
+   * `/proc`, `/sys`.
+   */
   writableRoots?: string[];
   /**
    * Paths that read as unreadable inside (default: `~/.ssh`, `~/.aws`,
    * `~/.azure`, `~/.config/gcloud`, `~/.config/gh`, `~/.gnupg`, `~/.kube`,
-   * `~/.docker`, `~/.netrc`, `~/.npmrc`, `~/.pypirc`, `~/.git-credentials`).
+   * `~/.docker`, `~/.netrc`, `~/.npmrc`, `~/.pypirc`, `~/.git-credentials`,
+   * and the credential files of the agent CLIs, git, cargo, libpq, Vault,
+   * Terraform, pass and the desktop keyring: see `docs/sandbox.md`).
    * Absolute, or starting `~/`; missing ones are fine.
    */
   denyRead?: string[];
@@ -510,16 +517,22 @@ export interface ShellTask {
   readonly id: string;
   /** The task's owner, or `null` when unowned (readable by everyone). */
   readonly owner: string | null;
-  /** The leader's pid (also its process group id), or -1 when the spawn failed. */
+  /**
+   * The leader's pid (also its process group id), or -1 when the spawn
+   * failed. On a remote engine: the leader's pid on the engine's side (in
+   * its pid namespace: never signal it from here), 0 until the command has
+   * started there.
+   */
   readonly pid: number;
   /**
    * Why the command never started, when it did not: the same
    * `ShellSpawnError` that `run()` would reject with (the workdir or the
-   * program is missing; its text is also the task's stderr), or the
-   * `ShellSandboxError` of a sandbox that could not start it (known once the
-   * task has ended).
+   * program is missing; its text is also the task's stderr), the
+   * `ShellSandboxError` of a sandbox that could not start it, or on a remote
+   * engine the `ShellEngineError` of an engine that could not start it or
+   * lost it while it ran (known once the task has ended).
    */
-  readonly spawnError?: ShellSpawnError | ShellSandboxError;
+  readonly spawnError?: ShellSpawnError | ShellSandboxError | ShellEngineError;
   /** `running`, then `completed` (it ended by itself) or `killed` (we ended it, or it never started). */
   readonly status: TaskStatus;
   /** The exit code once ended by an exit, else `null`. */

@@ -19,7 +19,7 @@ function truncationNote(name: "stdout" | "stderr", stream: CollectedOutput): str
  * the same write, and that it is a guess.
  */
 export const SANDBOX_NOTE: string =
-  "[sandbox: this looks refused by the sandbox: outside the workdir and its writable roots files are read-only, and the network may be off]";
+  "[sandbox: this looks refused by the sandbox: outside the shell's working directory and its writable roots files are read-only, whatever workdir a call names, and the network may be off]";
 
 /**
  * Renders a result as the model sees it, line by line:

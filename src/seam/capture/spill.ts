@@ -6,7 +6,17 @@
  */
 
 import process from "node:process";
-import { closeSync, lstatSync, mkdirSync, mkdtempSync, openSync, type Stats, unlinkSync, writeSync } from "node:fs";
+import {
+  closeSync,
+  lstatSync,
+  mkdirSync,
+  mkdtempSync,
+  openSync,
+  rmdirSync,
+  type Stats,
+  unlinkSync,
+  writeSync,
+} from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 
@@ -109,6 +119,20 @@ export class SpillDirectory {
     }
     checkUsable(this.#resolved);
     return this.#resolved;
+  }
+
+  /**
+   * Removes the directory this shell made under the OS temp dir when it
+   * holds nothing (a sandboxed shell makes it before the first spill). A
+   * caller's `spillDir`, and one holding spill files, stay.
+   */
+  removeIfEmpty(): void {
+    if (this.#configured !== undefined || this.#resolved === undefined) return;
+    try {
+      rmdirSync(this.#resolved);
+    } catch {
+      // Not empty (the spill files are the caller's to read), or gone already.
+    }
   }
 
   #create(): string {

@@ -99,6 +99,7 @@ if [ -f "$record" ]; then
 fi
 rm -f "$record" "$DSH_WATCHDOG_DIR/${NEXT_FILE}"
 rmdir "$DSH_WATCHDOG_DIR" 2>/dev/null
+if [ -n "$DSH_WATCHDOG_REMOVE" ]; then rm -rf -- "$DSH_WATCHDOG_REMOVE"; fi
 `;
 
 /** How long `close()` waits for the watchdog to exit before it SIGKILLs it. */
@@ -112,6 +113,13 @@ export interface WatchdogOptions {
   parent?: string;
   /** The record's growth, in bytes, that triggers a compaction. */
   compactAt?: number;
+  /**
+   * A private directory the watchdog removes as its last act, once what it
+   * guards is dead: a sandboxed shell's state (every owner's `/tmp`), which
+   * would otherwise stay in the temp dir when the host dies without
+   * `close()`. It holds the record's directory (`parent`).
+   */
+  remove?: string;
 }
 
 /** One shell's link to its watchdog, started at the first session it is told about. */
@@ -119,6 +127,7 @@ export class Watchdog {
   readonly #adapter: ProcessAdapter;
   readonly #parent: string | undefined;
   readonly #compactAt: number;
+  readonly #remove: string | undefined;
   /** undefined: not started yet; null: could not start or stopped (the exit guard still covers normal exits). */
   #handle: WatchdogHandle | null | undefined;
   #record: WatchdogRecord | undefined;
@@ -131,6 +140,7 @@ export class Watchdog {
     this.#adapter = adapter;
     this.#parent = options.parent;
     this.#compactAt = options.compactAt ?? COMPACT_AT_BYTES;
+    this.#remove = options.remove;
   }
 
   /** Records a new session, starting the watchdog if needed. */
@@ -196,6 +206,7 @@ export class Watchdog {
       this.#handle = this.#adapter.spawnWatchdog(WATCHDOG_SCRIPT, {
         PATH: "/usr/bin:/bin",
         DSH_WATCHDOG_DIR: record.dir,
+        ...(this.#remove === undefined ? {} : { DSH_WATCHDOG_REMOVE: this.#remove }),
       });
       this.#record = record;
     } catch {

@@ -11,6 +11,7 @@ import { SPILL_DIR_MISSING, spillDirProblem } from "../capture/spill.ts";
 import { ShellSpecError } from "../errors.ts";
 import { type ResolvedSandbox, resolveSandbox } from "../sandbox/policy.ts";
 import type { LocalShellOptions } from "../types.ts";
+import { ownValue } from "./own_fields.ts";
 import { optionsSchema } from "./schemas.ts";
 import { parseOrThrow } from "./to_spec_error.ts";
 
@@ -84,8 +85,44 @@ export function resolveOptions(options: LocalShellOptions | undefined): Resolved
     ambientEnv: given.ambientEnv,
     maxTasksPerOwner: given.maxTasksPerOwner ?? DEFAULTS.maxTasksPerOwner,
     maxFinishedTasks: given.maxFinishedTasks ?? DEFAULTS.maxFinishedTasks,
-    sandbox: given.sandbox === undefined || given.sandbox === false ? undefined : resolveSandbox(given.sandbox),
+    sandbox: given.sandbox === undefined || given.sandbox === false
+      ? undefined
+      : resolveSandbox(given.sandbox, workdir),
   };
+}
+
+/**
+ * The options of a shell on a remote engine: the same as a local shell's,
+ * except that `workdir` is required and must be absolute (it is a path on
+ * the engine's side: this process's directory means nothing there), a
+ * relative `spillDir` is this machine's (spill files stay local), and
+ * `adapter`, a sandbox policy and `ambientEnv` are refused: the engine
+ * spawns, and the ambient environment is the engine's own.
+ */
+export function resolveRemoteOptions(options: LocalShellOptions | undefined, engine: string): ResolvedShellOptions {
+  if (typeof options !== "object" || options === null) {
+    throw new ShellSpecError("workdir", `is required for the ${engine} engine: an absolute path on the engine's side`);
+  }
+  const refuse = (field: string, why: string): never => {
+    throw new ShellSpecError(field, `makes no sense for the ${engine} engine: ${why}`);
+  };
+  if (ownValue(options, "adapter") !== undefined) refuse("adapter", "the engine starts the commands");
+  const sandbox = ownValue(options, "sandbox");
+  if (sandbox !== undefined && sandbox !== false) refuse("sandbox", "the engine is the boundary (a container, a host)");
+  if (ownValue(options, "ambientEnv") !== undefined) {
+    refuse("ambientEnv", "the ambient environment is the engine's own; pass what a command needs through env");
+  }
+  const workdir = ownValue(options, "workdir");
+  if (workdir === undefined) {
+    throw new ShellSpecError("workdir", `is required for the ${engine} engine: an absolute path on the engine's side`);
+  }
+  if (typeof workdir === "string" && !workdir.startsWith("/")) {
+    throw new ShellSpecError("workdir", `must be an absolute path on the ${engine} engine's side`);
+  }
+  const local: LocalShellOptions = { ...options };
+  const spillDir = ownValue(options, "spillDir");
+  if (typeof spillDir === "string") local.spillDir = resolvePath(process.cwd(), spillDir);
+  return resolveOptions(local);
 }
 
 /**

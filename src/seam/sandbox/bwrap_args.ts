@@ -2,31 +2,52 @@
  * The bubblewrap arguments of one sandboxed command. The order matters:
  * bubblewrap applies file-system operations in argument order and the last
  * mount on a path wins, so the read-only root comes first, then the private
- * `/dev`, `/proc`, `/run` and `/tmp`, then what is writable, then what
- * stays read-only inside it, and the masks last. See `docs/sandbox.md` for
+ * `/dev`, `/proc`, `/run` and `/tmp`, then what is writable, then the
+ * directories pinned in place, then what stays read-only inside, and the
+ * masks last. See `docs/sandbox.md` for
  * why each flag is there.
  *
  * @module
  */
 
-import { existsSync, lstatSync, realpathSync, statSync } from "node:fs";
-import { join } from "node:path";
+import { existsSync, lstatSync, statSync } from "node:fs";
+import { dirname, join } from "node:path";
+import { ShellSandboxError } from "../errors.ts";
+import { isUnder, realIfPresent, realOrUndefined } from "./paths.ts";
 import type { ResolvedSandbox } from "./policy.ts";
+import type { MountExpectation } from "./mount_check.ts";
 
 /** Where one command runs, as the arguments need to know it. */
 export interface SandboxPlacement {
-  /** The command's workdir, real and absolute: writable, and where it starts. */
+  /** Where the command starts, real and absolute (see `placement.ts`): never what it may write. */
   readonly workdir: string;
   /** The owner's private directory on the host, mounted at `/tmp` inside. */
   readonly ownerTmp: string;
   /** Host directories of the library's to hide (spill files, state): masked wherever they would be visible. */
   readonly hidden: readonly string[];
+  /**
+   * The real paths the shell has masked so far, kept by the shell: masked
+   * again wherever they still are. A denied `~/.ssh` that is a link to
+   * `~/.vault/ssh` is masked at the real path; a command that removes the
+   * link must not make the next command skip it. The arguments add to it.
+   */
+  readonly masked?: Set<string>;
   /** The fd bubblewrap writes its JSON status lines to. */
   readonly statusFd: number;
+  /** The fd bubblewrap reads the seccomp program from (`seccomp.ts`). */
+  readonly seccompFd: number;
+}
+
+/** The arguments between `bwrap` and `--`, and what the mount check must find once they are applied. */
+export interface BwrapArgs {
+  /** The arguments. */
+  readonly args: string[];
+  /** The mounts made from inside the writable roots, which a command could race (`mount_check.ts`). */
+  readonly expected: MountExpectation[];
 }
 
 /** The arguments between `bwrap` and `--`. */
-export function bwrapArgs(sandbox: ResolvedSandbox, placement: SandboxPlacement): string[] {
+export function bwrapArgs(sandbox: ResolvedSandbox, placement: SandboxPlacement): BwrapArgs {
   const args = [
     // A user namespace of its own, and no nested one: `unshare -U` and the like fail inside.
     "--unshare-user",
@@ -41,7 +62,12 @@ export function bwrapArgs(sandbox: ResolvedSandbox, placement: SandboxPlacement)
     "ALL",
   ];
   if (sandbox.network === "none") args.push("--unshare-net");
+  // ptrace, keyrings, vsock, setuid and setgid bits: see seccomp.ts. Installed on the command and on the init.
+  args.push("--seccomp", String(placement.seccompFd));
   args.push("--ro-bind", "/", "/", "--dev", "/dev", "--proc", "/proc");
+  // The init (bubblewrap, pid 1 inside; single-threaded) runs as the command's user: its memory is as writable
+  // through /proc as through ptrace, and a write there could make it leave the session the library terminates.
+  args.push("--ro-bind", "/dev/null", "/proc/1/mem", "--ro-bind", "/dev/null", "/proc/1/task/1/mem");
   // Host sockets under /run (docker.sock, the D-Bus session bus) are reachable over any network namespace.
   args.push("--tmpfs", "/run");
   if (sandbox.network === "host") {
@@ -49,20 +75,86 @@ export function bwrapArgs(sandbox: ResolvedSandbox, placement: SandboxPlacement)
     if (resolvConf !== undefined && isUnder(resolvConf, "/run")) args.push("--ro-bind", resolvConf, resolvConf);
   }
   args.push("--bind", placement.ownerTmp, "/tmp");
-  const roots = [placement.workdir, ...sandbox.writableRoots.filter((root) => root !== placement.workdir)]
-    .sort((a, b) => a.length - b.length);
-  for (const root of roots) args.push("--bind", root, root);
-  if (sandbox.protectGit) { for (const root of roots) args.push(...gitProtection(root)); }
-  const visible = (path: string): boolean => !isUnder(path, "/tmp") || roots.some((root) => isUnder(path, root));
-  for (const path of [...sandbox.denyRead, ...placement.hidden]) {
-    const real = realOrUndefined(path);
-    // Missing: nothing to hide, and a mount point would have to be created on the host.
-    if (real === undefined || !visible(real)) continue;
-    if (statSync(real).isDirectory()) args.push("--perms", "0000", "--tmpfs", real, "--remount-ro", real);
-    else args.push("--ro-bind", "/dev/null", real);
+  // A bind covers what is below it: a writable root inside another one needs no bind of its own.
+  const binds = outermost(sandbox.writableRoots);
+  for (const root of binds) args.push("--bind", root, root);
+  const expected: MountExpectation[] = binds.map((point) => ({ point, sameAsHost: true }));
+  const git = sandbox.protectGit ? sandbox.writableRoots.flatMap(gitProtection) : [];
+  const masks = maskedPaths([...sandbox.denyRead, ...placement.hidden], binds, placement.masked ?? new Set());
+  // What is mounted below a writable root stays where it is only if no directory on the way can be renamed; a
+  // mount point cannot be, so each one is bound onto itself first. Otherwise a command renames a parent, and the
+  // next command's bubblewrap finds the masked path gone, or follows a symbolic link put in the parent's place.
+  // A writable root inside another one is pinned itself, or a rename would make it point elsewhere (see placement.ts).
+  const nested = sandbox.writableRoots.filter((root) => !binds.includes(root));
+  const targets = [...nested, ...git.map((protection) => protection.path), ...masks.map((mask) => mask.path)];
+  for (const pin of pinsFor(targets, binds, nested)) {
+    args.push("--bind", pin, pin);
+    expected.push({ point: pin, sameAsHost: true });
+  }
+  for (const mount of [...git, ...masks]) {
+    args.push(...mount.args);
+    expected.push(...mount.expected);
   }
   args.push("--chdir", placement.workdir, "--json-status-fd", String(placement.statusFd));
-  return args;
+  return { args, expected };
+}
+
+/** The paths of `roots` that no other one contains. */
+function outermost(roots: readonly string[]): string[] {
+  return roots.filter((root) => !roots.some((outer) => outer !== root && isUnder(root, outer)));
+}
+
+/** A path mounted over below a writable root (hidden, or kept read-only), and the arguments that do it. */
+interface Mask {
+  readonly path: string;
+  readonly args: readonly string[];
+  /** What the mount check must find. */
+  readonly expected: readonly MountExpectation[];
+}
+
+/**
+ * The masks of `paths`, and of the real paths in `masked` (which gains
+ * those of `paths`), that exist and are visible inside: an unreadable empty
+ * directory, or `/dev/null` for a file. A path inside another masked one is
+ * hidden with it already (and a mount point could not be made in the
+ * read-only mask). A path that cannot be looked at throws (`realIfPresent`).
+ */
+function maskedPaths(paths: readonly string[], binds: readonly string[], masked: Set<string>): Mask[] {
+  // Under /tmp only what a writable root brings in is the host's; the rest of /tmp is the owner's own.
+  const visible = (path: string): boolean => !isUnder(path, "/tmp") || binds.some((root) => isUnder(path, root));
+  const searched = new Set<string>();
+  const now = new Set<string>();
+  for (const path of [...paths, ...masked]) {
+    // Missing now: nothing to hide, and a mount point would have to be created on the host.
+    const real = realIfPresent(path, searched);
+    if (real !== undefined) now.add(real);
+  }
+  for (const path of now) masked.add(path);
+  const real = [...now].filter(visible).sort((a, b) => a.length - b.length);
+  const kept = real.filter((path, index) => !real.slice(0, index).some((outer) => isUnder(path, outer)));
+  return kept.map((path) => ({
+    path,
+    args: statSync(path).isDirectory()
+      ? ["--perms", "0000", "--tmpfs", path, "--remount-ro", path]
+      : ["--ro-bind", "/dev/null", path],
+    expected: [{ point: path, sameAsHost: false }],
+  }));
+}
+
+/**
+ * The directories strictly between each target and the outermost writable
+ * root above it, and the nested roots themselves, shallowest first. Targets
+ * outside every writable root need none: nothing there can be renamed from
+ * inside.
+ */
+function pinsFor(targets: readonly string[], binds: readonly string[], nested: readonly string[]): string[] {
+  const pins = new Set<string>(nested);
+  for (const target of targets) {
+    const root = binds.find((bind) => bind !== target && isUnder(target, bind));
+    if (root === undefined) continue;
+    for (let dir = dirname(target); dir !== root && isUnder(dir, root); dir = dirname(dir)) pins.add(dir);
+  }
+  return [...pins].sort((a, b) => a.length - b.length);
 }
 
 /**
@@ -72,38 +164,34 @@ export function bwrapArgs(sandbox: ResolvedSandbox, placement: SandboxPlacement)
  * or `config` file in the tree, as `git init` would). A `.git` file (a
  * worktree's or submodule's pointer) is read-only as a whole.
  */
-function gitProtection(root: string): string[] {
+function gitProtection(root: string): Mask[] {
   const git = join(root, ".git");
   let isDirectory: boolean;
   try {
     const stat = lstatSync(git);
     if (stat.isSymbolicLink()) return [];
     isDirectory = stat.isDirectory();
-  } catch {
-    return [];
+  } catch (error) {
+    if ((error as { code?: unknown }).code === "ENOENT") return [];
+    // A root a command made unreadable (`chmod 000`) must not pass for one without a repository.
+    throw new ShellSandboxError(`cannot tell whether ${git} exists (${String(error)}): nothing runs until it can be`);
   }
-  if (!isDirectory) return ["--ro-bind", git, git];
+  if (!isDirectory) return [{ path: git, args: ["--ro-bind", git, git], expected: [{ point: git, sameAsHost: true }] }];
   const args = ["--bind", git, git];
   const hooks = join(git, "hooks");
+  const config = join(git, "config");
+  const hooksThere = existsSync(hooks);
+  const configThere = existsSync(config);
   // A missing hooks directory is masked too, or a command could create one and put a pre-commit hook in it that the
   // host's next `git commit` runs. bubblewrap creates the empty mount point, as `git init` would have.
-  if (existsSync(hooks)) args.push("--ro-bind", hooks, hooks);
+  if (hooksThere) args.push("--ro-bind", hooks, hooks);
   else args.push("--perms", "0555", "--tmpfs", hooks, "--remount-ro", hooks);
-  const config = join(git, "config");
   // Likewise a missing config: a new one could set core.fsmonitor or core.hooksPath. An empty file is a valid config.
-  args.push("--ro-bind", existsSync(config) ? config : "/dev/null", config);
-  return args;
-}
-
-/** Whether `path` is `dir` or below it. */
-export function isUnder(path: string, dir: string): boolean {
-  return path === dir || path.startsWith(dir.endsWith("/") ? dir : `${dir}/`);
-}
-
-function realOrUndefined(path: string): string | undefined {
-  try {
-    return realpathSync(path);
-  } catch {
-    return undefined;
-  }
+  args.push("--ro-bind", configThere ? config : "/dev/null", config);
+  const expected = [
+    { point: git, sameAsHost: true },
+    { point: hooks, sameAsHost: hooksThere },
+    { point: config, sameAsHost: configThere },
+  ];
+  return [{ path: git, args, expected }];
 }

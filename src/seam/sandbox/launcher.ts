@@ -1,10 +1,12 @@
 /**
  * Turns a spawn request into the same request run inside bubblewrap, and
  * reads back how it went. `Deno.Command` cannot hand a child any fd beyond
- * 0–2, so a tiny `sh` opens bubblewrap's status file as fd 3 and `exec`s
- * bubblewrap: the pid the runtime reports stays the session leader's, and
- * no extra process remains. The status file is what tells a command's own
- * exit 1 from a sandbox that never started (bubblewrap exits 1 for both).
+ * 0–2, so a tiny `bash` wrapper opens bubblewrap's status file as fd 3 and
+ * the seccomp program as fd 4, closes every other fd the harness let the
+ * child inherit, and `exec`s bubblewrap: the pid the runtime reports stays
+ * the session leader's, and no extra process remains. The status file is
+ * what tells a command's own exit 1 from a sandbox that never started
+ * (bubblewrap exits 1 for both).
  *
  * @module
  */
@@ -12,33 +14,86 @@
 import { readFileSync, rmSync } from "node:fs";
 import type { SpawnRequest } from "../adapter.ts";
 import { bwrapArgs, type SandboxPlacement } from "./bwrap_args.ts";
+import { mountCheckArgs } from "./mount_check.ts";
 import type { ResolvedSandbox } from "./policy.ts";
 
 /** The fd bubblewrap writes its JSON status lines to. */
 export const STATUS_FD = 3;
+/** The fd bubblewrap reads the seccomp program from (`--seccomp`). */
+export const SECCOMP_FD = 4;
 
-/** `$1` is the status file; the rest is bubblewrap's command line. */
-const OPEN_STATUS_THEN_EXEC = `exec ${STATUS_FD}>"$1" || exit 125; shift; exec "$@"`;
+/** What the wrapper runs besides bubblewrap: found once per shell. */
+export interface SandboxWrapper {
+  /** An absolute path to `bash`: the wrapper needs to close fds above 9, which `dash` cannot name. */
+  readonly bash: string;
+  /** The seccomp program's file (`seccomp.ts`), opened by the wrapper for bubblewrap. */
+  readonly seccompPath: string;
+}
 
-/** `request`, run inside the sandbox; bubblewrap writes its status lines to `statusPath`. */
+/**
+ * `$1` is the status file, `$2` the seccomp program; the rest is
+ * bubblewrap's command line. Every other fd goes: one the harness process
+ * inherited without close-on-exec (a directory, say) would reach the
+ * command, and `/proc/self/fd/N/..` walks the host's tree from it. The fds
+ * are listed again afterwards, and any left is a refusal (exit 125, no
+ * status: a `ShellSandboxError`), as is a `/proc` that cannot list them.
+ * bash runs with `-p`: no `BASH_ENV` file and no functions from the
+ * environment run outside the sandbox.
+ */
+const WRAPPER = [
+  `exec ${STATUS_FD}>"$1" ${SECCOMP_FD}<"$2" || exit 125`,
+  "shift 2",
+  "for pass in close check; do",
+  "  for fd in /proc/self/fd/*; do",
+  "    fd=${fd##*/}",
+  "    case $fd in",
+  `      0|1|2|${STATUS_FD}|${SECCOMP_FD}) ;;`,
+  "      ''|*[!0-9]*) echo 'dsh-sandbox: cannot list the open fds in /proc/self/fd' >&2; exit 125 ;;",
+  "      *) if [ $pass = close ]; then exec {fd}<&-",
+  // The listing's own fd is closed by now; anything else still open was not closed.
+  '         elif [ -L /proc/self/fd/$fd ]; then echo "dsh-sandbox: fd $fd stayed open" >&2; exit 125; fi ;;',
+  "    esac",
+  "  done",
+  "done",
+  'exec "$@"',
+].join("\n");
+
+/**
+ * `request`, run inside the sandbox; bubblewrap writes its status lines to
+ * `statusPath`. The wrapper and bubblewrap run on the host, so neither gets
+ * the command's environment or workdir: a model's command could otherwise
+ * aim `LD_LIBRARY_PATH`'s empty entry, or `LD_PRELOAD`, at a library it
+ * wrote into the workdir, and the host would load it. bubblewrap starts
+ * from an empty environment and hands the command exactly its own
+ * (`--clearenv`, `--setenv`); the command starts in its workdir
+ * (`--chdir`), after the mount check.
+ */
 export function sandboxedRequest(
   request: SpawnRequest,
   sandbox: ResolvedSandbox,
-  placement: Omit<SandboxPlacement, "statusFd">,
+  placement: Omit<SandboxPlacement, "statusFd" | "seccompFd">,
   statusPath: string,
+  wrapper: SandboxWrapper,
 ): SpawnRequest {
-  const inner = bwrapArgs(sandbox, { ...placement, statusFd: STATUS_FD });
+  const { args: inner, expected } = bwrapArgs(sandbox, { ...placement, statusFd: STATUS_FD, seccompFd: SECCOMP_FD });
+  inner.push("--clearenv");
+  for (const [name, value] of Object.entries(request.env)) inner.push("--setenv", name, value);
   return {
     ...request,
-    program: "/bin/sh",
+    program: wrapper.bash,
+    cwd: "/",
+    env: {},
     args: [
+      "-p",
       "-c",
-      OPEN_STATUS_THEN_EXEC,
+      WRAPPER,
       "dsh-sandbox",
       statusPath,
+      wrapper.seccompPath,
       sandbox.bwrapPath,
       ...inner,
       "--",
+      ...mountCheckArgs(wrapper.bash, expected),
       request.program,
       ...request.args,
     ],
@@ -55,13 +110,19 @@ export interface SandboxStatus {
 
 /** Reads and removes the status file. A missing or broken file says nothing. */
 export function takeStatus(statusPath: string): SandboxStatus {
+  const status = readStatus(statusPath);
+  rmSync(statusPath, { force: true });
+  return status;
+}
+
+/** Reads the status file as it is now, while bubblewrap may still write to it. */
+export function readStatus(statusPath: string): SandboxStatus {
   let text = "";
   try {
     text = readFileSync(statusPath, "utf8");
   } catch {
     return {};
   }
-  rmSync(statusPath, { force: true });
   const status: SandboxStatus = {};
   for (const line of text.split("\n")) {
     let parsed: unknown;

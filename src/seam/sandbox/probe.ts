@@ -9,41 +9,72 @@
  */
 
 import process from "node:process";
-import { accessSync, constants, statSync } from "node:fs";
-import { delimiter, join } from "node:path";
+import { statSync } from "node:fs";
 import type { ProcessAdapter } from "../adapter.ts";
 import { ShellSandboxError } from "../errors.ts";
-import { sandboxedRequest, setupFailureReason, takeStatus } from "./launcher.ts";
+import { sandboxedRequest, type SandboxWrapper, setupFailureReason, takeStatus } from "./launcher.ts";
 import type { ResolvedSandbox } from "./policy.ts";
 import type { ProcTable } from "../session/proc_table.ts";
 import type { SandboxPlacement } from "./bwrap_args.ts";
+import { findOnPath, isExecutableFile } from "./lookup.ts";
+import { isUnder, realOrUndefined } from "./paths.ts";
 
 /** The install hint every "no bubblewrap" message ends with. */
 const INSTALL = "install bubblewrap 0.8 or newer (Debian/Ubuntu: apt-get install bubblewrap) or set sandbox.bwrapPath";
 
 /**
- * The absolute path of the bubblewrap binary, checked: found, executable,
- * not setuid (a setuid bubblewrap cannot keep nested user namespaces off).
- * Throws {@linkcode ShellSandboxError} otherwise, and on any platform but
- * Linux.
+ * The absolute path of the bubblewrap binary, checked: found (on `PATH`,
+ * outside every `writable` directory), executable, not inside a writable
+ * directory (a command could replace it), not setuid (a setuid bubblewrap
+ * cannot keep nested user namespaces off). Throws
+ * {@linkcode ShellSandboxError} otherwise, and on any platform but Linux.
  */
-export function findBwrap(bwrapPath: string): string {
+export function findBwrap(bwrapPath: string, writable: readonly string[]): string {
   if (process.platform !== "linux") {
     throw new ShellSandboxError(
       `the sandbox is supported on Linux only (bubblewrap); this is ${process.platform}: create the shell without sandbox`,
     );
   }
-  const candidates = bwrapPath.includes("/")
-    ? [bwrapPath]
-    : (process.env.PATH ?? "/usr/bin:/bin").split(delimiter).filter((dir) => dir !== "").map((dir) =>
-      join(dir, bwrapPath)
-    );
-  const found = candidates.find(isExecutableFile);
+  const found = bwrapPath.includes("/")
+    ? (isExecutableFile(bwrapPath) ? bwrapPath : undefined)
+    : findOnPath(bwrapPath, writable);
   if (found === undefined) throw new ShellSandboxError(`bubblewrap (${bwrapPath}) was not found: ${INSTALL}`);
+  const real = realOrUndefined(found) ?? found;
+  const inside = writable.find((root) => isUnder(real, root));
+  if (inside !== undefined) {
+    throw new ShellSandboxError(
+      `${found} is inside the writable ${inside}, where a sandboxed command could replace it: ` +
+        "use a bubblewrap outside the sandbox's writable directories (set sandbox.bwrapPath)",
+    );
+  }
   if ((statSync(found).mode & 0o4000) !== 0) {
     throw new ShellSandboxError(
       `${found} is setuid root, which cannot keep nested user namespaces off (--disable-userns): ` +
         "use a bubblewrap that is not setuid (the distribution's package is not, where user namespaces are on)",
+    );
+  }
+  return found;
+}
+
+/** Where bash is looked for: never on `PATH`, which a harness's environment may point anywhere. */
+const BASH_CANDIDATES: readonly string[] = ["/usr/bin/bash", "/bin/bash"];
+
+/**
+ * The bash the wrapper runs on the host (`launcher.ts`): it must close
+ * inherited fds above 9, which `dash` and POSIX `sh` cannot name. Throws
+ * {@linkcode ShellSandboxError} when there is none outside the `writable`
+ * directories (real paths), where a command could replace it.
+ */
+export function findBash(writable: readonly string[]): string {
+  const found = BASH_CANDIDATES.find((path) => {
+    const real = realOrUndefined(path);
+    return real !== undefined && !writable.some((root) => isUnder(real, root)) && isExecutableFile(path);
+  });
+  if (found === undefined) {
+    throw new ShellSandboxError(
+      `bash was not found at ${BASH_CANDIDATES.join(" or ")} outside the writable directories: the sandbox needs ` +
+        "it to close the file descriptors a command would otherwise inherit from the harness (Debian/Ubuntu: " +
+        "apt-get install bash)",
     );
   }
   return found;
@@ -77,8 +108,9 @@ export function probeSandbox(
   adapter: ProcessAdapter,
   table: ProcTable,
   sandbox: ResolvedSandbox,
-  placement: Omit<SandboxPlacement, "statusFd">,
+  placement: Omit<SandboxPlacement, "statusFd" | "seccompFd">,
   statusPath: string,
+  wrapper: SandboxWrapper,
 ): void {
   if (adapter.probe === undefined) {
     throw new ShellSandboxError(`the ${adapter.name} adapter cannot check the sandbox (it has no probe())`);
@@ -95,6 +127,7 @@ export function probeSandbox(
     sandbox,
     placement,
     statusPath,
+    wrapper,
   );
   const outcome = adapter.probe({ program: request.program, args: request.args, cwd: request.cwd, env: request.env });
   const status = takeStatus(statusPath);
@@ -107,14 +140,4 @@ export function probeSandbox(
   throw new ShellSandboxError(
     `the sandbox could not be set up (${reason})${fix === undefined ? "" : `: ${fix}`}; no command runs unsandboxed`,
   );
-}
-
-function isExecutableFile(path: string): boolean {
-  try {
-    if (!statSync(path).isFile()) return false;
-    accessSync(path, constants.X_OK);
-    return true;
-  } catch {
-    return false;
-  }
 }

@@ -1,28 +1,40 @@
 /**
- * A sandboxed shell's start: find bubblewrap, make the private state
- * directory, decide what the commands must not see, and set the sandbox up
- * once for real (`probe.ts`). What it returns is all a launch needs.
+ * A sandboxed shell's start: find bubblewrap and bash, make the private
+ * state directory with the seccomp program in it, decide what the commands
+ * must not see, and set the sandbox up once for real (`probe.ts`). What it returns is all a launch needs.
  *
  * @module
  */
 
-import { realpathSync } from "node:fs";
 import { tmpdir } from "node:os";
 import type { ProcessAdapter } from "../adapter.ts";
 import type { SpillDirectory } from "../capture/spill.ts";
 import type { ProcTable } from "../session/proc_table.ts";
 import type { ResolvedSandbox } from "./policy.ts";
-import { findBwrap, probeSandbox } from "./probe.ts";
+import type { SandboxWrapper } from "./launcher.ts";
+import { findBash, findBwrap, probeSandbox } from "./probe.ts";
+import { findOnPath } from "./lookup.ts";
+import { startingPoint } from "./placement.ts";
+import { hostSeccompArch, seccompProgram } from "./seccomp.ts";
 import { SandboxState } from "./state.ts";
 
 /** A sandboxed shell's sandbox: the policy, its private files, and what commands must not see. */
 export interface ShellSandbox {
   /** The policy, with bubblewrap's absolute path. */
   readonly policy: ResolvedSandbox;
-  /** Owners' `/tmp` directories, status files, the watchdog's record. */
+  /**
+   * The shell program, found once on `PATH` outside the writable
+   * directories: a `sandbox: false` request runs it on the host.
+   */
+  readonly shell: string;
+  /** Owners' `/tmp` directories, status files, the seccomp program, the watchdog's record. */
   readonly state: SandboxState;
+  /** The wrapper that opens bubblewrap's fds and closes the rest. */
+  readonly wrapper: SandboxWrapper;
   /** The library's own directories on the host as they are now, masked wherever a command could see them. */
   hidden(): string[];
+  /** Every real path masked so far (see `SandboxPlacement.masked`). */
+  readonly masked: Set<string>;
 }
 
 /**
@@ -34,20 +46,30 @@ export function setUpSandbox(
   adapter: ProcessAdapter,
   table: ProcTable,
   resolved: ResolvedSandbox,
-  workdir: string,
+  options: { readonly workdir: string; readonly shell: string },
   spill: SpillDirectory,
 ): ShellSandbox {
-  const policy: ResolvedSandbox = { ...resolved, bwrapPath: findBwrap(resolved.bwrapPath) };
-  const state = new SandboxState(tmpdir());
+  const writable = resolved.writableRoots;
+  const policy: ResolvedSandbox = { ...resolved, bwrapPath: findBwrap(resolved.bwrapPath, writable) };
+  const shell = options.shell.includes("/") ? options.shell : findOnPath(options.shell, writable) ?? options.shell;
+  const bash = findBash(writable);
+  const state = new SandboxState(tmpdir(), seccompProgram(hostSeccompArch()));
+  const wrapper: SandboxWrapper = { bash, seccompPath: state.seccompPath };
   try {
     // The spill directory holds every command's complete output: it is made now, so that it is masked from the
     // first command on (a workdir or writable root may contain it), and asked again at each spawn (a deleted one
     // is made again under a new name).
     spill.path();
     const hidden = (): string[] => [state.dir, ...(spill.current === undefined ? [] : [spill.current])];
-    const placement = { workdir: realpathSync(workdir), ownerTmp: state.ownerTmp(null), hidden: hidden() };
-    probeSandbox(adapter, table, policy, placement, state.statusPath());
-    return { policy, state, hidden };
+    const masked = new Set<string>();
+    const placement = {
+      workdir: startingPoint(policy, options.workdir),
+      ownerTmp: state.ownerTmp(null),
+      hidden: hidden(),
+      masked,
+    };
+    probeSandbox(adapter, table, policy, placement, state.statusPath(), wrapper);
+    return { policy, shell, state, wrapper, hidden, masked };
   } catch (error) {
     state.dispose();
     throw error;

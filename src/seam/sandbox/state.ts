@@ -1,26 +1,38 @@
 /**
  * A sandboxed shell's private files on the host: one directory (0700,
  * unpredictable name) holding each owner's `/tmp`, the status files
- * bubblewrap writes, and the watchdog's record. Commands never see it; it
- * is removed by `close()`.
+ * bubblewrap writes, the seccomp program it reads, and the watchdog's
+ * record. Commands never see it; it is removed by `close()`.
  *
  * @module
  */
 
-import { mkdirSync, mkdtempSync, rmSync } from "node:fs";
+import { mkdirSync, mkdtempSync, rmSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
 
 /** The private directory of one sandboxed shell. */
 export class SandboxState {
   /** The directory itself. */
   readonly dir: string;
+  /** The seccomp program bubblewrap reads (`seccomp.ts`): written once, read-only (0400). */
+  readonly seccompPath: string;
   /** Owner → the name of its `/tmp` directory; unowned commands share one (the `null` key). */
   readonly #owners = new Map<string | null, string>();
   #statusFiles = 0;
 
-  /** @param parent Where the directory is made (the OS temp dir). */
-  constructor(parent: string) {
+  /**
+   * @param parent Where the directory is made (the OS temp dir).
+   * @param seccomp The seccomp program, written to {@linkcode seccompPath}.
+   */
+  constructor(parent: string, seccomp: Uint8Array) {
     this.dir = mkdtempSync(join(parent, "dsh-sandbox-"));
+    this.seccompPath = join(this.dir, "seccomp.bpf");
+    try {
+      writeFileSync(this.seccompPath, seccomp, { mode: 0o400, flag: "wx" });
+    } catch (error) {
+      this.dispose();
+      throw error;
+    }
   }
 
   /**

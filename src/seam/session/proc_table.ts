@@ -19,6 +19,8 @@ import { closeSync, existsSync, openSync, readdirSync, readSync } from "node:fs"
 export interface ProcEntry {
   /** The process id. */
   readonly pid: number;
+  /** Its parent's pid (0 when its parent is outside our pid namespace). */
+  readonly ppid: number;
   /** Its process group. */
   readonly pgrp: number;
   /** Its session. */
@@ -81,6 +83,7 @@ export function readProc(pid: number): ProcEntry | undefined {
 }
 
 /** Field numbers of `/proc/<pid>/stat` (proc(5)), counting from 1; fields 3 on follow the last ")". */
+const FIELD_PPID = 4;
 const FIELD_PGRP = 5;
 const FIELD_SESSION = 6;
 const FIELD_THREADS = 20;
@@ -98,6 +101,7 @@ function parseStat(pid: number, length: number): ProcEntry | undefined {
   if (close < 0 || at >= length) return undefined;
   const state = statBuffer[at];
   at += 2;
+  let ppid = 0;
   let pgrp = 0;
   let session = 0;
   let threads = 0;
@@ -113,11 +117,12 @@ function parseStat(pid: number, length: number): ProcEntry | undefined {
     if (at >= length) return undefined;
     at++;
     if (negative) value = -value;
-    if (field === FIELD_PGRP) pgrp = value;
+    if (field === FIELD_PPID) ppid = value;
+    else if (field === FIELD_PGRP) pgrp = value;
     else if (field === FIELD_SESSION) session = value;
     else if (field === FIELD_THREADS) threads = value;
     else if (field === FIELD_START) {
-      return { pid, pgrp, session, finished: isFinished(state, threads), start: value };
+      return { pid, ppid, pgrp, session, finished: isFinished(state, threads), start: value };
     }
   }
   return undefined;

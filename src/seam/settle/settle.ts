@@ -16,6 +16,7 @@ import type { Deadline } from "../terminate/deadline.ts";
 import { ShellSandboxError } from "../errors.ts";
 import { deniedBySandbox } from "../sandbox/denied.ts";
 import { setupFailureReason, takeStatus } from "../sandbox/launcher.ts";
+import { isMountRefusal } from "../sandbox/mount_check.ts";
 import type { ShellRunResult } from "../types.ts";
 import { sharedTimer } from "../terminate/shared_timer.ts";
 
@@ -79,6 +80,11 @@ export async function settle(command: Settling): Promise<ShellRunResult> {
       command.session.signal("SIGKILL");
       throw new ShellSandboxError(
         `the sandbox could not start the command: ${setupFailureReason(result.stderr.text)}`,
+      );
+    }
+    if (isMountRefusal(status.exitCode, result.stderr.text)) {
+      throw new ShellSandboxError(
+        `the sandbox refused to start the command: ${setupFailureReason(result.stderr.text)}`,
       );
     }
     result.sandbox = { denied: deniedBySandbox(result) };

@@ -7,7 +7,6 @@
  * @module
  */
 
-import { realpathSync } from "node:fs";
 import type { ChildHandle, ProcessAdapter, SpawnRequest } from "../adapter.ts";
 import { OutputCollector } from "../capture/collector.ts";
 import { OutputEvents } from "../capture/output_events.ts";
@@ -22,7 +21,9 @@ import { settle } from "../settle/settle.ts";
 import { Deadline, type StopCause } from "../terminate/deadline.ts";
 import type { ResolvedShellOptions } from "../resolve/options.ts";
 import type { ShellExecSpec, ShellObserver, ShellRunResult } from "../types.ts";
+import { findSandboxInit, killEscapedInit } from "../sandbox/init.ts";
 import { sandboxedRequest } from "../sandbox/launcher.ts";
+import { startingPoint } from "../sandbox/placement.ts";
 import type { ShellSandbox } from "../sandbox/setup.ts";
 import { describeSpawnFailure } from "./failure.ts";
 import { checkWorkdir } from "./workdir.ts";
@@ -96,7 +97,7 @@ export function launch(
   const args = ownValue(spec, "args");
   let request: SpawnRequest = {
     // A command line is run by the shell; the argv form runs the program itself, with no shell in between.
-    program: args === undefined ? options.shell : spec.command,
+    program: args === undefined ? context.sandbox?.shell ?? options.shell : spec.command,
     args: args === undefined ? ["-c", spec.command] : args,
     cwd: spec.workdir,
     env: markNestedShell(mergeEnvWith({ ambient: context.ambientEnv(), env, dshEnv }, host.scrubDecisions)),
@@ -119,7 +120,14 @@ export function launch(
   context.sessions.started(session);
   const signals = [ownValue(spec, "signal"), context.closeSignal];
   const deadline = new Deadline(timeoutMs, signals, host.abortListeners, () => {
-    context.track(host.terminations.terminate(session, options.graceMs));
+    // Noted before the SIGTERM ends bubblewrap's outer process, while the sandbox's init is still its child.
+    const init = sandboxed === undefined
+      ? undefined
+      : findSandboxInit(sandboxed.statusPath, session.id, host.procTable);
+    const ended = host.terminations.terminate(session, options.graceMs);
+    context.track(
+      init === undefined ? ended : ended.finally(() => killEscapedInit(init, session.id, host.procTable, adapter)),
+    );
   });
   let endingSurvivors = false;
   const result = settle({
@@ -192,9 +200,13 @@ function inSandbox(
   const env = Object.hasOwn(explicit, "TMPDIR") ? request.env : { ...request.env, TMPDIR: "/tmp" };
   const statusPath = sandbox.state.statusPath();
   const placement = {
-    workdir: realpathSync(spec.workdir),
+    workdir: startingPoint(sandbox.policy, spec.workdir),
     ownerTmp: sandbox.state.ownerTmp(spec.owner),
     hidden: sandbox.hidden(),
+    masked: sandbox.masked,
   };
-  return { request: sandboxedRequest({ ...request, env }, sandbox.policy, placement, statusPath), statusPath };
+  return {
+    request: sandboxedRequest({ ...request, env }, sandbox.policy, placement, statusPath, sandbox.wrapper),
+    statusPath,
+  };
 }

@@ -6,7 +6,7 @@
  */
 
 import type { OutputCollector } from "../capture/collector.ts";
-import { ShellSandboxError, type ShellSpawnError } from "../errors.ts";
+import { ShellEngineError, ShellSandboxError, ShellSpawnError } from "../errors.ts";
 import type { Launched } from "../spawn/launch.ts";
 import type {
   ShellRunResult,
@@ -45,26 +45,28 @@ class StreamCursor {
 export class LaunchedTask implements ShellTask {
   readonly id: string;
   readonly owner: string | null;
-  readonly pid: number;
   readonly done: Promise<ShellRunResult>;
   readonly #launched: Launched;
   readonly #stdout: StreamCursor;
   readonly #stderr: StreamCursor;
   #result: ShellRunResult | undefined;
-  #spawnError: ShellSandboxError | undefined;
+  #spawnError: ShellSpawnError | ShellSandboxError | ShellEngineError | undefined;
 
   constructor(id: string, owner: string | null, launched: Launched) {
     this.id = id;
     this.owner = owner;
-    this.pid = launched.pid;
     this.#launched = launched;
     this.#stdout = new StreamCursor(launched.stdout);
     this.#stderr = new StreamCursor(launched.stderr);
     this.done = launched.result.then(
       (result) => this.#result = result,
       (error: unknown) => {
-        // The only rejection: a sandbox that never started the command. The task settles as never started.
-        this.#spawnError = error instanceof ShellSandboxError ? error : new ShellSandboxError(String(error));
+        // A sandbox that never started the command, or an engine that could not start it or lost it: the task settles
+        // as killed, with the error.
+        this.#spawnError = error instanceof ShellSandboxError || error instanceof ShellSpawnError ||
+            error instanceof ShellEngineError
+          ? error
+          : new ShellSandboxError(String(error));
         this.#result = {
           exitCode: null,
           signal: null,
@@ -80,13 +82,18 @@ export class LaunchedTask implements ShellTask {
     );
   }
 
+  /** The leader's pid; on a remote engine, its pid there once known (0 until the command has started there). */
+  get pid(): number {
+    return this.#launched.pid;
+  }
+
   get status(): TaskStatus {
     if (this.#result === undefined) return "running";
     return this.#result.aborted || this.#spawnError !== undefined ? "killed" : "completed";
   }
 
-  /** The sandbox's refusal to start the command, once known. */
-  get spawnError(): ShellSandboxError | undefined {
+  /** Why the command did not start (or, on an engine, was lost), once known. */
+  get spawnError(): ShellSpawnError | ShellSandboxError | ShellEngineError | undefined {
     return this.#spawnError;
   }
 
@@ -143,10 +150,15 @@ export class FailedTask implements ShellTask {
   readonly exitCode = null;
   readonly signal = null;
   readonly done: Promise<ShellRunResult>;
-  readonly spawnError: ShellSpawnError | ShellSandboxError;
+  readonly spawnError: ShellSpawnError | ShellSandboxError | ShellEngineError;
   #unread: string;
 
-  constructor(id: string, owner: string | null, timeoutMs: number, error: ShellSpawnError | ShellSandboxError) {
+  constructor(
+    id: string,
+    owner: string | null,
+    timeoutMs: number,
+    error: ShellSpawnError | ShellSandboxError | ShellEngineError,
+  ) {
     this.id = id;
     this.owner = owner;
     this.spawnError = error;

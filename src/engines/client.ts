@@ -1,0 +1,115 @@
+/**
+ * The local clients of the Docker and SSH engines (`docker exec`, `ssh`),
+ * started through the runtime's adapter: each leads a session of its own
+ * here, and `abandon()` SIGKILLs it only while it has not been seen to exit
+ * (after that its pid may be someone else's).
+ *
+ * @module
+ */
+
+import type { ProcessAdapter } from "../seam/adapter.ts";
+import type { EngineChannel, EngineOutput, EngineProcess } from "../seam/engine.ts";
+import { ShellEngineError } from "../seam/errors.ts";
+
+/** A client to start: the program and its arguments, with exactly `env`. */
+export interface ClientCommand {
+  readonly program: string;
+  readonly args: readonly string[];
+  readonly env: Record<string, string>;
+}
+
+/** Who a client works for, for its error when it cannot start. */
+export interface ClientOwner {
+  readonly engine: string;
+  readonly target: string;
+  readonly adapter: ProcessAdapter;
+}
+
+/** Starts a client whose stdin stays open (the supervisor's). */
+export function startChannel(owner: ClientOwner, command: ClientCommand, output: EngineOutput): EngineChannel {
+  const spawnChannel = owner.adapter.spawnChannel;
+  if (spawnChannel === undefined) {
+    throw new ShellEngineError(owner.engine, owner.target, `the ${owner.adapter.name} adapter cannot start channels`);
+  }
+  const channel = attempt(
+    owner,
+    command,
+    () => spawnChannel({ program: command.program, args: command.args, cwd: "/", env: command.env, ...output }),
+  );
+  let running = true;
+  channel.exited.then(() => running = false);
+  return {
+    exited: channel.exited,
+    drained: channel.drained,
+    write: (bytes) => channel.write(bytes),
+    end: () => channel.end(),
+    abandon: () => {
+      if (running) owner.adapter.signalGroup(channel.pid, "SIGKILL");
+    },
+  };
+}
+
+/** Starts a client for one command: `stdin` is written to it and closed. */
+export function startProcess(
+  owner: ClientOwner,
+  command: ClientCommand,
+  stdin: Uint8Array,
+  output: EngineOutput,
+): EngineProcess {
+  const child = attempt(
+    owner,
+    command,
+    () =>
+      owner.adapter.spawn({
+        program: command.program,
+        args: command.args,
+        cwd: "/",
+        env: command.env,
+        stdin,
+        ...output,
+      }),
+  );
+  let running = true;
+  child.exited.then(() => running = false);
+  return {
+    exited: child.exited,
+    drained: child.drained,
+    releaseOutput: () => child.releaseOutput(),
+    abandon: () => {
+      if (running) owner.adapter.signalGroup(child.pid, "SIGKILL");
+    },
+  };
+}
+
+function attempt<T>(owner: ClientOwner, command: ClientCommand, start: () => T): T {
+  try {
+    return start();
+  } catch (error) {
+    throw new ShellEngineError(
+      owner.engine,
+      owner.target,
+      `cannot start its client "${command.program}": not found on PATH or not executable ` +
+        `(PATH=${command.env.PATH ?? ""})`,
+      { cause: error },
+    );
+  }
+}
+
+/** The first non-empty lines of a client's stderr, for a message. */
+export function firstLines(text: string, lines = 2): string {
+  return text.split("\n").map((line) => line.trim()).filter((line) => line !== "").slice(0, lines).join(" / ");
+}
+
+/** The harness's variables a client may read for its own configuration (never passed to a command). */
+export function clientEnv(
+  names: readonly string[],
+  ambient: Record<string, string | undefined>,
+): Record<string, string> {
+  const env: Record<string, string> = {};
+  for (const name of names) {
+    const value = ambient[name];
+    if (value !== undefined) env[name] = value;
+  }
+  env.PATH ??= "/usr/local/bin:/usr/bin:/bin";
+  return env;
+}

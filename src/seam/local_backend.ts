@@ -1,0 +1,78 @@
+/**
+ * The local backend: commands are process groups on this machine, spawned
+ * by an adapter, tracked through `/proc`, guarded by the exit guard and the
+ * watchdog, and optionally sandboxed. What `createLocalShell` runs on.
+ *
+ * Internal: not exported from the package.
+ *
+ * @module
+ */
+
+import process from "node:process";
+import type { ProcessAdapter } from "./adapter.ts";
+import type { BackendContext, ShellBackend } from "./backend.ts";
+import { SpillDirectory } from "./capture/spill.ts";
+import { Watchdog } from "./guard/watchdog.ts";
+import { setUpSandbox, type ShellSandbox } from "./sandbox/setup.ts";
+import { SessionRegistry } from "./session/registry.ts";
+import { launch, type LaunchContext, type Launched } from "./spawn/launch.ts";
+import type { ShellExecSpec, ShellObserver } from "./types.ts";
+
+/** Process groups on this machine, through `adapter`. */
+export class LocalBackend implements ShellBackend {
+  readonly #context: LaunchContext;
+  readonly #watchdog: Watchdog;
+  readonly #sandbox: ShellSandbox | undefined;
+  readonly #spill: SpillDirectory;
+
+  /** Throws `ShellSandboxError` when the shell asks for a sandbox that cannot be set up. */
+  constructor(shell: BackendContext, adapter: ProcessAdapter) {
+    const { host, options } = shell;
+    const spill = new SpillDirectory(options.spillDir);
+    this.#spill = spill;
+    // Fail closed, before anything else: a sandboxed shell that cannot sandbox is never handed out.
+    const sandbox = options.sandbox === undefined
+      ? undefined
+      : setUpSandbox(adapter, host.procTable, options.sandbox, options, spill);
+    this.#sandbox = sandbox;
+    // The record goes with the sandbox's private files, which no command can see.
+    this.#watchdog = new Watchdog(
+      adapter,
+      sandbox === undefined ? {} : { parent: sandbox.state.dir, remove: sandbox.state.dir },
+    );
+    const fixedAmbient = options.ambientEnv;
+    const sessions = new SessionRegistry(this.#watchdog);
+    host.exitGuard.guard(adapter, sessions);
+    this.#context = {
+      adapter,
+      options,
+      host,
+      spillDirectory: () => spill.path(),
+      ambientEnv: () => fixedAmbient ?? process.env,
+      sessions,
+      sandbox,
+      closeSignal: shell.closeSignal,
+      track: shell.track,
+    };
+  }
+
+  launch(spec: ShellExecSpec, timeoutMs: number | undefined, observer: ShellObserver | undefined): Launched {
+    return launch(spec, this.#context, timeoutMs, observer);
+  }
+
+  async shutDown(): Promise<void> {
+    const { adapter, sessions, host, options } = this.#context;
+    await Promise.all(
+      sessions.survivors().map(async (session) => {
+        if (await host.terminations.terminate(session, options.graceMs)) sessions.ended(session);
+      }),
+    );
+    if (sessions.all().length === 0) {
+      await this.#watchdog.stop();
+      host.exitGuard.release(adapter, sessions);
+      // Every owner's /tmp goes: nothing of any session is left to use it.
+      this.#sandbox?.state.dispose();
+      this.#spill.removeIfEmpty();
+    }
+  }
+}

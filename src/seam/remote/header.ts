@@ -1,0 +1,102 @@
+/**
+ * The header a command's wrapper reads from its stdin before the command's
+ * own bytes: the command, its environment, its workdir, as shell code in
+ * which every value is single-quoted. Values never appear in any argv (a
+ * `docker exec -e SECRET=…` would show in `ps` on both sides); the header
+ * travels on the same stdin pipe as the command's input.
+ *
+ * @module
+ */
+
+import { ShellSpecError } from "../errors.ts";
+
+/** What one command needs on the engine's side. */
+export interface HeaderInput {
+  /** The command's complete environment. */
+  env: Record<string, string>;
+  /** Its absolute working directory there. */
+  workdir: string;
+  /** The supervisor's record directory. */
+  recordDir: string;
+  /** Whether the command gets the bytes after the header as stdin (else `/dev/null`). */
+  stdin: boolean;
+  /** A command line run by `shell -c`, or the argv form's program and arguments. */
+  run: { shell: string; command: string } | { argv: readonly string[] };
+}
+
+/** A header and the nonce that frames the wrapper's answers. */
+export interface Header {
+  /** The wrapper's stderr lines start with it (`<nonce> s <sid>`, `\n<nonce> x <status>`). */
+  nonce: string;
+  /** The bytes to write before the command's stdin. */
+  bytes: Uint8Array;
+}
+
+/** Names `export` accepts in every POSIX shell: the others cannot be passed by a shell at all. */
+const SHELL_NAME = /^[A-Za-z_][A-Za-z0-9_]*$/;
+
+/** Whether `name` can be passed to a command through a remote wrapper. */
+export function isShellName(name: string): boolean {
+  return SHELL_NAME.test(name);
+}
+
+/**
+ * Refuses explicit variables that no shell can export (`A-B`, `1X`, `a.b`):
+ * locally they reach the command, remotely they cannot, and silently
+ * dropping what the caller set would run something else.
+ */
+export function checkPortableNames(
+  field: "env" | "dshEnv",
+  record: Record<string, string | undefined> | undefined,
+  engine: string,
+): void {
+  if (record === undefined) return;
+  for (const name of Object.keys(record)) {
+    if (record[name] !== undefined && !isShellName(name)) {
+      throw new ShellSpecError(
+        `${field}[${JSON.stringify(name)}]`,
+        `cannot be passed to a command on the ${engine} engine: a shell passes only names of letters, digits and ` +
+          "_ that do not start with a digit",
+      );
+    }
+  }
+}
+
+/** `value` as one single-quoted shell word. */
+export function shellQuote(value: string): string {
+  return `'${value.replaceAll("'", `'\\''`)}'`;
+}
+
+const encoder = new TextEncoder();
+
+/** Builds the header; a nonce that occurs in the text (astronomically rare) is drawn again. */
+export function commandHeader(input: HeaderInput): Header {
+  const body = headerBody(input);
+  let nonce = newNonce();
+  while (body.includes(nonce)) nonce = newNonce();
+  return { nonce, bytes: encoder.encode(`${nonce}\n${body}${nonce}\n`) };
+}
+
+function headerBody(input: HeaderInput): string {
+  const lines = ["dsh_env() {", ":"];
+  for (const [name, value] of Object.entries(input.env)) lines.push(`export ${name}=${shellQuote(value)}`);
+  lines.push("}");
+  lines.push(`dsh_cwd=${shellQuote(input.workdir)}`);
+  lines.push(`dsh_dir=${shellQuote(input.recordDir)}`);
+  lines.push(`dsh_stdin=${input.stdin ? 1 : 0}`);
+  if (Object.hasOwn(input.env, "PATH")) lines.push(`dsh_path=${shellQuote(input.env.PATH)}`);
+  if ("argv" in input.run) {
+    // Words for `eval "set -- $dsh_argv"`: a function could not set the wrapper's own arguments.
+    lines.push(`dsh_argv=${shellQuote(input.run.argv.map(shellQuote).join(" "))}`);
+  } else {
+    lines.push(`dsh_shell=${shellQuote(input.run.shell)}`);
+    lines.push(`dsh_cmd=${shellQuote(input.run.command)}`);
+  }
+  return `${lines.join("\n")}\n`;
+}
+
+/** 96 random bits, as hex after a fixed prefix. */
+function newNonce(): string {
+  const bytes = crypto.getRandomValues(new Uint8Array(12));
+  return `dsh-${Array.from(bytes, (byte) => byte.toString(16).padStart(2, "0")).join("")}`;
+}

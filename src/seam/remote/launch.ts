@@ -1,0 +1,388 @@
+/**
+ * One command on a remote engine, from spec to result: the connection, the
+ * environment built here from the engine's ambient one, the wrapper started
+ * through the engine's link with the header and the command's stdin, its
+ * stderr read frame by frame (`frames.ts`), its deadline wired to a
+ * termination of its whole session on the engine's side, and the result.
+ *
+ * How it ends, and what the caller sees:
+ * - the wrapper's trailer gives the status. When we ended the command and
+ *   the status is 128+15 or 128+9, the result says `signal: "SIGTERM"` or
+ *   `"SIGKILL"` (a shell cannot tell `exit 143` from a death by SIGTERM;
+ *   a command's own signal death reports its code, 128+n, as shells do);
+ * - no trailer after our termination: the wrapper was SIGKILLed with its
+ *   session: `signal: "SIGKILL"`;
+ * - a refusal (`e …`) is the `ShellSpawnError` the same mistake gets
+ *   locally (workdir, shell or program missing), or a `ShellEngineError`;
+ * - no first line at all, a lost connection, a trailer saying `lost`, or no
+ *   trailer without our termination: a `ShellEngineError`, never a status.
+ *
+ * @module
+ */
+
+import { OutputCollector } from "../capture/collector.ts";
+import { OutputEvents } from "../capture/output_events.ts";
+import type { EngineProcess } from "../engine.ts";
+import { mergeEnvWith } from "../env/merge.ts";
+import { markNestedShell } from "../env/shell_level.ts";
+import { ShellEngineError, ShellSpawnError } from "../errors.ts";
+import { ownValue } from "../resolve/own_fields.ts";
+import type { Launched } from "../spawn/launch.ts";
+import { Deadline, type StopCause } from "../terminate/deadline.ts";
+import type { ShellExecSpec, ShellObserver, ShellRunResult } from "../types.ts";
+import type { RemoteBackend, RemoteSession } from "./backend.ts";
+import { WrapperFrames } from "./frames.ts";
+import { checkPortableNames, commandHeader, isShellName } from "./header.ts";
+import { WRAPPER_ARGV } from "./scripts.ts";
+import { firstOf, type Supervisor } from "./supervisor.ts";
+
+/** How long past the grace a termination may go unconfirmed before the command counts as lost. */
+const CONFIRM_AFTER_GRACE_MS = 10_000;
+
+const encoder = new TextEncoder();
+
+/** One command on a remote engine. */
+export class RemoteCommand {
+  /** What the shell and its task see. */
+  readonly launched: Launched;
+  readonly #backend: RemoteBackend;
+  readonly #spec: ShellExecSpec;
+  readonly #timeoutMs: number | undefined;
+  readonly #startedAt = performance.now();
+  readonly #stdout: OutputCollector;
+  readonly #stderr: OutputCollector;
+  readonly #events: OutputEvents;
+  #deadline: Deadline | undefined;
+  /** Ends the wait for a connection: a stop that came before the command started. */
+  #stopConnecting: ((cause: StopCause) => void) | undefined;
+  #earlyCause: StopCause | undefined;
+  #process: EngineProcess | undefined;
+  #session: RemoteSession | undefined;
+  #pid = 0;
+  #terminateWhenStarted = false;
+  #settled = false;
+  #endingSurvivors = false;
+  /** The wrapper's trailer: its status, and whether the supervisor was ending everything. */
+  #status: { code: number; lost: boolean } | undefined;
+  #refusal: string | undefined;
+  #announceEnd: () => void = () => {};
+  #announceGone: () => void = () => {};
+  #backstop: ReturnType<typeof setTimeout> | undefined;
+  #unconfirmed = false;
+
+  /**
+   * Checks what can be checked before connecting, and starts. Throws
+   * `ShellSpecError` for an explicit variable no shell can pass.
+   */
+  constructor(backend: RemoteBackend, spec: ShellExecSpec, timeoutMs: number | undefined, observer?: ShellObserver) {
+    this.#backend = backend;
+    this.#spec = spec;
+    this.#timeoutMs = timeoutMs;
+    checkPortableNames("env", ownValue(spec, "env"), backend.engine.name);
+    checkPortableNames("dshEnv", ownValue(spec, "dshEnv"), backend.engine.name);
+    const { options } = backend.shell;
+    this.#stdout = this.#collector(spec.stdoutMaxBytes, "stdout");
+    this.#stderr = this.#collector(options.maxOutputBytes, "stderr");
+    this.#events = new OutputEvents(observer);
+    const result = this.#run().then(
+      (value) => this.#finish(value),
+      (error: unknown) => this.#finish(undefined, error),
+    );
+    const pid = (): number => this.#pid;
+    this.launched = {
+      get pid(): number {
+        return pid();
+      },
+      stdout: this.#stdout,
+      stderr: this.#stderr,
+      result,
+      events: this.#events,
+      stop: (cause) => this.#stop(cause),
+    };
+  }
+
+  async #run(): Promise<ShellRunResult> {
+    const { engine, shell } = this.#backend;
+    const signals = [ownValue(this.#spec, "signal"), shell.closeSignal];
+    const supervisor = await this.#connect(signals);
+    if (supervisor === undefined) return this.#result(null, null, this.#earlyCause);
+    const process = this.#start(supervisor);
+    const deadline = new Deadline(this.#timeoutMs, signals, shell.host.abortListeners, () => this.#terminate());
+    this.#deadline = deadline;
+    if (this.#earlyCause !== undefined) deadline.fire(this.#earlyCause);
+    // A lost connection ends the wait at once: the result is an engine error whatever the command does.
+    supervisor.ended.then(() => {
+      if (supervisor.failure !== undefined && !this.#settled) process.abandon();
+    });
+    const { graceMs } = shell.options;
+    const trailer = new Promise<void>((resolve) => this.#announceEnd = resolve);
+    const ended = new Promise<void>((resolve) => this.#announceGone = resolve);
+    // The end: the trailer; the client's exit once its last bytes are read; or, after our termination, the
+    // supervisor's word that nothing of the session runs (a client can take seconds to see its program die).
+    await Promise.race([
+      trailer,
+      process.exited.then(() => firstOf(process.drained, graceMs)),
+      ended.then(() => firstOf(process.drained, graceMs)),
+    ]);
+    if (this.#status !== undefined) {
+      // As locally: what a background process holds open is drained for at most graceMs, cut short by a stop.
+      const drained = await Promise.race([firstOf(process.drained, graceMs), deadline.fired]);
+      if (drained !== undefined) this.#release(process);
+    } else {
+      this.#release(process);
+    }
+    const cause = deadline.cause;
+    deadline.dispose();
+    clearTimeout(this.#backstop);
+    if (this.#status !== undefined) {
+      if (this.#status.lost) throw this.#lost(supervisor);
+      if (this.#session !== undefined) this.#backend.settled(this.#session);
+      const { code } = this.#status;
+      const signal = cause === undefined ? null : code === 143 ? "SIGTERM" : code === 137 ? "SIGKILL" : null;
+      return this.#result(signal === null ? code : null, signal, cause);
+    }
+    if (this.#refusal !== undefined) throw this.#refused(this.#refusal, supervisor);
+    const exit = await process.exited;
+    if (this.#session === undefined) {
+      if (supervisor.failure !== undefined) throw supervisor.failure;
+      throw new ShellEngineError(engine.name, engine.target, this.#explain(supervisor, exit, this.#frames?.clientText));
+    }
+    // It started, and its wrapper ended without a trailer.
+    if (supervisor.failure !== undefined || !await supervisor.confirm()) throw this.#lost(supervisor);
+    if (cause !== undefined && !this.#unconfirmed) return this.#result(null, "SIGKILL", cause);
+    this.#backend.shell.track(this.#backend.terminate(this.#session));
+    throw new ShellEngineError(
+      engine.name,
+      engine.target,
+      this.#unconfirmed
+        ? `the end of the command was not confirmed within ${graceMs + CONFIRM_AFTER_GRACE_MS} ms of its termination`
+        : "the command's wrapper was killed on the engine's side before it could report how the command ended",
+    );
+  }
+
+  #frames: WrapperFrames | undefined;
+
+  /** The connection, unless a stop comes first (then undefined, and nothing is started). */
+  async #connect(signals: (AbortSignal | undefined)[]): Promise<Supervisor | undefined> {
+    const { host } = this.#backend.shell;
+    const stopped = new Promise<undefined>((resolve) => {
+      this.#stopConnecting = (cause) => {
+        this.#earlyCause ??= cause;
+        resolve(undefined);
+      };
+    });
+    const given = signals.filter((signal): signal is AbortSignal => signal !== undefined);
+    const unsubscribes = given.map((signal) =>
+      host.abortListeners.onAbort(signal, () => this.#stopConnecting?.("abort"))
+    );
+    if (given.some((signal) => signal.aborted)) this.#stopConnecting?.("abort");
+    try {
+      return await Promise.race([this.#backend.connection(), stopped]);
+    } finally {
+      this.#stopConnecting = undefined;
+      for (const unsubscribe of unsubscribes) unsubscribe();
+    }
+  }
+
+  /** Starts the wrapper with the header, its stdin after it. */
+  #start(supervisor: Supervisor): EngineProcess {
+    const { host, options } = this.#backend.shell;
+    const env = markNestedShell(mergeEnvWith({
+      ambient: supervisor.env,
+      env: ownValue(this.#spec, "env"),
+      dshEnv: ownValue(this.#spec, "dshEnv"),
+    }, host.scrubDecisions));
+    // The engine's own variables that no shell can pass (the caller's were refused up front) are left out.
+    for (const name of Object.keys(env)) if (!isShellName(name)) delete env[name];
+    const stdin = ownValue(this.#spec, "stdin");
+    const args = ownValue(this.#spec, "args");
+    const header = commandHeader({
+      env,
+      workdir: this.#spec.workdir,
+      recordDir: supervisor.recordDir,
+      stdin: stdin !== undefined,
+      run: args === undefined
+        ? { shell: options.shell, command: this.#spec.command }
+        : { argv: [this.#spec.command, ...args] },
+    });
+    const frames = new WrapperFrames(header.nonce, {
+      started: (sid) => {
+        this.#pid = sid;
+        this.#session = this.#backend.started(supervisor, sid);
+        if (this.#terminateWhenStarted) this.#terminate();
+      },
+      refused: (reason) => this.#refusal = reason,
+      stderr: (chunk) => {
+        this.#stderr.write(chunk);
+        this.#events.stderr(chunk);
+      },
+      ended: (code, lost) => {
+        this.#status = { code, lost };
+        this.#announceEnd();
+      },
+    });
+    this.#frames = frames;
+    const bytes = typeof stdin === "string" ? encoder.encode(stdin) : stdin;
+    const input = bytes === undefined ? header.bytes : join(header.bytes, bytes);
+    const process = supervisor.link.run(WRAPPER_ARGV, input, {
+      onStdout: (chunk) => {
+        this.#stdout.write(chunk);
+        this.#events.stdout(chunk);
+      },
+      onStderr: (chunk) => frames.push(chunk),
+    });
+    this.#process = process;
+    process.drained.then(() => frames.end());
+    return process;
+  }
+
+  /** Ends the command's whole session on the engine; before it started there, as soon as it does. */
+  #terminate(): void {
+    const session = this.#session;
+    if (session === undefined) {
+      this.#terminateWhenStarted = true;
+      return;
+    }
+    const { shell } = this.#backend;
+    shell.track(
+      this.#backend.terminate(session).then(() => {
+        if (session.gone) this.#announceGone();
+      }),
+    );
+    this.#backstop ??= setTimeout(() => {
+      this.#unconfirmed = true;
+      this.#process?.abandon();
+    }, shell.options.graceMs + CONFIRM_AFTER_GRACE_MS);
+  }
+
+  #stop(cause: StopCause): boolean {
+    if (!this.#settled) {
+      if (this.#deadline !== undefined) return this.#deadline.fire(cause);
+      if (this.#earlyCause !== undefined) return false;
+      this.#earlyCause = cause;
+      this.#stopConnecting?.(cause);
+      return true;
+    }
+    // Settled: what the command left running is still the caller's to end; the result stays as it is.
+    const session = this.#session;
+    if (session === undefined || this.#deadline?.cause !== undefined || this.#endingSurvivors) return false;
+    if (!this.#backend.alive(session)) return false;
+    this.#endingSurvivors = true;
+    this.#backend.shell.track(this.#backend.terminate(session));
+    return true;
+  }
+
+  /** Stops reading the client's output and ends the client (what it started lives on, recorded, until ended). */
+  #release(process: EngineProcess): void {
+    process.releaseOutput();
+    process.abandon();
+  }
+
+  #result(exitCode: number | null, signal: string | null, cause: StopCause | undefined): ShellRunResult {
+    const result: ShellRunResult = {
+      exitCode,
+      signal,
+      timedOut: cause === "timeout",
+      aborted: cause === "abort",
+      timeoutMs: this.#timeoutMs ?? this.#spec.timeoutMs,
+      durationMs: performance.now() - this.#startedAt,
+      stdout: this.#stdout.finish(),
+      stderr: this.#stderr.finish(),
+    };
+    const failure = this.#events.observerError;
+    if (failure !== undefined) result.observerError = failure.error;
+    return result;
+  }
+
+  /** Settles: a failure goes on stderr too (a task's reader sees it), and the collectors are finished. */
+  #finish(result: ShellRunResult | undefined, error?: unknown): ShellRunResult {
+    this.#settled = true;
+    clearTimeout(this.#backstop);
+    this.#deadline?.dispose();
+    if (result !== undefined) return result;
+    if (error instanceof Error) this.#stderr.write(encoder.encode(`${error.name}: ${error.message}\n`));
+    this.#stdout.finish();
+    this.#stderr.finish();
+    throw error;
+  }
+
+  /** The error for a command that the supervisor ended because the connection was lost. */
+  #lost(supervisor: Supervisor): ShellEngineError {
+    const { engine } = this.#backend;
+    return supervisor.failure ??
+      new ShellEngineError(engine.name, engine.target, "the connection was lost while the command ran");
+  }
+
+  /** The error for a wrapper's refusal: the same `ShellSpawnError` as locally where the caller's input is at fault. */
+  #refused(reason: string, supervisor: Supervisor): Error {
+    const { engine, shell } = this.#backend;
+    const where = `${engine.name} ${engine.target}`;
+    const workdir = this.#spec.workdir;
+    const program = ownValue(this.#spec, "args") === undefined ? shell.options.shell : this.#spec.command;
+    const role = ownValue(this.#spec, "args") === undefined ? "shell" : "program";
+    const path = supervisor.env.PATH;
+    switch (reason) {
+      case "cwd-missing":
+        return new ShellSpawnError(`workdir does not exist on ${where}: ${workdir}`, workdir);
+      case "cwd-not-dir":
+        return new ShellSpawnError(`workdir is not a directory on ${where}: ${workdir}`, workdir);
+      case "cwd-access":
+        return new ShellSpawnError(`workdir cannot be entered on ${where}: ${workdir}`, workdir);
+      case "shell":
+      case "program": {
+        const searched = program.includes("/") ? "" : ` (PATH=${this.#childPath() ?? path ?? "/usr/bin:/bin"})`;
+        return new ShellSpawnError(
+          `cannot start the ${role} "${program}" on ${where}: not found or not executable${searched}`,
+          program,
+        );
+      }
+      case "supervisor":
+        return new ShellEngineError(
+          engine.name,
+          engine.target,
+          "the supervisor's record directory is gone: it is ending every session (the connection was lost), or a " +
+            "command removed it",
+        );
+      case "session":
+        return new ShellEngineError(
+          engine.name,
+          engine.target,
+          "the engine did not start the command's wrapper as the leader of a new session, so its processes could " +
+            "not be ended as a whole",
+        );
+      default:
+        return new ShellEngineError(engine.name, engine.target, `the command's wrapper refused it: ${reason}`);
+    }
+  }
+
+  /** The `PATH` the command itself would have had. */
+  #childPath(): string | undefined {
+    const env = ownValue(this.#spec, "env");
+    return env !== undefined && Object.hasOwn(env, "PATH") ? env.PATH : undefined;
+  }
+
+  #explain(
+    supervisor: Supervisor,
+    exit: { code: number | null; signal: string | null },
+    stderr: string | undefined,
+  ): string {
+    return supervisor.link.explain({ code: exit.code, signal: exit.signal, stderr: stderr ?? "" });
+  }
+
+  #collector(budget: number, label: string): OutputCollector {
+    const { options } = this.#backend.shell;
+    return new OutputCollector({
+      budget,
+      maxSpillBytes: options.maxSpillBytes,
+      spillDirectory: () => this.#backend.spill.path(),
+      label,
+    });
+  }
+}
+
+function join(a: Uint8Array, b: Uint8Array): Uint8Array {
+  const joined = new Uint8Array(a.length + b.length);
+  joined.set(a);
+  joined.set(b, a.length);
+  return joined;
+}

@@ -1,0 +1,229 @@
+/**
+ * The two programs a remote engine runs for a shell, as POSIX `sh` text
+ * (checked with dash, busybox ash and bash): the **supervisor**, one per
+ * connection, and the **wrapper**, one per command. They travel as argv
+ * (`sh -c SCRIPT`), never as a script on stdin: dash and busybox read ahead
+ * on stdin and would swallow the bytes meant for the command.
+ *
+ * Why a supervisor at all: the local client (`docker exec`, `ssh`) is not
+ * the process to kill, and killing it does not end what it started. So the
+ * engine's side gets a process of its own that can signal sessions there,
+ * and that notices when the harness is gone — its stdin reaches end of file
+ * (the harness closed, exited or died, or the connection dropped) or its
+ * heartbeat stops (a link gone silent) — and then ends every session the
+ * shell started: SIGTERM to each process group, SIGKILL after the grace.
+ *
+ * @module
+ */
+
+/**
+ * The supervisor, run as `sh -c SUPERVISOR dsh-sup GRACE_MS HEARTBEAT_MS`.
+ *
+ * It first says `dsh-sup env N` and the N bytes of its own environment
+ * (NUL-separated, as the engine gives it to a program: the shell's ambient
+ * environment), then `dsh-sup ready PID DIR`, or `dsh-sup fail REASON` and
+ * ends. `DIR` is its private record directory (0700): each wrapper records
+ * its session there before its command runs, so that a command started
+ * just as the harness dies is still ended.
+ *
+ * Requests, one per line: `r SID` (the harness saw session SID start:
+ * remember it, even if its record file is removed), `f SID` (forget it),
+ * `t SID` (terminate it; answers `gone SID`), `w SID` (answer `gone SID`
+ * once nothing of it runs), `q TOKEN` (answers `ok TOKEN`: the shell's
+ * heartbeat is `q beat`, once a second). Every line counts as a heartbeat. Session ids are refused
+ * unless they are a pid other than 0, 1 and its own: `kill -- -0` or
+ * `kill -- -1` would reach far more than a command.
+ *
+ * Liveness reads `/proc` (with awk when there is one, which handles a
+ * command name holding a newline; else a slower sh loop): a process is
+ * gone when dead, or a zombie with no thread left running.
+ */
+export const SUPERVISOR_SCRIPT = `trap '' PIPE HUP INT QUIT
+g=$1 hb=$2
+umask 077
+say() { printf 'dsh-sup %s\\n' "$*"; }
+[ -r /proc/$$/environ ] || { say 'fail the engine has no /proc: only Linux containers and hosts are supported'; exit 0; }
+d=$(mktemp -d "\${TMPDIR:-/tmp}/dsh-sup.XXXXXX" 2>/dev/null) ||
+  d=$(mktemp -d /tmp/dsh-sup.XXXXXX 2>/dev/null) ||
+  d=$(mktemp -d /dev/shm/dsh-sup.XXXXXX 2>/dev/null) ||
+  { say 'fail no writable temporary directory (TMPDIR, /tmp, /dev/shm) for the supervisor'; exit 0; }
+say "env $(($(wc -c < /proc/$$/environ)))"
+cat /proc/$$/environ
+say "ready $$ $d"
+S=
+valid() { case $1 in ''|*[!0-9]*|0*|1) return 1 ;; esac; [ "$1" != "$$" ]; }
+if command -v awk >/dev/null 2>&1; then
+  members() {
+    M=$(cat /proc/[0-9]*/stat 2>/dev/null | awk -v s="$1" '
+      /\\)/ { sub(/.*\\) /, ""); n = split($0, f, " ")
+        if (n >= 18 && f[4] == s && f[1] !~ /^[Xx]/ && (f[1] != "Z" || f[18] > 1)) printf " %s", f[3] }')
+  }
+else
+  members() {
+    M= s_=$1
+    for f_ in /proc/[0-9]*/stat; do
+      l_=
+      { while IFS= read -r x_ || [ -n "$x_" ]; do l_="$l_ $x_"; done; } < "$f_" 2>/dev/null || continue
+      case $l_ in *")"*) ;; *) continue ;; esac
+      l_=\${l_##*) }
+      set -f; set -- $l_; set +f
+      [ "$#" -ge 18 ] && [ "$4" = "$s_" ] || continue
+      case $1 in X|x) continue ;; Z) [ "\${18}" -gt 1 ] || continue ;; esac
+      M="$M $3"
+    done
+  }
+fi
+signal() {
+  members "$2"; seen_=
+  for p_ in $M; do
+    case " $seen_ " in *" $p_ "*) continue ;; esac
+    seen_="$seen_ $p_"; kill -s "$1" -- "-$p_" 2>/dev/null
+  done
+}
+now() { read -r u_ _ < /proc/uptime; u_=\${u_%%.*}\${u_#*.}; while :; do case $u_ in 0?*) u_=\${u_#0} ;; *) break ;; esac; done; now=$u_; }
+settle() {
+  now; end_=$((now + $2)); iv_=2
+  while :; do
+    [ -n "$3" ] && signal "$3" "$1"
+    members "$1"; [ -z "$M" ] && return 0
+    now; [ "$now" -ge "$end_" ] && return 1
+    sleep "0.$(printf %02d "$iv_")" </dev/null >/dev/null 2>&1 || sleep 1 </dev/null >/dev/null 2>&1
+    iv_=$((iv_ * 2)); [ "$iv_" -gt 5 ] && iv_=5
+  done
+}
+terminate() {
+  signal TERM "$1"
+  settle "$1" $(((g + 9) / 10)) || settle "$1" 500 KILL
+  rm -f "$d/$1"
+}
+watch() {
+  while [ -d "$d" ]; do
+    members "$1"; [ -z "$M" ] && { rm -f "$d/$1"; say "gone $1"; return; }
+    sleep 0.5 </dev/null >/dev/null 2>&1
+  done
+}
+forget() { k_=; for s_ in $S; do [ "$s_" = "$1" ] || k_="$k_ $s_"; done; S=$k_; }
+cleanup() {
+  trap '' TERM USR1
+  exec </dev/null >/dev/null 2>&1
+  [ -z "$tp" ] || kill "$tp" 2>/dev/null
+  all_=$S
+  if [ -d "$d" ] && mv "$d" "$d.closing"; then d=$d.closing; fi
+  for f_ in "$d"/*; do all_="$all_ \${f_##*/}"; done
+  seen_= pids_=
+  for s_ in $all_; do
+    valid "$s_" || continue
+    case " $seen_ " in *" $s_ "*) continue ;; esac
+    seen_="$seen_ $s_"
+    ( terminate "$s_" ) & pids_="$pids_ $!"
+  done
+  [ -z "$pids_" ] || wait $pids_
+  rm -rf "$d"
+}
+trap 'cleanup; exit 0' USR1 TERM
+beat() { { true > "$d/beat"; } 2>/dev/null; }
+beat
+tp=
+if [ "$hb" -gt 0 ]; then
+  (
+    trap 'kill "$sp" 2>/dev/null; exit 0' TERM
+    ms_=$((hb / 2)); step_=$((ms_ / 1000)).$((ms_ % 1000 / 100))$((ms_ % 100 / 10))$((ms_ % 10)); missed_=0
+    while [ -d "$d" ]; do
+      sleep "$step_" & sp=$!; wait "$sp"
+      if [ -e "$d/beat" ]; then rm -f "$d/beat"; missed_=0
+      else missed_=$((missed_ + 1)); [ "$missed_" -lt 2 ] || { kill -s USR1 $$; exit 0; }
+      fi
+    done
+  ) </dev/null >/dev/null 2>&1 &
+  tp=$!
+fi
+while IFS=' ' read -r op a _; do
+  beat
+  case $op in
+    r) valid "$a" && S="$S $a" ;;
+    f) valid "$a" && forget "$a" ;;
+    t) valid "$a" && { ( terminate "$a"; say "gone $a" ) & } ;;
+    w) valid "$a" && { ( watch "$a" ) & } ;;
+    q) say "ok $a" ;;
+  esac
+done
+cleanup
+`;
+
+/**
+ * The wrapper of one command, run as `env -i sh -c WRAPPER dsh-run` (an
+ * empty environment: nothing of the engine's reaches the command unless the
+ * header sets it).
+ *
+ * Its stdin starts with a header: a line with a fresh nonce, shell code
+ * defining `dsh_env` (the `export`s of the command's environment, every
+ * value single-quoted), `dsh_cwd`, `dsh_dir` (the supervisor's record
+ * directory), `dsh_stdin`, `dsh_path` (the command's `PATH`, for the
+ * program lookup) and either `dsh_shell` + `dsh_cmd` or `dsh_argv` (the
+ * argv as quoted words), then the nonce line again; every byte after
+ * it is the command's stdin, untouched (`read` on a pipe never reads past
+ * the newline).
+ *
+ * It checks, in order, that it leads its own session (the engine must start
+ * it so), the workdir, and the program; records its session; and says
+ * `<nonce> s <sid>` as the first line of stderr. Any refusal is one line
+ * `<nonce> e <reason>` instead, and nothing runs. The command runs in the
+ * foreground, in the wrapper's session, with the header's environment
+ * applied last (so no name in it can change the wrapper's own variables).
+ * After it, `\n<nonce> x <status> <kept|lost>` ends the wrapper's stderr:
+ * `lost` when the record had gone, which means the supervisor was ending
+ * every session (the connection was lost), not that the command ended by
+ * itself. The wrapper catches SIGTERM, so it outlives a termination that
+ * its command does not, to report the status; SIGKILL ends it too.
+ */
+export const WRAPPER_SCRIPT = `IFS= read -r n || exit 97
+[ -n "$n" ] || exit 97
+h=
+while IFS= read -r l; do
+  [ "$l" = "$n" ] && break
+  h="$h$l
+"
+done
+fail() { printf '%s e %s\\n' "$n" "$1" >&2; exit 97; }
+[ "$l" = "$n" ] || fail header
+eval "$h" || fail header
+sid=$$
+if { read -r st < /proc/$$/stat; } 2>/dev/null; then st=\${st##*) }; set -f; set -- $st; set +f; sid=$4; fi
+[ "$sid" = "$$" ] || fail session
+if [ -d "$dsh_cwd" ]; then cd -- "$dsh_cwd" 2>/dev/null || fail cwd-access
+elif [ -e "$dsh_cwd" ]; then fail cwd-not-dir
+else fail cwd-missing
+fi
+unset PATH SHLVL PWD OLDPWD
+found() {
+  case $1 in */*) [ -f "$1" ] && [ -x "$1" ]; return ;; esac
+  o_=$IFS; IFS=:; set -f
+  for p_ in \${dsh_path-/usr/bin:/bin}; do
+    if [ -f "\${p_:-.}/$1" ] && [ -x "\${p_:-.}/$1" ]; then IFS=$o_; set +f; return 0; fi
+  done
+  IFS=$o_; set +f; return 1
+}
+if [ -n "\${dsh_cmd+set}" ]; then
+  found "$dsh_shell" || fail shell
+  set -- "$dsh_shell" -c "$dsh_cmd"
+else
+  eval "set -- $dsh_argv"
+  found "$1" || fail program
+fi
+{ true > "$dsh_dir/$sid"; } 2>/dev/null || fail supervisor
+trap : TERM
+printf '%s s %s\\n' "$n" "$sid" >&2
+if [ "$dsh_stdin" = 1 ]; then (dsh_env; exec "$@"); else (dsh_env; exec "$@") < /dev/null; fi
+st=$?
+if [ -e "$dsh_dir/$sid" ]; then how=kept; else how=lost; fi
+printf '\\n%s x %s %s\\n' "$n" "$st" "$how" >&2
+exit "$st"
+`;
+
+/** The argv that starts a shell's supervisor on the engine. */
+export function supervisorArgv(graceMs: number, heartbeatMs: number): string[] {
+  return ["/bin/sh", "-c", SUPERVISOR_SCRIPT, "dsh-sup", String(graceMs), String(heartbeatMs)];
+}
+
+/** The argv that starts one command's wrapper on the engine, with an empty environment. */
+export const WRAPPER_ARGV: readonly string[] = Object.freeze(["env", "-i", "/bin/sh", "-c", WRAPPER_SCRIPT, "dsh-run"]);

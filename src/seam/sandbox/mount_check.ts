@@ -1,0 +1,169 @@
+/**
+ * The last look before a sandboxed command runs, from inside the sandbox:
+ * did each bind land where it was meant to, with what it was meant to
+ * hold? The library checks each path before it hands it to bubblewrap, and
+ * bubblewrap mounts it a few milliseconds later, following symbolic links
+ * on the way, once for the source and once for the destination. A command
+ * of an older sandbox (one set up before the path existed, so nothing there
+ * is pinned for it) can swap a directory for a link in between, and a
+ * `--bind <dir> <dir>` then binds a host directory such as `/etc` writable,
+ * at the link's target or even at `<dir>` itself. The mount table of the
+ * finished sandbox cannot be raced: no process in it can mount. So a small
+ * `bash` step reads `/proc/self/mountinfo` first. Each bind from inside a
+ * writable root must be there, at its own path, and every mount at that
+ * path must show the file system and the directory within it that the host
+ * has at that path (mountinfo's device and root fields); each mask must be
+ * there. Anything else is a refusal (exit 125 with its own message, which
+ * {@linkcode isMountRefusal} recognises); otherwise it `exec`s the command,
+ * which keeps its pid.
+ *
+ * @module
+ */
+
+import { readFileSync } from "node:fs";
+import { relative } from "node:path";
+import { isUnder } from "./paths.ts";
+
+/** The exit code of a refusal: the command never ran. */
+export const MOUNT_REFUSED_CODE = 125;
+
+/** How the refusal's message starts, on its own line of stderr. */
+const REFUSED = "dsh-sandbox: refused:";
+
+/** Where a process reads the mounts of its own namespace. */
+const MOUNTINFO = "/proc/self/mountinfo";
+
+/** What an expectation's device and root are when only the mount's presence is checked. */
+const ANY = "-";
+
+/**
+ * `$1` is the mountinfo file, `$2` the number of expectations, then three
+ * arguments each (mount point, device, root, as mountinfo spells them; `-`
+ * for any); the rest is the command.
+ */
+const SCRIPT = [
+  "info=$1; count=$2; shift 2; declare -A dev root seen; order=()",
+  'for ((i = 0; i < count; i++)); do dev[$1]=$2; root[$1]=$3; order+=("$1"); shift 3; done',
+  "lines=0",
+  "while read -r _ _ d r point _; do",
+  "  lines=$((lines + 1))",
+  "  [[ -v dev[$point] ]] || continue",
+  '  if [[ ${dev[$point]} != - && ( $d != "${dev[$point]}" || $r != "${root[$point]}" ) ]]; then',
+  `    echo "${REFUSED} the mount at $point holds $r of $d, not \${root[$point]} of \${dev[$point]} ` +
+  `(a directory was swapped for a link while the sandbox was set up)" >&2`,
+  `    exit ${MOUNT_REFUSED_CODE}`,
+  "  fi",
+  "  seen[$point]=1",
+  'done < "$info"',
+  `(( lines > 0 )) || { echo "${REFUSED} $info could not be read" >&2; exit ${MOUNT_REFUSED_CODE}; }`,
+  'for point in "${order[@]}"; do',
+  "  [[ -v seen[$point] ]] && continue",
+  `  echo "${REFUSED} nothing is mounted at $point (a directory was swapped for a link while the sandbox was set ` +
+  `up)" >&2`,
+  `  exit ${MOUNT_REFUSED_CODE}`,
+  "done",
+  'exec "$@"',
+].join("\n");
+
+/** One mount of the host, as `/proc/self/mountinfo` lists it. */
+interface HostMount {
+  /** `major:minor` of the file system. */
+  readonly device: string;
+  /** The directory of the file system that is mounted, decoded. */
+  readonly root: string;
+  /** Where it is mounted, decoded. */
+  readonly point: string;
+}
+
+/** What the check holds one mount point to. */
+export interface MountExpectation {
+  /** The mount point, real. */
+  readonly point: string;
+  /** Bound from the host's own `point`: its file system and directory must be the host's. Otherwise only present. */
+  readonly sameAsHost: boolean;
+}
+
+/**
+ * The argv that checks the sandbox's mounts against `expected` and then
+ * runs the command that follows it. `bash` is an absolute path; `files`
+ * say where the host's mount table is read now and where the check reads
+ * the sandbox's (both `/proc/self/mountinfo`, each in its own namespace;
+ * tests give files of their own).
+ *
+ * @example
+ * ```ts
+ * import assert from "node:assert/strict";
+ * import { mountCheckArgs } from "./mount_check.ts";
+ * const argv = mountCheckArgs("/usr/bin/bash", [{ point: "/tmp/a b", sameAsHost: false }]);
+ * assert.deepEqual(argv.slice(5), ["/proc/self/mountinfo", "1", "/tmp/a\\040b", "-", "-"]);
+ * ```
+ */
+export function mountCheckArgs(
+  bash: string,
+  expected: readonly MountExpectation[],
+  files: { readonly host: string; readonly inside: string } = { host: MOUNTINFO, inside: MOUNTINFO },
+): string[] {
+  const host = expected.some((expectation) => expectation.sameAsHost) ? hostMounts(files.host) : [];
+  const triples = expected.flatMap(({ point, sameAsHost }) => {
+    if (!sameAsHost) return [encode(point), ANY, ANY];
+    const mount = containing(host, point);
+    // No mount of the host holds it (cannot be on Linux): at least it must be there.
+    if (mount === undefined) return [encode(point), ANY, ANY];
+    const below = relative(mount.point, point);
+    const root = below === "" ? mount.root : mount.root === "/" ? `/${below}` : `${mount.root}/${below}`;
+    return [encode(point), mount.device, encode(root)];
+  });
+  return [bash, "-p", "-c", SCRIPT, "dsh-mounts", files.inside, String(expected.length), ...triples];
+}
+
+/**
+ * Whether a sandboxed command's exit and stderr are the mount check's
+ * refusal (then the command never ran). A command that prints the same
+ * only makes its own result a `ShellSandboxError`.
+ *
+ * @example
+ * ```ts
+ * import assert from "node:assert/strict";
+ * import { isMountRefusal } from "./mount_check.ts";
+ * assert.equal(isMountRefusal(125, "dsh-sandbox: refused: nothing is mounted at /srv/p/.git …\n"), true);
+ * assert.equal(isMountRefusal(1, "dsh-sandbox: refused: …\n"), false);
+ * ```
+ */
+export function isMountRefusal(exitCode: number | undefined, stderr: string): boolean {
+  return exitCode === MOUNT_REFUSED_CODE && stderr.trimEnd().split("\n").at(-1)?.startsWith(REFUSED) === true;
+}
+
+/** The host's mounts, in the order listed (a later one at the same point is on top). */
+function hostMounts(mountinfo: string): HostMount[] {
+  let text = "";
+  try {
+    text = readFileSync(mountinfo, "utf8");
+  } catch {
+    return [];
+  }
+  return text.split("\n").filter((line) => line !== "").map((line) => {
+    const [, , device, root, point] = line.split(" ");
+    return { device, root: decode(root), point: decode(point) };
+  });
+}
+
+/** The mount `path` is on: the deepest mount point above it, the last one listed there. */
+function containing(mounts: readonly HostMount[], path: string): HostMount | undefined {
+  let found: HostMount | undefined;
+  for (const mount of mounts) {
+    if (isUnder(path, mount.point) && (found === undefined || mount.point.length >= found.point.length)) {
+      found = mount;
+    }
+  }
+  return found;
+}
+
+/** A path as mountinfo spells it: space, tab, newline and backslash as octal escapes. */
+function encode(path: string): string {
+  return path.replace(/[\\ \t\n]/g, (char) => `\\${char.charCodeAt(0).toString(8).padStart(3, "0")}`);
+}
+
+/** A mountinfo field as the path it spells. */
+function decode(field: string): string {
+  return field.replace(/\\([0-7]{3})/g, (_, octal: string) => String.fromCharCode(parseInt(octal, 8)));
+}

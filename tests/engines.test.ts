@@ -1,0 +1,758 @@
+/**
+ * The engines (docs/engines.md) against real ones this file starts itself:
+ * a Docker daemon with its own socket, data root and exec root, running a
+ * container of an image imported from busybox-static, and an OpenSSH server
+ * on a loopback port with key authentication. The same checks run on both
+ * engines, on the runtime of the leg (Deno on the sources, Node on the
+ * built package).
+ *
+ * What runs on the engine's side is looked at from outside the code under
+ * test: in the container through the raw `docker exec`, on the SSH "host"
+ * (this machine) through /proc; both through /proc by a marker variable
+ * that follows a command's descendants wherever they go.
+ *
+ * Where docker or sshd is missing these tests skip with a loud reason,
+ * except with DSH_REQUIRE_ENGINES=1 (CI), where that fails.
+ */
+
+import { after, before, describe, it } from "node:test";
+import assert from "node:assert/strict";
+import { spawn } from "node:child_process";
+import { createHash, randomBytes } from "node:crypto";
+import { existsSync, mkdirSync, mkdtempSync, readdirSync, readFileSync, rmSync, writeFileSync } from "node:fs";
+import { tmpdir } from "node:os";
+import { join } from "node:path";
+import process from "node:process";
+import { fileURLToPath } from "node:url";
+import {
+  createShell,
+  type RemoteEngine,
+  type Shell,
+  ShellEngineError,
+  ShellSpawnError,
+  ShellSpecError,
+  type ShellTask,
+} from "../mod.ts";
+import { dockerEngine, localEngine, sshEngine } from "../src/engines/mod.ts";
+import { DockerDaemon, dockerUnavailable } from "./helpers/docker_daemon.ts";
+import { freePort, LOGIN_ENV, SSH_USER, SshDaemon, sshUnavailable } from "./helpers/ssh_daemon.ts";
+import { assertSpecError, rejection, thrown } from "./helpers/errors.ts";
+import { exitOf } from "./helpers/fixture.ts";
+import { runningWithEnv } from "./helpers/proc.ts";
+import { IS_DENO, scriptArgs } from "./helpers/runtime.ts";
+import { appeared, eventually } from "./helpers/wait.ts";
+
+const REQUIRED = process.env.DSH_REQUIRE_ENGINES === "1";
+const dockerMissing = dockerUnavailable();
+const sshMissing = sshUnavailable();
+for (const missing of [dockerMissing, sshMissing]) {
+  if (missing && !REQUIRED) console.error(`\n*** ENGINE TESTS SKIPPED: ${missing} ***\n`);
+}
+
+/** The grace every shell here uses: the no-orphans budget is this + 5 s. */
+const GRACE_MS = 500;
+/** The marker variable the tests give commands, to find their processes anywhere on this kernel. */
+const MARK = "DSH_TEST_MARK";
+
+describe("the engines are available where they are required", () => {
+  it("CI has docker and sshd: the engine tests ran, they were not skipped", { skip: !REQUIRED && "not in CI" }, () => {
+    assert.equal(dockerMissing, false, `the Docker engine tests would be skipped: ${dockerMissing}`);
+    assert.equal(sshMissing, false, `the SSH engine tests would be skipped: ${sshMissing}`);
+  });
+});
+
+/** One engine under test, with the ways to look at its side from outside. */
+interface Target {
+  readonly name: "docker" | "ssh";
+  /** A fresh engine value for it; `extra` for the timing options. */
+  engine(extra?: { heartbeatMs?: number }): RemoteEngine;
+  /** What the fixture harness needs to make the same engine. */
+  readonly config: Record<string, unknown>;
+  /** The ambient variable of that side a command keeps, and a credential-shaped one the scrub drops. */
+  readonly kept: readonly [string, string];
+  readonly secret: string;
+  /** What runs on that side that the code under test started and left (its supervisors included). */
+  ours(): { pid: number; comm: string }[];
+  /** The local clients (`docker exec`, `ssh`) of this target still running, and which is a supervisor's. */
+  clients(): { pid: number; supervisor: boolean }[];
+}
+
+/** The SSH engine's control directories now in the temporary directory. */
+function controlDirectories(): Set<string> {
+  return new Set(readdirSync(tmpdir()).filter((name) => name.startsWith("dsh-ssh-") && !name.includes("home")));
+}
+
+/** Those of `now` that were not in `before`. */
+function added(before: Set<string>, now: Set<string>): string[] {
+  return [...now].filter((name) => !before.has(name));
+}
+
+/** A fresh unique marker value. */
+function newMark(): string {
+  return `m${process.pid}-${randomBytes(6).toString("hex")}`;
+}
+
+/** The local processes (not zombies) whose argv satisfies `matches`. */
+function localProcesses(matches: (argv: string[]) => boolean): { pid: number; argv: string[] }[] {
+  const found: { pid: number; argv: string[] }[] = [];
+  for (const entry of readdirSync("/proc")) {
+    if (!/^\d+$/.test(entry) || Number(entry) === process.pid) continue;
+    try {
+      const stat = readFileSync(`/proc/${entry}/stat`, "latin1");
+      if (/^[ZXx]/.test(stat.slice(stat.lastIndexOf(")") + 2))) continue;
+      const argv = readFileSync(`/proc/${entry}/cmdline`, "latin1").split("\0").slice(0, -1);
+      if (matches(argv)) found.push({ pid: Number(entry), argv });
+    } catch {
+      // Gone between the listing and the read.
+    }
+  }
+  return found;
+}
+
+/** Everything `task` prints on stdout until `pattern` has shown; throws if it ends first. */
+async function readUntil(task: ShellTask, pattern: RegExp): Promise<string> {
+  let seen = "";
+  while (!pattern.test(seen)) {
+    const why = await task.waitForOutput({ timeoutMs: 20_000 });
+    const output = task.read();
+    seen += output.stdout;
+    if (why !== "output" && !pattern.test(seen)) {
+      throw new Error(`the task ${why} before printing ${pattern}: ${JSON.stringify(output)}`);
+    }
+  }
+  return seen;
+}
+
+/** The hex SHA-256 of `bytes`. */
+function sha256(bytes: Uint8Array): string {
+  return createHash("sha256").update(bytes).digest("hex");
+}
+
+/** `env` output as a map (values without newlines). */
+function envOf(text: string): Map<string, string> {
+  const map = new Map<string, string>();
+  for (const line of text.split("\n")) {
+    const equals = line.indexOf("=");
+    if (equals > 0) map.set(line.slice(0, equals), line.slice(equals + 1));
+  }
+  return map;
+}
+
+/** A shell on `target` with the options every test here uses. */
+function shellOn(target: Target, extra?: { heartbeatMs?: number }): Shell {
+  return createShell(target.engine(extra), { workdir: "/tmp", shell: "sh", graceMs: GRACE_MS, timeoutMs: 30_000 });
+}
+
+/** The fixture harness on `target` (see tests/fixtures/engine_host.ts), as it runs. */
+interface Harness {
+  /** Resolves once it has written that its work is up (false: it did not within 30 s). */
+  readonly up: Promise<boolean>;
+  readonly exited: Promise<{ code: number | null; signal: string | null }>;
+  /** What it wrote on stderr so far. */
+  stderr(): string;
+  kill(): void;
+}
+
+/** Starts the fixture harness on `target`, ending the way `how` says. */
+function runHarness(target: Target, mark: string, how: "sigkill" | "close" | "forget"): Harness {
+  const dir = mkdtempSync(join(tmpdir(), "dsh-engine-host-"));
+  const ready = join(dir, "ready");
+  const file = fileURLToPath(new URL(`./fixtures/engine_host.${IS_DENO ? "ts" : "js"}`, import.meta.url));
+  const args = [target.name, JSON.stringify(target.config), ready, mark, how];
+  const child = spawn(process.execPath, scriptArgs(file, args), { stdio: ["ignore", "ignore", "pipe"] });
+  let stderr = "";
+  child.stderr?.on("data", (chunk) => stderr += chunk);
+  const exited = exitOf(child);
+  // The harness says it is up by writing a file: there is no event to wait on across processes.
+  const up = Promise.race([appeared(ready, 30_000), exited.then(() => appeared(ready, 0))]);
+  exited.then(() => rmSync(dir, { recursive: true, force: true }));
+  return { up, exited, stderr: () => stderr, kill: () => child.kill("SIGKILL") };
+}
+
+/** The checks every engine must pass. */
+function engineSuite(target: () => Target): void {
+  it("runs a command line with its stdin, and reports its exit code, 255 included", async () => {
+    await using shell = shellOn(target());
+    const input = randomBytes(256 * 1024);
+    const piped = await shell.exec("cat; echo err >&2; exit 3", { stdin: input });
+    assert.equal(piped.exitCode, 3);
+    assert.equal(piped.signal, null);
+    assert.equal(piped.stderr.text, "err\n");
+    assert.equal(piped.stdout.totalBytes, input.length);
+    const counted = await shell.exec("cat | wc -c", { stdin: input });
+    assert.equal(counted.stdout.text.trim(), String(input.length));
+    const hashed = await shell.exec("sha256sum", { stdin: input });
+    assert.equal(hashed.stdout.text.split(" ")[0], sha256(input));
+    // No stdin: end of file at once, as locally.
+    assert.equal((await shell.exec("cat; echo done")).stdout.text, "done\n");
+    // ssh exits 255 for its own failures and docker 125–127: a command's own code is its code, never an error.
+    for (const code of [0, 1, 125, 126, 127, 255]) {
+      const result = await shell.exec(`exit ${code}`);
+      assert.deepEqual([result.exitCode, result.signal, result.timedOut], [code, null, false], `exit ${code}`);
+    }
+    const missing = await shell.exec("no-such-command-here");
+    assert.equal(missing.exitCode, 127);
+    assert.match(missing.stderr.text, /no-such-command-here/);
+  });
+
+  it("runs the argv form with each argument exactly as given", async () => {
+    await using shell = shellOn(target());
+    const args = ["%s|", "a b", "$HOME", "'q'", "", "x\ny", "*", "--"];
+    const result = await shell.exec("printf", { args });
+    assert.equal(result.exitCode, 0);
+    assert.equal(result.stdout.text, args.slice(1).map((arg) => `${arg}|`).join(""));
+    const missing = await rejection(shell.exec("no-such-program", { args: [] }));
+    assert.ok(missing instanceof ShellSpawnError, String(missing));
+    assert.match(missing.message, /no-such-program/);
+  });
+
+  it("gives a command the engine's environment, scrubbed; nothing of the harness's crosses", async () => {
+    const harnessOnly = `harness-${newMark()}`;
+    process.env.DSH_ENGINE_TEST_HARNESS = harnessOnly;
+    try {
+      await using shell = shellOn(target());
+      const value = "two\nlines 'quoted' \"dq\" $HOME `x` \\ é";
+      const result = await shell.exec("env; printf '\\n--\\n%s' \"$EXPLICIT\"", {
+        env: { EXPLICIT: value, PAGER: "less" },
+        dshEnv: { DSH_TASK_ID: "t-1" },
+      });
+      assert.equal(result.exitCode, 0, result.stderr.text);
+      const env = envOf(result.stdout.text);
+      const [keptName, keptValue] = target().kept;
+      assert.equal(env.get(keptName), keptValue, "the engine's own variable reaches the command");
+      assert.equal(env.has(target().secret), false, "the engine's credential-shaped variable is scrubbed");
+      assert.equal(env.has("DSH_ENGINE_TEST_HARNESS"), false, "nothing of the harness's environment crosses");
+      assert.ok(!result.stdout.text.includes(harnessOnly));
+      assert.equal(env.get("PAGER"), "less", "env beats the overrides");
+      assert.equal(env.get("GIT_PAGER"), "cat", "the overrides apply");
+      assert.equal(env.get("DSH_TASK_ID"), "t-1", "dshEnv applies");
+      assert.equal(result.stdout.text.slice(result.stdout.text.lastIndexOf("\n--\n") + 4), value, "byte for byte");
+      assert.equal(env.get("PWD"), "/tmp");
+    } finally {
+      delete process.env.DSH_ENGINE_TEST_HARNESS;
+    }
+  });
+
+  it("refuses an explicit variable no shell can pass, naming it", async () => {
+    await using shell = shellOn(target());
+    const error = await rejection(shell.exec("true", { env: { "A-B": "1" } }));
+    assertSpecError(error, 'env["A-B"]');
+  });
+
+  it("a timeout ends the whole tree on the engine's side, SIGTERM-trapping children included", async () => {
+    await using shell = shellOn(target());
+    const mark = newMark();
+    let upAt: number[] | undefined;
+    const tree = "sh -c 'trap \"\" TERM; sleep 300' & (trap '' TERM; while :; do sleep 1; done) & " +
+      "sleep 301 & echo up; wait";
+    let seen = "";
+    const started = performance.now();
+    const result = await shell.exec(tree, {
+      timeoutMs: 2_000,
+      env: { [MARK]: mark },
+      onStdout: (chunk) => {
+        seen += new TextDecoder().decode(chunk);
+        if (upAt === undefined && seen.includes("up")) upAt = runningWithEnv(MARK, mark);
+      },
+    });
+    assert.ok(upAt !== undefined && upAt.length >= 4, `the tree was up before the timeout: ${upAt}`);
+    assert.equal(result.timedOut, true);
+    assert.equal(result.exitCode, null);
+    assert.ok(result.signal === "SIGTERM" || result.signal === "SIGKILL", String(result.signal));
+    assert.ok(
+      await eventually(() => runningWithEnv(MARK, mark).length === 0, GRACE_MS + 5_000),
+      `left running: ${runningWithEnv(MARK, mark)}`,
+    );
+    assert.ok(performance.now() - started < 2_000 + GRACE_MS + 5_000);
+  });
+
+  it("tasks: output, kill(), owners, a survivor, and close() ends everything it started there", async () => {
+    const shell = shellOn(target());
+    const [markA, markB, markS] = [newMark(), newMark(), newMark()];
+    const tree = "trap '' TERM; sleep 300 & (trap '' TERM; sleep 301) & echo up; wait";
+    const a = shell.start(shell.resolve({ command: tree, owner: "a", env: { [MARK]: markA } }));
+    const b = shell.start(shell.resolve({ command: tree, owner: "b", env: { [MARK]: markB } }));
+    await readUntil(a, /up\n/);
+    await readUntil(b, /up\n/);
+    assert.ok(a.pid > 0 && b.pid > 0 && a.pid !== b.pid, `remote pids ${a.pid} ${b.pid}`);
+    assert.deepEqual(shell.tasks("a"), [a]);
+    assert.ok(runningWithEnv(MARK, markA).length >= 3);
+    const survivor = await shell.exec("sleep 303 & echo left", { env: { [MARK]: markS } });
+    assert.equal(survivor.exitCode, 0);
+    assert.equal(runningWithEnv(MARK, markS).length, 1, "the survivor runs on");
+
+    assert.equal(a.kill(), true);
+    const ended = await a.done;
+    assert.equal(a.status, "killed");
+    assert.equal(ended.aborted, true);
+    assert.ok(
+      await eventually(() => runningWithEnv(MARK, markA).length === 0, GRACE_MS + 5_000),
+      "kill() ends the task's whole tree",
+    );
+    assert.equal(b.status, "running");
+    assert.ok(runningWithEnv(MARK, markB).length >= 3);
+
+    const dirs = controlDirectories();
+    await shell.close();
+    // close() resolves once what it ended is gone: no waiting here.
+    assert.deepEqual(runningWithEnv(MARK, markB), []);
+    assert.deepEqual(runningWithEnv(MARK, markS), []);
+    assert.equal(b.status, "killed");
+    assert.ok(controlDirectories().size <= dirs.size - (target().name === "ssh" ? 1 : 0), "its control directory went");
+    assert.ok(
+      await eventually(() => target().ours().length === 0, 5_000),
+      `left on the engine's side: ${JSON.stringify(target().ours())}`,
+    );
+    assert.ok(
+      await eventually(() => target().clients().length === 0, 5_000),
+      `local clients left: ${JSON.stringify(target().clients())}`,
+    );
+  });
+
+  it("the harness SIGKILLed with tasks running: everything it started there ends within graceMs + 5 s", async () => {
+    const mark = newMark();
+    const harness = runHarness(target(), mark, "sigkill");
+    try {
+      assert.equal(await harness.up, true, `the harness did not come up: ${harness.stderr()}`);
+      assert.ok(runningWithEnv(MARK, mark).length >= 7, "two trees and a survivor run");
+    } finally {
+      harness.kill();
+    }
+    assert.deepEqual(await harness.exited, { code: null, signal: "SIGKILL" });
+    const killedAt = performance.now();
+    // The fixture's grace is 1 000 ms.
+    const budget = 1_000 + 5_000;
+    assert.ok(
+      await eventually(() => runningWithEnv(MARK, mark).length === 0 && target().ours().length === 0, budget),
+      `left on the engine's side: ${JSON.stringify(target().ours())}`,
+    );
+    const took = performance.now() - killedAt;
+    assert.ok(took < budget, `took ${took} ms`);
+    assert.ok(
+      await eventually(() => target().clients().length === 0, 5_000),
+      `local clients left: ${JSON.stringify(target().clients())}`,
+    );
+  });
+
+  it("a harness whose last act is close() ends by itself, exit code 0, with nothing left there", async () => {
+    const mark = newMark();
+    const dirs = controlDirectories();
+    const harness = runHarness(target(), mark, "close");
+    assert.deepEqual(await harness.exited, { code: 0, signal: null }, harness.stderr());
+    assert.equal(await harness.up, true);
+    // close() had ended everything before the harness exited: no waiting here.
+    assert.deepEqual(runningWithEnv(MARK, mark), []);
+    assert.deepEqual(target().ours(), []);
+    assert.deepEqual(added(dirs, controlDirectories()), [], "no control directory is left here");
+  });
+
+  it("a harness that forgets close() still ends, and the engine's side ends what it left", async () => {
+    const mark = newMark();
+    const dirs = controlDirectories();
+    const harness = runHarness(target(), mark, "forget");
+    assert.deepEqual(await harness.exited, { code: 0, signal: null }, harness.stderr());
+    assert.equal(await harness.up, true);
+    assert.deepEqual(added(dirs, controlDirectories()), [], "no control directory is left here");
+    assert.ok(
+      await eventually(() => runningWithEnv(MARK, mark).length === 0 && target().ours().length === 0, 1_000 + 5_000),
+      `left on the engine's side: ${JSON.stringify(target().ours())}`,
+    );
+  });
+
+  it("a dropped connection: the engine's side ends the shell's commands; the command fails with ShellEngineError", async () => {
+    await using shell = shellOn(target());
+    const mark = newMark();
+    const task = shell.start(
+      shell.resolve({ command: "trap '' TERM; sleep 300 & echo up; wait", owner: null, env: { [MARK]: mark } }),
+    );
+    await readUntil(task, /up\n/);
+    const supervisors = target().clients().filter((client) => client.supervisor);
+    assert.equal(supervisors.length, 1, "one connection per shell");
+    // SIGKILL of the supervisor's client: for ssh that is the connection itself (the control master).
+    process.kill(supervisors[0].pid, "SIGKILL");
+    const lostAt = performance.now();
+    await task.done;
+    assert.equal(task.status, "killed");
+    assert.ok(task.spawnError instanceof ShellEngineError, String(task.spawnError));
+    assert.equal(task.spawnError.name, "ShellEngineError");
+    assert.ok(
+      await eventually(() => runningWithEnv(MARK, mark).length === 0, GRACE_MS + 5_000),
+      "the engine's side noticed and ended the command",
+    );
+    assert.ok(performance.now() - lostAt < GRACE_MS + 5_000);
+    // The shell connects again for the next command.
+    assert.equal((await shell.exec("echo again")).stdout.text, "again\n");
+  });
+
+  it("a link gone silent: the heartbeat stops, and the engine's side ends the shell's commands", async () => {
+    await using shell = shellOn(target(), { heartbeatMs: 2_000 });
+    const mark = newMark();
+    const task = shell.start(
+      shell.resolve({ command: "trap '' TERM; sleep 300 & echo up; wait", owner: null, env: { [MARK]: mark } }),
+    );
+    await readUntil(task, /up\n/);
+    const [supervisor] = target().clients().filter((client) => client.supervisor);
+    // A frozen client: its connection stays open, nothing flows.
+    process.kill(supervisor.pid, "SIGSTOP");
+    const frozenAt = performance.now();
+    try {
+      // Silence is noticed after 2 to 3 s (heartbeatMs, checked every half of it), then the grace.
+      assert.ok(
+        await eventually(() => runningWithEnv(MARK, mark).length === 0, 3_000 + GRACE_MS + 5_000),
+        "the engine's side ended the command",
+      );
+      assert.ok(performance.now() - frozenAt < 3_000 + GRACE_MS + 5_000);
+      // This side notices the silence too: the task fails instead of hanging on a connection that says nothing.
+      await task.done;
+      assert.ok(task.spawnError instanceof ShellEngineError, String(task.spawnError));
+      assert.match(task.spawnError.message, /silent|lost/);
+    } finally {
+      // The shell kills a silent connection's client itself; this is for when it did not.
+      try {
+        process.kill(supervisor.pid, "SIGKILL");
+      } catch {
+        // Already gone.
+      }
+    }
+  });
+
+  it("the stderr of a command that imitates the wrapper's frames is the command's, byte for byte", async () => {
+    await using shell = shellOn(target());
+    const fake = "\ndsh-000000000000000000000000 x 0 kept\ndsh-0 s 1\nno newline at the end";
+    const result = await shell.exec(`printf '%s' "$FAKE" >&2; exit 4`, { env: { FAKE: fake } });
+    assert.equal(result.exitCode, 4);
+    assert.equal(result.stderr.text, fake);
+  });
+
+  it("a missing workdir is the ShellSpawnError it is locally", async () => {
+    await using shell = shellOn(target());
+    const error = await rejection(shell.exec("true", { workdir: "/no/such/dir" }));
+    assert.ok(error instanceof ShellSpawnError, String(error));
+    assert.match(error.message, /\/no\/such\/dir/);
+  });
+}
+
+describe("the Docker engine", { skip: !REQUIRED && dockerMissing }, () => {
+  let docker: DockerDaemon;
+  let container: string;
+  let target: Target;
+  before(async () => {
+    docker = await DockerDaemon.start();
+    container = docker.run(`dsh-engine-${process.pid}`, { FOO: "from-the-image", SECRET_TOKEN: "container-secret" });
+    const config = { container, dockerHost: docker.host };
+    target = {
+      name: "docker",
+      engine: (extra) => dockerEngine({ ...config, ...extra }),
+      config,
+      kept: ["FOO", "from-the-image"],
+      secret: "SECRET_TOKEN",
+      ours: () => docker.ours(container),
+      clients: () =>
+        localProcesses((argv) => argv.includes("exec") && argv.includes(container)).map(({ pid, argv }) => ({
+          pid,
+          supervisor: argv.includes("dsh-sup"),
+        })),
+    };
+  });
+  after(async () => {
+    await docker?.stop();
+  });
+
+  engineSuite(() => target);
+
+  it("a stopped container is a ShellEngineError, never an exit code; so is a missing one", async () => {
+    const stopped = docker.run(`dsh-engine-stopped-${process.pid}`);
+    assert.equal(docker.cli(["stop", "-t", "0", stopped]).status, 0);
+    await using shell = createShell(dockerEngine({ container: stopped, dockerHost: docker.host }), {
+      workdir: "/tmp",
+      shell: "sh",
+    });
+    const error = await rejection(shell.exec("true"));
+    assert.ok(error instanceof ShellEngineError, String(error));
+    assert.equal(error.name, "ShellEngineError");
+    assert.equal(error.engine, "docker");
+    assert.match(error.message, /^docker container dsh-engine-stopped-\d+: the container is not running/);
+    const task = shell.start(shell.resolve({ command: "true", owner: null }));
+    await task.done;
+    assert.equal(task.status, "killed");
+    assert.ok(task.spawnError instanceof ShellEngineError);
+
+    await using nowhere = createShell(dockerEngine({ container: "no-such-container", dockerHost: docker.host }), {
+      workdir: "/tmp",
+    });
+    const missing = await rejection(nowhere.exec("true"));
+    assert.ok(missing instanceof ShellEngineError, String(missing));
+    assert.match(missing.message, /no such container/);
+  });
+
+  it("a container stopped while a command runs: the command fails with ShellEngineError", async () => {
+    const doomed = docker.run(`dsh-engine-doomed-${process.pid}`);
+    await using shell = createShell(dockerEngine({ container: doomed, dockerHost: docker.host }), {
+      workdir: "/tmp",
+      shell: "sh",
+    });
+    const task = shell.start(shell.resolve({ command: "echo up; sleep 300", owner: null }));
+    await readUntil(task, /up\n/);
+    assert.equal(docker.cli(["kill", doomed]).status, 0);
+    await task.done;
+    assert.equal(task.status, "killed");
+    assert.ok(task.spawnError instanceof ShellEngineError, String(task.spawnError));
+    assert.equal(task.exitCode, null);
+    const next = await rejection(shell.exec("true"));
+    assert.ok(next instanceof ShellEngineError, String(next));
+    assert.match(next.message, /not running/);
+  });
+
+  it("env values never appear in any argv, here or in the container", async () => {
+    await using shell = shellOn(target);
+    const secret = `value-${newMark()}`;
+    const task = shell.start(shell.resolve({ command: "echo up; sleep 300", owner: null, env: { GIVEN: secret } }));
+    await readUntil(task, /up\n/);
+    // The container's processes are this kernel's too: one /proc shows both sides.
+    assert.deepEqual(localProcesses((argv) => argv.some((arg) => arg.includes(secret))), []);
+    task.kill();
+    await task.done;
+  });
+});
+
+describe("the SSH engine", { skip: !REQUIRED && sshMissing }, () => {
+  let sshd: SshDaemon;
+  let target: Target;
+  before(async () => {
+    sshd = await SshDaemon.start();
+    const config = {
+      host: "127.0.0.1",
+      port: sshd.port,
+      user: SSH_USER,
+      identityFile: sshd.identityFile,
+      knownHostsFile: sshd.knownHostsFile,
+    };
+    const port = String(sshd.port);
+    target = {
+      name: "ssh",
+      engine: (extra) => sshEngine({ ...config, ...extra }),
+      config,
+      kept: ["ENGINE_LOGIN_MARKER", LOGIN_ENV.ENGINE_LOGIN_MARKER],
+      secret: "ENGINE_LOGIN_TOKEN",
+      ours: () => sshd.ours(),
+      clients: () =>
+        localProcesses((argv) => /(^|\/)ssh$/.test(argv[0] ?? "") && argv.includes(port)).map(({ pid, argv }) => ({
+          pid,
+          supervisor: argv.includes("ControlMaster=yes"),
+        })),
+    };
+  });
+  after(async () => {
+    await sshd?.stop();
+  });
+
+  engineSuite(() => target);
+
+  it("one connection per shell: every command is a session of it, with no handshake of its own", async () => {
+    const before = sshd.logins();
+    await using shell = shellOn(target);
+    for (let i = 0; i < 5; i++) assert.equal((await shell.exec(`echo ${i}`)).stdout.text, `${i}\n`);
+    await Promise.all([1, 2, 3].map((i) => shell.exec(`echo ${i}`)));
+    assert.equal(sshd.logins() - before, 1);
+  });
+
+  it("a refused connection is a ShellEngineError, never ssh's exit code 255", async () => {
+    const port = await freePort();
+    await using shell = createShell(
+      sshEngine({ host: "127.0.0.1", port, user: SSH_USER, identityFile: sshd.identityFile }),
+      { workdir: "/tmp" },
+    );
+    const error = await rejection(shell.exec("true"));
+    assert.ok(error instanceof ShellEngineError, String(error));
+    assert.equal(error.name, "ShellEngineError");
+    assert.equal(error.engine, "ssh");
+    assert.equal(error.target, `${SSH_USER}@127.0.0.1:${port}`);
+    assert.match(error.message, /connection refused/);
+    const task = shell.start(shell.resolve({ command: "true", owner: null }));
+    await task.done;
+    assert.equal(task.status, "killed");
+    assert.equal(task.exitCode, null);
+    assert.ok(task.spawnError instanceof ShellEngineError);
+  });
+
+  it("a host key that does not match is a ShellEngineError, and nothing runs", async () => {
+    const dir = mkdtempSync(join(tmpdir(), "dsh-known-"));
+    try {
+      const other = join(dir, "known_hosts");
+      // Another server's key for this address: the client must refuse, never ask or learn.
+      const key = readFileSync(sshd.identityFile + ".pub", "utf8").split(" ").slice(0, 2).join(" ");
+      writeFileSync(other, `[127.0.0.1]:${sshd.port} ${key}\n`);
+      const mark = newMark();
+      await using shell = createShell(
+        sshEngine({
+          host: "127.0.0.1",
+          port: sshd.port,
+          user: SSH_USER,
+          identityFile: sshd.identityFile,
+          knownHostsFile: other,
+        }),
+        { workdir: "/tmp" },
+      );
+      const error = await rejection(shell.exec(`touch /tmp/${mark}`));
+      assert.ok(error instanceof ShellEngineError, String(error));
+      assert.match(error.message, /host key verification failed/);
+      assert.deepEqual(readdirSync("/tmp").filter((name) => name === mark), []);
+      assert.equal(readFileSync(other, "utf8").split("\n").length, 2, "the known hosts file is not changed");
+    } finally {
+      rmSync(dir, { recursive: true, force: true });
+    }
+  });
+
+  it("no ssh configuration of the harness's user or system applies, and no variable of the harness is sent", async () => {
+    const home = mkdtempSync(join(tmpdir(), "dsh-ssh-home-"));
+    const touched = join(home, "touched");
+    const saved = { HOME: process.env.HOME, LC_DSH_ENGINE_TEST: process.env.LC_DSH_ENGINE_TEST };
+    try {
+      // A user configuration that would run a local command, send a variable, and log in elsewhere.
+      mkdirSync(join(home, ".ssh"), { mode: 0o700 });
+      writeFileSync(
+        join(home, ".ssh", "config"),
+        `Host *\n  PermitLocalCommand yes\n  LocalCommand touch ${touched}\n  SendEnv LC_DSH_ENGINE_TEST\n` +
+          "  User root\n",
+      );
+      process.env.HOME = home;
+      // Debian's /etc/ssh/ssh_config sends LC_* and the test server accepts it: only -F none keeps it here.
+      process.env.LC_DSH_ENGINE_TEST = "from-the-harness";
+      await using shell = shellOn(target);
+      const result = await shell.exec('echo "${LC_DSH_ENGINE_TEST:-not sent} $(id -un)"');
+      assert.equal(result.stdout.text, `not sent ${SSH_USER}\n`);
+      assert.equal(existsSync(touched), false, "no LocalCommand ran");
+    } finally {
+      for (const [name, value] of Object.entries(saved)) {
+        if (value === undefined) delete process.env[name];
+        else process.env[name] = value;
+      }
+      rmSync(home, { recursive: true, force: true });
+    }
+  });
+
+  it("a command's client never makes a connection of its own: without the shell's connection it fails", async () => {
+    const before = sshd.logins();
+    const link = target.engine().connect();
+    try {
+      let stderr = "";
+      const client = link.run(["true"], new Uint8Array(0), {
+        onStdout: () => {},
+        onStderr: (chunk) => stderr += new TextDecoder().decode(chunk),
+      });
+      const exit = await client.exited;
+      assert.equal(exit.code, 255, stderr);
+      assert.equal(sshd.logins(), before, "no unsupervised login");
+    } finally {
+      link.dispose();
+    }
+  });
+
+  it("a command's own process groups are ended with it", async () => {
+    await using shell = shellOn(target);
+    const mark = newMark();
+    // perl's setpgrp: a group of its own in the command's session (busybox in the container has no way to do it).
+    const result = await shell.exec(
+      'perl -e \'setpgrp(0, 0); $SIG{TERM} = "IGNORE"; $| = 1; print "up\\n"; sleep 300\' & wait',
+      { env: { [MARK]: mark }, timeoutMs: 2_000 },
+    );
+    assert.equal(result.timedOut, true);
+    assert.equal(result.stdout.text, "up\n");
+    assert.ok(
+      await eventually(() => runningWithEnv(MARK, mark).length === 0, GRACE_MS + 5_000),
+      `left running: ${runningWithEnv(MARK, mark)}`,
+    );
+  });
+
+  it("a server's MaxSessions reached: the command fails with a ShellEngineError that says so", async () => {
+    // Two sessions per connection: the supervisor's and one command's.
+    const small = await SshDaemon.start(2);
+    try {
+      await using shell = createShell(
+        sshEngine({
+          host: "127.0.0.1",
+          port: small.port,
+          user: SSH_USER,
+          identityFile: small.identityFile,
+          knownHostsFile: small.knownHostsFile,
+        }),
+        { workdir: "/tmp", shell: "sh", graceMs: GRACE_MS },
+      );
+      const task = shell.start(shell.resolve({ command: "echo up; sleep 300", owner: null }));
+      await readUntil(task, /up\n/);
+      const error = await rejection(shell.exec("true"));
+      assert.ok(error instanceof ShellEngineError, String(error));
+      assert.match(error.message, /MaxSessions/);
+      task.kill();
+      await task.done;
+      assert.equal((await shell.exec("echo free")).stdout.text, "free\n", "a session is free again");
+    } finally {
+      await small.stop();
+    }
+  });
+
+  it("env values never appear in any argv, on either side", async () => {
+    await using shell = shellOn(target);
+    const secret = `value-${newMark()}`;
+    const task = shell.start(shell.resolve({ command: "echo up; sleep 300", owner: null, env: { GIVEN: secret } }));
+    await readUntil(task, /up\n/);
+    assert.deepEqual(localProcesses((argv) => argv.some((arg) => arg.includes(secret))), []);
+    task.kill();
+    await task.done;
+  });
+});
+
+describe("engines: options and errors that need no engine running", () => {
+  it("createShell(localEngine()) is createLocalShell", async () => {
+    await using shell = createShell(localEngine(), { timeoutMs: 5_000 });
+    assert.equal((await shell.exec("echo $((6 * 7))")).stdout.text, "42\n");
+  });
+
+  it("a remote engine needs an absolute workdir and refuses sandbox, adapter and ambientEnv", () => {
+    const engine = dockerEngine({ container: "c" });
+    assertSpecError(thrown(() => createShell(engine)), "workdir");
+    assertSpecError(thrown(() => createShell(engine, { workdir: "relative" })), "workdir");
+    assertSpecError(thrown(() => createShell(engine, { workdir: "/w", sandbox: {} })), "sandbox");
+    assertSpecError(thrown(() => createShell(engine, { workdir: "/w", ambientEnv: {} })), "ambientEnv");
+    assertSpecError(
+      thrown(() => createShell(engine, { workdir: "/w", adapter: localEngine().adapter })),
+      "adapter",
+    );
+    assertSpecError(thrown(() => createShell({} as RemoteEngine)), "engine");
+  });
+
+  it("engine options that could be read as client options are refused", () => {
+    for (const container of ["-H", "--privileged", "", "a b", "a\nb"]) {
+      assertSpecError(thrown(() => dockerEngine({ container })), "container");
+    }
+    for (const host of ["-oProxyCommand=touch /tmp/x", "a b", "u@h", ""]) {
+      assertSpecError(thrown(() => sshEngine({ host })), "host");
+    }
+    assertSpecError(thrown(() => sshEngine({ host: "h", user: "-oX" })), "user");
+    assertSpecError(thrown(() => sshEngine({ host: "h", port: 0 })), "port");
+    assertSpecError(thrown(() => sshEngine({ host: "h", heartbeatMs: 500 })), "heartbeatMs");
+    assertSpecError(thrown(() => sshEngine({ host: "h", identityFile: 'a"b' })), "identityFile");
+  });
+
+  it("a missing engine CLI is a ShellEngineError at the first command", async () => {
+    const dirs = controlDirectories();
+    const engines = [
+      dockerEngine({ container: "c", docker: "/nonexistent/docker" }),
+      sshEngine({ host: "h", ssh: "/nonexistent/ssh" }),
+    ];
+    for (const engine of engines) {
+      await using shell = createShell(engine, { workdir: "/tmp" });
+      const error = await rejection(shell.exec("true"));
+      assert.ok(error instanceof ShellEngineError, String(error));
+      assert.match(error.message, /cannot start its client/);
+    }
+    assert.deepEqual(added(dirs, controlDirectories()), [], "no control directory is left here");
+  });
+
+  it("ShellSpecError stays the error of a bad request on a remote engine", async () => {
+    await using shell = createShell(dockerEngine({ container: "c", docker: "/nonexistent/docker" }), {
+      workdir: "/tmp",
+    });
+    assert.ok(thrown(() => shell.resolve({ command: "", owner: null })) instanceof ShellSpecError);
+  });
+});
