@@ -43,6 +43,8 @@ import {
   ShellSpecError,
 } from "../mod.ts";
 import { OutputCollector } from "../src/seam/capture/collector.ts";
+import { ownFields } from "../src/seam/resolve/own_fields.ts";
+import { commonRequest, requestSchema } from "../src/seam/resolve/schemas.ts";
 import { freshDir, removeDir } from "./helpers/dirs.ts";
 import { fastCheckSeed } from "./helpers/fast_check.ts";
 import { DECIDED_SURVIVE_NAMES, SPEC_MUST_SCRUB_NAMES, SPEC_MUST_SURVIVE_NAMES } from "./helpers/spec_env.ts";
@@ -417,6 +419,39 @@ describe("property: random requests", () => {
       }),
       runs(1_500),
     );
+  });
+
+  it("the quick check of common requests accepts exactly what the schema accepts, and as the schema returns it", () => {
+    // Mostly valid values, so that both verdicts come up often; the generator above is mostly invalid.
+    const mostly = (valid: fc.Arbitrary<unknown>, any: fc.Arbitrary<unknown>) =>
+      fc.oneof({ arbitrary: valid, weight: 6 }, { arbitrary: any, weight: 1 });
+    const common = fc.record({
+      command: slot(mostly(fc.string({ minLength: 1, maxLength: 12 }), commandValues), 1),
+      owner: slot(mostly(fc.oneof(fc.constant(null), fc.string({ maxLength: 6 })), ownerValues), 1),
+      workdir: slot(mostly(fc.constantFrom("sub", "/tmp", "."), workdirValues), 12),
+      timeoutMs: slot(mostly(fc.integer({ min: 1, max: 100_000 }), timeoutValues), 12),
+      stdoutMaxBytes: slot(mostly(fc.integer({ min: 1, max: GIB }), budgetValues), 12),
+      signal: slot(signalValues, 14),
+      stdin: slot(mostly(fc.string({ maxLength: 4 }), stdinValues), 12),
+      extra: fc.oneof({ arbitrary: fc.constant({}), weight: 12 }, { arbitrary: extraKeys, weight: 1 }),
+    }).map(({ extra, ...slots }) => build(slots, extra));
+    const verdicts = { accepted: 0, refused: 0 };
+    fc.assert(
+      fc.property(common, (request) => {
+        const fields = ownFields(request);
+        const quick = commonRequest(fields);
+        const parsed = requestSchema.safeParse(fields);
+        assert.equal(quick !== undefined, parsed.success, `the verdicts differ on ${describeValue(fields)}`);
+        if (quick === undefined || !parsed.success) {
+          verdicts.refused++;
+          return;
+        }
+        verdicts.accepted++;
+        for (const key of REQUEST_KEYS) assert.equal(quick[key], parsed.data[key], key);
+      }),
+      runs(3_000),
+    );
+    assert.ok(verdicts.accepted > 300 && verdicts.refused > 300, `one verdict is rare: ${JSON.stringify(verdicts)}`);
   });
 
   it("hand-built specs: run() rejects a bad one with ShellSpecError before spawning anything", async () => {

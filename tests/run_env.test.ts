@@ -91,6 +91,37 @@ describe("the child's environment", () => {
       await local.close();
     }
   });
+
+  it("sees every change of the process environment between two spawns of one shell", async () => {
+    const local = createLocalShell();
+    const name = "DSHELL_TEST_CHANGING_URL";
+    const added = "DSHELL_TEST_ADDED_LATER";
+    const spawnEnv = async () => {
+      const result = await local.run(local.resolve({ command: "env -0", owner: null }));
+      assert.equal(result.exitCode, 0, result.stderr.text);
+      return parseEnv0(result.stdout.text);
+    };
+    try {
+      process.env[name] = "postgres://db:5432/app";
+      assert.equal((await spawnEnv())[name], "postgres://db:5432/app");
+      process.env[name] = fakeDbUrl;
+      assert.equal((await spawnEnv())[name], undefined, "a value that became credential-shaped reached the child");
+      process.env[name] = "postgres://db:5432/other";
+      process.env[added] = "new";
+      const env = await spawnEnv();
+      assert.equal(env[name], "postgres://db:5432/other");
+      assert.equal(env[added], "new");
+      delete process.env[name];
+      delete process.env[added];
+      const after = await spawnEnv();
+      assert.equal(name in after, false, "a deleted variable reached the child");
+      assert.equal(added in after, false, "a deleted variable reached the child");
+    } finally {
+      delete process.env[name];
+      delete process.env[added];
+      await local.close();
+    }
+  });
 });
 
 describe("bash reads no startup file", () => {

@@ -22,13 +22,14 @@
  *
  * Progress goes to stderr, the report to stdout.
  *
- * Usage: `deno task bench [--quick] [--skip-build] [--only=latency,concurrent,big-output,stdin,kill]
- * [--runtime=node|deno] [--node=<path>]`
+ * Usage: `deno task bench [--quick] [--skip-build] [--only=latency,concurrent,big-output,stdin,kill,sandboxed]
+ * [--runtime=node|deno] [--node=<path>] [--against=<git ref>]`
  *
  * @module
  */
 
 import { join } from "node:path";
+import { type Against, prepareAgainst } from "./lib/against.ts";
 import { type BenchConfig, FULL, QUICK, type Scenario, SCENARIOS } from "./lib/config.ts";
 import { describeMachine, loadAverageNow } from "./lib/machine.ts";
 import { BENCH_DIR, type NodeLeg, prepareNodeLeg } from "./lib/node_setup.ts";
@@ -41,6 +42,7 @@ import {
   killTable,
   latencyTable,
   type LegResults,
+  sandboxedTable,
   stdinTable,
   targets,
   targetsTable,
@@ -55,6 +57,8 @@ interface Args {
   only: ReadonlySet<Scenario>;
   runtimes: Runtime[];
   node: string;
+  /** A git ref whose build runs beside `run()` as `run() @ <sha>`. */
+  against?: string;
 }
 
 /** The raw baseline of each runtime, and the peers (Node only). */
@@ -80,7 +84,7 @@ function log(line: string): void {
 
 const USAGE = `usage: deno task bench [--quick] [--skip-build] [--only=${
   SCENARIOS.join(",")
-}] [--runtime=node|deno] [--node=<path>]`;
+}] [--runtime=node|deno] [--node=<path>] [--against=<git ref>]`;
 
 /** A mistake on the command line: one line on stderr and exit code 2, never a stack trace. */
 class UsageError extends Error {
@@ -103,6 +107,7 @@ function parseArgs(argv: string[]): Args | undefined {
     if (flag === "--quick") args.quick = true;
     else if (flag === "--skip-build") args.build = false;
     else if (flag === "--node" && value) args.node = value;
+    else if (flag === "--against" && value) args.against = value;
     else if (flag === "--runtime" && (value === "node" || value === "deno")) args.runtimes = [value];
     else if (flag === "--only" && value) {
       const names = value.split(",");
@@ -118,10 +123,12 @@ function parseArgs(argv: string[]): Args | undefined {
   return args;
 }
 
-/** Where the workers may write: the spill directory and the raw loops' scratch file. */
+/** Where the workers may write: the spill directory, the raw loops' scratch file, the sandboxed workdir. */
 interface Scratch {
   spillDir: string;
   scratchFile: (runtime: Runtime) => string;
+  /** A project with a `.git` (hooks and config), as a harness's workdir is: the sandbox protects both. */
+  sandboxWorkdir: string;
 }
 
 /**
@@ -134,8 +141,14 @@ async function measure(
   scratch: Scratch,
   args: Args,
   nodeLeg: NodeLeg | undefined,
+  against: Against | undefined,
 ): Promise<void> {
-  const base = { packages: nodeLeg?.packagesDir, spillDir: scratch.spillDir };
+  const base = {
+    packages: nodeLeg?.packagesDir,
+    spillDir: scratch.spillDir,
+    sandboxWorkdir: scratch.sandboxWorkdir,
+    against,
+  };
   const ask = async (payload: object) => {
     const answer = await runWorker(leg.runtime, { ...base, ...payload }, args.node);
     leg.version = answer.version;
@@ -159,8 +172,19 @@ async function measure(
     case "kill":
       leg.kill = await ask({ scenario, kill: budgeted(config.kill) });
       return;
+    case "sandboxed":
+      try {
+        leg.sandboxed = await ask({ scenario, sandboxed: budgeted(config.sandboxed) });
+      } catch (error) {
+        // No bubblewrap, or user namespaces off: the other scenarios still count.
+        leg.sandboxedSkipped = error instanceof Error ? error.message.split("\n")[0] : String(error);
+      }
+      return;
     case "big-output": {
-      const variants = BIG_OUTPUT_VARIANTS[leg.runtime];
+      const variants = [
+        ...BIG_OUTPUT_VARIANTS[leg.runtime],
+        ...(against === undefined ? [] : [`run() @ ${against.label}`]),
+      ];
       const samples: Record<string, BigOutputSample[]> = Object.fromEntries(variants.map((v) => [v, []]));
       const bigOutput = { ...config.bigOutput, scratchFile: scratch.scratchFile(leg.runtime) };
       const started = performance.now();
@@ -197,6 +221,10 @@ function render(scenario: Scenario, leg: LegResults, config: BenchConfig): strin
       return stdinTable(leg, config);
     case "kill":
       return killTable(leg, config);
+    case "sandboxed":
+      return leg.sandboxed === undefined
+        ? `### 6. Sandboxed — not measured: ${leg.sandboxedSkipped}`
+        : sandboxedTable(leg, config);
   }
 }
 
@@ -214,13 +242,23 @@ async function main(argv: string[]): Promise<number> {
   if (args === undefined) return 0;
   const config = args.quick ? QUICK : FULL;
   const nodeLeg = args.runtimes.includes("node") ? await prepareNodeLeg(args.build, log) : undefined;
+  const against = args.against === undefined
+    ? undefined
+    : await prepareAgainst(args.against, args.runtimes.includes("node"), log);
   const machine = await describeMachine(nodeLeg ? args.node : undefined);
   const scratchDir = await Deno.makeTempDir({ prefix: "dsh-bench-" });
   const scratch: Scratch = {
     spillDir: join(scratchDir, "spill"),
     scratchFile: (runtime) => join(scratchDir, `raw-${runtime}.bin`),
+    // Not under the temp dir: inside the sandbox /tmp is the owner's private one.
+    sandboxWorkdir: join(BENCH_DIR, "sandbox-work"),
   };
-  const report: string[] = [header(machine, nodeLeg?.peers, config, args.quick)];
+  await Deno.mkdir(join(scratch.sandboxWorkdir, ".git", "hooks"), { recursive: true });
+  await Deno.writeTextFile(join(scratch.sandboxWorkdir, ".git", "config"), "");
+  const againstLine = against === undefined
+    ? ""
+    : `\n- Against: \`run() @ ${against.label}\` is the library at ${args.against}, interleaved with \`run()\``;
+  const report: string[] = [header(machine, nodeLeg?.peers, config, args.quick) + againstLine];
   console.log(report[0] + "\n");
   const legs: LegResults[] = args.runtimes.map((runtime) => ({ runtime, version: "?", ...LEG_SHAPE[runtime] }));
   try {
@@ -229,7 +267,7 @@ async function main(argv: string[]): Promise<number> {
       for (const leg of legs) {
         const scenarioStarted = performance.now();
         log(`${scenario} on ${leg.runtime} (load average ${loadAverageNow()})`);
-        await measure(scenario, leg, config, scratch, args, nodeLeg);
+        await measure(scenario, leg, config, scratch, args, nodeLeg, against);
         log(`${scenario} on ${leg.runtime} took ${duration(performance.now() - scenarioStarted)}`);
         const section = render(scenario, leg, config);
         console.log(section + "\n");
@@ -244,7 +282,8 @@ async function main(argv: string[]): Promise<number> {
   console.log(closing.join("\n\n"));
   report.push(...closing);
   // Only a complete full run replaces results.md: a smoke or partial run never overwrites the real numbers.
-  const complete = !args.quick && args.only.size === SCENARIOS.length && args.runtimes.length === 2;
+  const complete = !args.quick && args.only.size === SCENARIOS.length && args.runtimes.length === 2 &&
+    against === undefined;
   const name = complete ? "results" : args.quick ? "results-quick" : "results-partial";
   await Deno.mkdir(BENCH_DIR, { recursive: true });
   await Deno.writeTextFile(join(BENCH_DIR, `${name}.md`), report.join("\n\n") + "\n");

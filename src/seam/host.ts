@@ -13,8 +13,7 @@
  * @module
  */
 
-import { DecisionCache } from "./env/decision_cache.ts";
-import type { ScrubMemo } from "./env/merge.ts";
+import { newScrubMemo, type ScrubMemo } from "./env/merge.ts";
 import { ExitGuard } from "./guard/exit_guard.ts";
 import { type ProcReader, ProcTable } from "./session/proc_table.ts";
 import { AbortFanout } from "./terminate/abort_fanout.ts";
@@ -37,16 +36,13 @@ export class HostProcess {
   /** One abort listener per signal, fanned out to the commands that listen. */
   readonly abortListeners: AbortFanout = new AbortFanout();
   /**
-   * The scrub's decisions for the ambient variables seen so far, shared by
-   * every spawn of the process: the ambient environment is read at each
-   * spawn and is nearly always the same, so the rules run once per
-   * (name, value). Bounded, so that a changing environment cannot grow it:
-   * an ordinary environment is 30–150 names of short values.
+   * The scrub of each ambient environment as last read, shared by every
+   * spawn of the process: the ambient environment is read in full at each
+   * spawn and is nearly always what it was, so the credential rules and
+   * the merge run again only when something in it changed. One copy per
+   * environment object (the process's, and each shell's own `ambientEnv`).
    */
-  readonly scrubDecisions: ScrubMemo = new DecisionCache({
-    maxNames: 1024,
-    maxValueChars: 256 * 1024,
-  });
+  readonly scrubDecisions: ScrubMemo = newScrubMemo();
 
   /** @param options Where processes are read from. */
   constructor(options: HostProcessOptions = {}) {

@@ -82,6 +82,12 @@ export interface KillConfig {
   budgetMs: Budget;
 }
 
+/**
+ * Scenario 6: sequential latency of `true` in the sandbox (`createLocalShell({ sandbox: {} })`) against a raw
+ * spawn of the very argv the library built (the `sh` status-fd wrapper, bubblewrap and its flags).
+ */
+export type SandboxedConfig = LatencyConfig;
+
 /** Everything the workers and the orchestrator need to know about sizes. */
 export interface BenchConfig {
   latency: LatencyConfig;
@@ -89,6 +95,7 @@ export interface BenchConfig {
   bigOutput: BigOutputConfig;
   stdin: StdinConfig;
   kill: KillConfig;
+  sandboxed: SandboxedConfig;
 }
 
 /** Peers that leave the rest of a SIGTERMed tree running: a few cycles are enough to show it. */
@@ -104,7 +111,7 @@ export const FULL: BenchConfig = {
   concurrent: {
     commands: 480,
     inFlight: 16,
-    batches: 4,
+    batches: 12,
     rounds: 3,
     warmupCommands: 32,
     budgetMs: { node: 80_000, deno: 35_000 },
@@ -127,6 +134,8 @@ export const FULL: BenchConfig = {
     runsFor: PEER_KILL_RUNS,
     budgetMs: { node: 35_000, deno: 8_000 },
   },
+  // A sandboxed `true` takes 8–15 ms here: 200 calls × 2 variants is some 5 s a round.
+  sandboxed: { calls: 200, rounds: 3, warmupCalls: 10, budgetMs: { node: 25_000, deno: 25_000 } },
 };
 
 /** `--quick`: every path, small sizes; the numbers are not meant to be read. */
@@ -156,10 +165,11 @@ export const QUICK: BenchConfig = {
     runsFor: { execa: 1, tinyexec: 1, "nano-spawn": 1 },
     budgetMs: { node: 10_000, deno: 5_000 },
   },
+  sandboxed: { calls: 20, rounds: 2, warmupCalls: 2, budgetMs: { node: 8_000, deno: 8_000 } },
 };
 
 /** The scenarios, in the order they run and are reported. */
-export const SCENARIOS = ["latency", "concurrent", "big-output", "stdin", "kill"] as const;
+export const SCENARIOS = ["latency", "concurrent", "big-output", "stdin", "kill", "sandboxed"] as const;
 
 /** One scenario's id. */
 export type Scenario = typeof SCENARIOS[number];

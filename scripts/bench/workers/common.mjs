@@ -33,6 +33,8 @@ import process from "node:process";
  * @property {(command: string, file: string, bytes: number) => Promise<void>} [bigOutput]
  *   Runs `command`, which prints `bytes` bytes, and consumes its stdout the variant's way (`file` is a
  *   scratch path it may write to and must remove); rejects when the byte count does not match.
+ * @property {(command: string) => Promise<void>} [execSandboxed]
+ *   Like `exec`, inside the sandbox (`run()` of a sandboxed shell, or the raw spawn of the argv it built).
  */
 
 /** Resolves after `ms` milliseconds. */
@@ -64,10 +66,14 @@ function roomForAnotherRound(started, roundMs, budgetMs) {
   return performance.now() - started + Math.max(...roundMs) <= budgetMs;
 }
 
-/** @param {Variant} variant */
-function needExec(variant) {
-  if (!variant.exec) throw new Error(`${variant.name} has no exec`);
-  return variant.exec;
+/**
+ * @param {Variant} variant
+ * @param {"exec" | "execSandboxed"} [method]
+ */
+function needExec(variant, method = "exec") {
+  const exec = variant[method];
+  if (!exec) throw new Error(`${variant.name} has no ${method}`);
+  return exec;
 }
 
 /**
@@ -78,16 +84,17 @@ function needExec(variant) {
  *
  * @param {Variant[]} variants
  * @param {{ calls: number, rounds: number, warmupCalls: number, budgetMs: number }} config
+ * @param {"exec" | "execSandboxed"} [method] `execSandboxed` for the sandboxed scenario (6).
  * @returns {Promise<Record<string, { roundMeanMs: number[], callMs: number[] }>>}
  */
-export async function latencyScenario(variants, { calls, rounds, warmupCalls, budgetMs }) {
+export async function latencyScenario(variants, { calls, rounds, warmupCalls, budgetMs }, method = "exec") {
   const started = performance.now();
   /** @type {number[]} */
   const roundMs = [];
   /** @type {Record<string, { roundMeanMs: number[], callMs: number[] }>} */
   const out = Object.fromEntries(variants.map((v) => [v.name, { roundMeanMs: [], callMs: [] }]));
   for (let i = 0; i < warmupCalls; i++) {
-    for (const variant of variants) await needExec(variant)("true");
+    for (const variant of variants) await needExec(variant, method)("true");
   }
   for (let round = 0; round < rounds && roomForAnotherRound(started, roundMs, budgetMs); round++) {
     const roundStarted = performance.now();
@@ -96,7 +103,7 @@ export async function latencyScenario(variants, { calls, rounds, warmupCalls, bu
     for (let i = 0; i < calls; i++) {
       for (const variant of rotate(variants, i + round)) {
         const started = performance.now();
-        await needExec(variant)("true");
+        await needExec(variant, method)("true");
         const ms = performance.now() - started;
         sums[variant.name] += ms;
         out[variant.name].callMs.push(ms);
@@ -136,13 +143,15 @@ async function pool(exec, command, commands, inFlight) {
  * `batches` slices, interleaved across the variants in rotating order, and
  * a variant's wall time is the sum of its slices: a burst of load from
  * elsewhere then hits every variant, not just the one running at that
- * moment. Up to `rounds` rounds, fewer when the next one would overrun
- * `budgetMs`.
+ * moment. Each slice's wall time is kept too (`sliceWallMs`, in the same
+ * order for every variant), so that the report can compare variants slice
+ * by slice, each against the slices run right beside it. Up to `rounds`
+ * rounds, fewer when the next one would overrun `budgetMs`.
  *
  * @param {Variant[]} variants
  * @param {{ commands: number, inFlight: number, batches: number, rounds: number, warmupCommands: number,
  *   budgetMs: number }} config
- * @returns {Promise<Record<string, { roundWallMs: number[] }>>}
+ * @returns {Promise<Record<string, { roundWallMs: number[], sliceWallMs: number[] }>>}
  */
 export async function concurrentScenario(
   variants,
@@ -151,8 +160,8 @@ export async function concurrentScenario(
   const started = performance.now();
   /** @type {number[]} */
   const roundMs = [];
-  /** @type {Record<string, { roundWallMs: number[] }>} */
-  const out = Object.fromEntries(variants.map((v) => [v.name, { roundWallMs: [] }]));
+  /** @type {Record<string, { roundWallMs: number[], sliceWallMs: number[] }>} */
+  const out = Object.fromEntries(variants.map((v) => [v.name, { roundWallMs: [], sliceWallMs: [] }]));
   const command = "echo concurrent-benchmark-line";
   for (const variant of variants) await pool(needExec(variant), command, warmupCommands, inFlight);
   for (let round = 0; round < rounds && roomForAnotherRound(started, roundMs, budgetMs); round++) {
@@ -163,7 +172,9 @@ export async function concurrentScenario(
       // The first slices take the remainder, so the slices add up to `commands` exactly.
       const size = Math.floor(commands / batches) + (batch < commands % batches ? 1 : 0);
       for (const variant of rotate(variants, round + batch)) {
-        wall[variant.name] += await pool(needExec(variant), command, size, inFlight);
+        const ms = await pool(needExec(variant), command, size, inFlight);
+        wall[variant.name] += ms;
+        out[variant.name].sliceWallMs.push(ms);
       }
     }
     for (const variant of variants) out[variant.name].roundWallMs.push(wall[variant.name]);
@@ -465,6 +476,7 @@ export async function runWorker(config, variants, who) {
     "big-output": "bigOutput",
     stdin: "execStdin",
     kill: "execAbortable",
+    sandboxed: "execSandboxed",
   };
   // The variants that take part in this scenario, or the ones the orchestrator names.
   const pick = variants.filter((v) =>
@@ -490,6 +502,9 @@ export async function runWorker(config, variants, who) {
       break;
     case "kill":
       results = await killScenario(pick, config.kill);
+      break;
+    case "sandboxed":
+      results = await latencyScenario(pick, config.sandboxed, "execSandboxed");
       break;
     default:
       throw new Error(`unknown scenario ${config.scenario}`);

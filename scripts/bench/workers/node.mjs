@@ -7,7 +7,8 @@
  * Usage (done by `main.ts`): `node [--expose-gc] node.mjs '<config json>'`.
  * `config.packages` is the bench-only folder where `@dsh/shell` (packed from
  * `npm/`) and the peers are installed; nothing here is a dependency of the
- * library.
+ * library. `config.against`, when given, is another build of the library
+ * (`--against=<git ref>`), measured as one more variant beside `run()`.
  *
  * @module
  */
@@ -22,18 +23,16 @@ import { runWorker } from "./common.mjs";
 
 const config = JSON.parse(process.argv[2]);
 const fromPackages = createRequire(join(config.packages, "package.json"));
-/** @param {string} name */
-const load = (name) => import(pathToFileURL(fromPackages.resolve(name)).href);
+/** @param {string} name @param {NodeRequire} [from] */
+const load = (name, from = fromPackages) => import(pathToFileURL(from.resolve(name)).href);
 
-const { createLocalShell } = await load("@dsh/shell");
 const { execa } = await load("execa");
 const { x: tinyexec } = await load("tinyexec");
 const { default: nanoSpawn } = await load("nano-spawn");
 
-/** The shell under test: default options (budget 64 000 bytes per stream, spill on, 64 MiB spill cap). */
-const shell = createLocalShell({ spillDir: config.spillDir });
-/** The same, with a spill cap above the big output, so the whole stream is written to disk like the raw loop does. */
-const spillAllShell = createLocalShell({ spillDir: config.spillDir, maxSpillBytes: 2 ** 31 });
+/** Every shell the variants made, closed at the end. */
+/** @type {any[]} */
+const shells = [];
 
 /** @param {any} result @param {string} who */
 function checkRunResult(result, who) {
@@ -81,29 +80,107 @@ function checkFileAndRemove(file, bytes, who) {
   if (size !== bytes) throw new Error(`${who}: wrote ${size} bytes, expected ${bytes}`);
 }
 
+/**
+ * A spawn of exactly what the library handed its adapter (program, argv, environment, workdir), as the least
+ * a careful caller writes: its own session, stdin `/dev/null`, stdout and stderr piped and drained.
+ *
+ * @param {{ program: string, args: readonly string[], env: Record<string, string>, cwd: string }} request
+ * @returns {Promise<{ code: number | null }>}
+ */
+function rawSpawnRequest(request) {
+  return new Promise((resolve, reject) => {
+    const child = spawn(request.program, request.args, {
+      cwd: request.cwd,
+      env: request.env,
+      detached: true,
+      stdio: ["ignore", "pipe", "pipe"],
+    });
+    child.stdout?.on("data", () => {});
+    child.stderr?.on("data", () => {});
+    child.on("error", reject);
+    child.on("close", (code) => resolve({ code }));
+  });
+}
+
+/**
+ * A sandboxed shell (the default policy, `createLocalShell({ sandbox: {} })`) whose adapter notes the first
+ * request it spawns: the raw baseline of the sandboxed scenario runs exactly that argv. The note is one
+ * assignment per spawn, on top of the runtime's own adapter.
+ *
+ * @param {NodeRequire} from Where this build of the library is installed.
+ * @param {(options: object) => any} createLocalShell
+ */
+async function sandboxedShell(from, createLocalShell) {
+  const { nodeAdapter } = await load("@dsh/shell/node", from);
+  /** @type {any} */
+  let captured;
+  const adapter = {
+    ...nodeAdapter,
+    spawn: (/** @type {any} */ request) => {
+      captured ??= request;
+      return nodeAdapter.spawn(request);
+    },
+  };
+  const shell = createLocalShell({ spillDir: config.spillDir, workdir: config.sandboxWorkdir, sandbox: {}, adapter });
+  shells.push(shell);
+  checkRunResult(await run(shell, { command: "true" }), "run() sandboxed");
+  return { shell, request: () => captured };
+}
+
+/**
+ * The `run()` variants of one build of the library: `name` is `run()` for the build under test.
+ *
+ * @param {NodeRequire} from Where this build is installed.
+ * @param {string} name
+ */
+async function libraryVariants(from, name) {
+  const { createLocalShell } = await load("@dsh/shell", from);
+  /** The shell under test: default options (budget 64 000 bytes per stream, spill on, 64 MiB spill cap). */
+  const shell = createLocalShell({ spillDir: config.spillDir });
+  /** The same, with a spill cap above the big output, so the whole stream is written to disk like the raw loop does. */
+  const spillAllShell = createLocalShell({ spillDir: config.spillDir, maxSpillBytes: 2 ** 31 });
+  shells.push(shell, spillAllShell);
+  const sandboxed = config.scenario === "sandboxed" ? await sandboxedShell(from, createLocalShell) : undefined;
+  /** @type {import("./common.mjs").Variant[]} */
+  const variants = [
+    {
+      name,
+      exec: async (command) => checkRunResult(await run(shell, { command }), name),
+      execStdin: async (command, stdin) => (await run(shell, { command, stdin })).stdout.text,
+      execAbortable: (command, signal) => run(shell, { command, signal }),
+      bigOutput: async (command, _file, bytes) => {
+        const result = await run(shell, { command });
+        checkRunResult(result, name);
+        if (result.stdout.totalBytes !== bytes) throw new Error(`${name}: ${result.stdout.totalBytes} bytes`);
+        if (result.stdout.spillPath) unlinkSync(result.stdout.spillPath);
+      },
+      execSandboxed: async (command) => checkRunResult(await run(sandboxed?.shell, { command }), name),
+    },
+    {
+      name: `${name} spill all`,
+      bigOutput: async (command, _file, bytes) => {
+        const result = await run(spillAllShell, { command });
+        checkRunResult(result, `${name} spill all`);
+        if (!result.stdout.spillPath) throw new Error(`${name} spill all: no spill file`);
+        checkFileAndRemove(result.stdout.spillPath, bytes, `${name} spill all`);
+      },
+    },
+  ];
+  return { variants, sandboxed };
+}
+
+const ours = await libraryVariants(fromPackages, "run()");
+const against = config.against
+  ? await libraryVariants(
+    createRequire(join(config.against.packages, "package.json")),
+    `run() @ ${config.against.label}`,
+  )
+  : undefined;
+
 /** @type {import("./common.mjs").Variant[]} */
 const variants = [
-  {
-    name: "run()",
-    exec: async (command) => checkRunResult(await run(shell, { command }), "run()"),
-    execStdin: async (command, stdin) => (await run(shell, { command, stdin })).stdout.text,
-    execAbortable: (command, signal) => run(shell, { command, signal }),
-    bigOutput: async (command, _file, bytes) => {
-      const result = await run(shell, { command });
-      checkRunResult(result, "run()");
-      if (result.stdout.totalBytes !== bytes) throw new Error(`run(): ${result.stdout.totalBytes} bytes`);
-      if (result.stdout.spillPath) unlinkSync(result.stdout.spillPath);
-    },
-  },
-  {
-    name: "run() spill all",
-    bigOutput: async (command, _file, bytes) => {
-      const result = await run(spillAllShell, { command });
-      checkRunResult(result, "run() spill all");
-      if (!result.stdout.spillPath) throw new Error("run() spill all: no spill file");
-      checkFileAndRemove(result.stdout.spillPath, bytes, "run() spill all");
-    },
-  },
+  ...ours.variants,
+  ...(against?.variants ?? []),
   {
     name: "raw spawn",
     exec: async (command) => {
@@ -162,11 +239,20 @@ const variants = [
     },
     execAbortable: (command, signal) => nanoSpawn("bash", ["-c", command], { signal }),
   },
+  {
+    name: "raw bwrap",
+    // The argv `run()` built for the same command in the same sandboxed shell: sh, bwrap, its flags, bash -c.
+    execSandboxed: async (command) => {
+      const request = ours.sandboxed?.request();
+      if (request?.args.at(-1) !== command) throw new Error(`raw bwrap: no captured argv for ${command}`);
+      const { code } = await rawSpawnRequest(request);
+      if (code !== 0) throw new Error(`raw bwrap: exit ${code}`);
+    },
+  },
 ];
 
 try {
   await runWorker(config, variants, { runtime: "node", version: process.version });
 } finally {
-  await shell.close();
-  await spillAllShell.close();
+  for (const shell of shells) await shell.close();
 }

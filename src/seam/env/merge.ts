@@ -7,7 +7,7 @@
  */
 
 import { isCredentialName, isCredentialValue } from "./credential.ts";
-import type { DecisionCache } from "./decision_cache.ts";
+import { AmbientMemo } from "./ambient_memo.ts";
 import { ownValue } from "../resolve/own_fields.ts";
 
 /**
@@ -174,26 +174,37 @@ function set(
   plan.dropped.delete(name);
 }
 
-/** Remembered scrub decisions: the rules run once per (name, value) seen. */
-export type ScrubMemo = DecisionCache<EnvDropReason | undefined>;
-
-function scrubbed(ambient: EnvInput["ambient"], memo: ScrubMemo | undefined): EnvPlan {
+/** Step 1: the ambient entries (names and their values, in order) with the scrub's verdict on each. */
+function scrubbed(names: readonly string[], values: readonly (string | undefined)[]): EnvPlan {
   const plan: EnvPlan = { kept: new Map(), dropped: new Map() };
-  for (const [name, value] of Object.entries(ambient)) {
+  for (let i = 0; i < names.length; i++) {
+    const name = names[i];
+    const value = values[i];
     // An undefined ambient value is an absent variable, not a dropped one.
     if (value === undefined) continue;
-    const reason = memo === undefined ? scrubReason(name, value) : memo.get(name, value, scrubReason);
+    const reason = scrubReason(name, value);
     if (reason === undefined) set(plan, name, value, "ambient");
     else plan.dropped.set(name, reason);
   }
   return plan;
 }
 
-function planEnv(input: EnvInput, memo?: ScrubMemo): EnvPlan {
-  const plan = scrubbed(ownValue(input, "ambient") as EnvInput["ambient"], memo);
+/** Step 1 of `ambient`, read the way `Object.entries` reads it. */
+function scrubbedEntries(ambient: EnvInput["ambient"]): EnvPlan {
+  const names = Object.keys(ambient);
+  return scrubbed(names, names.map((name) => ambient[name]));
+}
+
+/** Step 2, on `plan` itself. */
+function withOverrides(plan: EnvPlan): EnvPlan {
   for (const [name, value] of Object.entries(ENV_OVERRIDES)) {
     set(plan, name, value, "override");
   }
+  return plan;
+}
+
+/** Steps 3 and 4, on `plan` itself. */
+function withLayers(plan: EnvPlan, input: EnvInput): EnvPlan {
   for (const [name, value] of Object.entries(ownValue(input, "env") ?? {})) {
     if (value !== undefined) set(plan, name, value, "env");
     // Removing a name the scrub already dropped keeps the scrub's reason:
@@ -204,6 +215,10 @@ function planEnv(input: EnvInput, memo?: ScrubMemo): EnvPlan {
     if (value !== undefined) set(plan, name, value, "dshEnv");
   }
   return plan;
+}
+
+function planEnv(input: EnvInput): EnvPlan {
+  return withLayers(withOverrides(scrubbedEntries(ownValue(input, "ambient") as EnvInput["ambient"])), input);
 }
 
 function byName(a: [string, unknown], b: [string, unknown]): number {
@@ -237,7 +252,7 @@ function toObject(plan: EnvPlan): Record<string, string> {
 export function scrubEnv(
   ambient: Readonly<Record<string, string | undefined>>,
 ): Record<string, string> {
-  return toObject(scrubbed(ambient, undefined));
+  return toObject(scrubbedEntries(ambient));
 }
 
 /**
@@ -278,13 +293,39 @@ export function mergeEnv(input: EnvInput): Record<string, string> {
 }
 
 /**
- * {@linkcode mergeEnv} with remembered scrub decisions: what every spawn
- * uses, with the host process's memo (`host.ts`), since the ambient
- * environment is read at each spawn and is nearly always the same.
- * Internal: not exported from the package.
+ * Steps 1 and 2 for one ambient environment, as the memo keeps them. Never
+ * changed once built: the plan is copied before `env` and `dshEnv` go on it.
+ */
+interface ScrubbedAmbient {
+  /** The scrubbed ambient entries with the overrides on them. */
+  readonly plan: EnvPlan;
+  /** The child environment when there is no `env` and no `dshEnv`: the plan as a sorted object. */
+  readonly bare: Readonly<Record<string, string>>;
+}
+
+/** The scrub of each ambient environment as last read: the host process's (`host.ts`), used by every spawn. */
+export type ScrubMemo = AmbientMemo<ScrubbedAmbient>;
+
+/** A new, empty {@linkcode ScrubMemo}. Internal: not exported from the package. */
+export function newScrubMemo(): ScrubMemo {
+  return new AmbientMemo((names, values): ScrubbedAmbient => {
+    const plan = withOverrides(scrubbed(names, values));
+    return { plan, bare: toObject(plan) };
+  });
+}
+
+/**
+ * {@linkcode mergeEnv} with the scrub of the ambient environment
+ * remembered: what every spawn uses, with the host process's memo
+ * (`host.ts`). The ambient environment is still read in full each time,
+ * and the scrub runs again whenever any of it changed. Returns a new
+ * object each time (the caller may change it). Internal: not exported
+ * from the package.
  */
 export function mergeEnvWith(input: EnvInput, memo: ScrubMemo): Record<string, string> {
-  return toObject(planEnv(input, memo));
+  const { plan, bare } = memo.get(ownValue(input, "ambient") as EnvInput["ambient"]);
+  if (ownValue(input, "env") === undefined && ownValue(input, "dshEnv") === undefined) return { ...bare };
+  return toObject(withLayers({ kept: new Map(plan.kept), dropped: new Map(plan.dropped) }, input));
 }
 
 /**

@@ -10,15 +10,16 @@ import type { ShellExecRequest, ShellExecSpec } from "../types.ts";
 import type { ResolvedShellOptions } from "./options.ts";
 import { ShellSpecError } from "../errors.ts";
 import { ownValue } from "./own_fields.ts";
-import { requestSchema, specSchema } from "./schemas.ts";
+import { commonRequest, requestSchema, specSchema } from "./schemas.ts";
 import { parseOrThrow } from "./to_spec_error.ts";
 
 /** Validates `request`, applies the shell's defaults and caps, and returns the spec. */
 export function resolveRequest(request: ShellExecRequest, options: ResolvedShellOptions): ShellExecSpec {
-  const given = parseOrThrow<ShellExecRequest>(requestSchema, request, "request");
+  const given = parseOrThrow<ShellExecRequest>(requestSchema, request, "request", commonRequest);
   return withOptionals({
     command: given.command,
-    workdir: resolvePath(options.workdir, given.workdir ?? "."),
+    // The shell's workdir is resolved already: path.resolve would give it back as it is.
+    workdir: given.workdir === undefined ? options.workdir : resolvePath(options.workdir, given.workdir),
     timeoutMs: Math.min(given.timeoutMs ?? options.timeoutMs, options.maxTimeoutMs),
     stdoutMaxBytes: given.stdoutMaxBytes ?? options.maxOutputBytes,
     owner: given.owner,

@@ -14,9 +14,21 @@ import { ownFields } from "./own_fields.ts";
  * {@linkcode ShellSpecError} that names the field. Only the input's own
  * properties are seen, and the result has no prototype: nothing inherited
  * from a polluted `Object.prototype` is read, before or after.
+ *
+ * @param accept A quicker check by the same rules, for the common case:
+ *   given the own fields, it returns them when the schema would accept
+ *   them as they are, and undefined for the schema to decide.
  */
-export function parseOrThrow<T>(schema: z.ZodType, input: unknown, root: string): T {
-  const parsed = schema.safeParse(ownFields(input));
+export function parseOrThrow<T>(
+  schema: z.ZodType,
+  input: unknown,
+  root: string,
+  accept?: (fields: unknown) => T | undefined,
+): T {
+  const fields = ownFields(input);
+  const accepted = accept?.(fields);
+  if (accepted !== undefined) return accepted;
+  const parsed = schema.safeParse(fields);
   // The validator's output is an ordinary object: an optional field it left
   // out would be read through the prototype again. No prototype, no leak.
   if (parsed.success) return ownFields(parsed.data) as T;

@@ -30,20 +30,23 @@ export interface SessionObserver {
 }
 
 /**
- * How soon after a settle the survivors are re-checked. Short, because a
- * session that is over stays on the watchdog's list until then, and its id
- * may come round to a stranger; long enough that a burst of commands costs
- * a handful of passes.
+ * How soon after a settle the survivors are re-checked. A session that is
+ * over stays on the watchdog's list until then, which is harmless (the
+ * record keeps each leader's start time, so the watchdog never signals an
+ * id that came round to a stranger); and each pass reads every process's
+ * stat, some 2–3 ms with a hundred processes, on the main thread. At 250
+ * ms that pass was about 1% of the host's time while commands ran back to
+ * back; at a second, a quarter of that.
  */
-export const RECHECK_MS = 250;
+export const RECHECK_MS = 1_000;
 
 /**
  * While survivors remain, they are re-checked again and again, the interval
  * doubling from {@linkcode RECHECK_MS} up to this: a survivor that ends
- * while the harness is idle leaves the watchdog's list within a second or
- * so, not at the next command or `close()`.
+ * while the harness is idle leaves the watchdog's list within a few
+ * seconds, not at the next command or `close()`.
  */
-export const RECHECK_MAX_MS = 1_000;
+export const RECHECK_MAX_MS = 4_000;
 
 /** The live sessions of one shell. */
 export class SessionRegistry {

@@ -18,6 +18,7 @@ import { deniedBySandbox } from "../sandbox/denied.ts";
 import { setupFailureReason, takeStatus } from "../sandbox/launcher.ts";
 import { isMountRefusal } from "../sandbox/mount_check.ts";
 import type { ShellRunResult } from "../types.ts";
+import { sharedTimer } from "../terminate/shared_timer.ts";
 
 /** One command, as far as its settling needs to know it. */
 export interface Settling {
@@ -92,11 +93,12 @@ export async function settle(command: Settling): Promise<ShellRunResult> {
 }
 
 /**
- * Whichever of `a` and `b` settles first, or false after `ms`; the timer is
- * cleared either way so it never holds the event loop.
+ * Whichever of `a` and `b` settles first, or false after `ms`; the timeout
+ * is cancelled either way so it never holds the event loop. It is an entry
+ * of the process's shared timer: one per command, so no runtime timer.
  */
 function firstOf(a: Promise<boolean>, b: Promise<boolean>, ms: number): Promise<boolean> {
-  let timer: ReturnType<typeof setTimeout> | undefined;
-  const timeout = new Promise<boolean>((resolve) => timer = setTimeout(resolve, ms, false));
-  return Promise.race([a, b, timeout]).finally(() => clearTimeout(timer));
+  let cancel: (() => void) | undefined;
+  const timeout = new Promise<boolean>((resolve) => cancel = sharedTimer.after(ms, () => resolve(false)));
+  return Promise.race([a, b, timeout]).finally(() => cancel?.());
 }

@@ -6,7 +6,7 @@
  * @module
  */
 
-import { accessSync, statSync } from "node:fs";
+import { existsSync, statSync } from "node:fs";
 import { ShellSpawnError } from "../errors.ts";
 
 /** Throws {@linkcode ShellSpawnError} naming `workdir` when it is missing or not a directory. */
@@ -14,13 +14,9 @@ export function checkWorkdir(workdir: string): void {
   // The common case in one cheap call: with a trailing slash the path must
   // resolve to a directory (a symlink to one counts, as with stat). Deno's
   // node:fs statSync builds a whole Stats object, which cost 50-90 us per
-  // command there; access() builds nothing. Any failure gets the full check.
-  try {
-    accessSync(`${workdir}/`);
-    return;
-  } catch {
-    // Missing, not a directory, or not reachable: stat says which.
-  }
+  // command there, and its accessSync checks modes on one; existsSync only
+  // asks (2 us there, against 5 for accessSync). Any failure gets the full check.
+  if (existsSync(`${workdir}/`)) return;
   let isDirectory: boolean;
   try {
     isDirectory = statSync(workdir).isDirectory();

@@ -6,6 +6,7 @@
  */
 
 import type { AbortFanout } from "./abort_fanout.ts";
+import { sharedTimer } from "./shared_timer.ts";
 
 /** Why we ended a command. */
 export type StopCause = "timeout" | "abort";
@@ -17,7 +18,8 @@ export class Deadline {
   #announce: (cause: StopCause) => void = () => {};
   /** Resolves with the first cause when one fires; stays pending otherwise. */
   readonly fired: Promise<StopCause> = new Promise((resolve) => this.#announce = resolve);
-  #timer: ReturnType<typeof setTimeout> | undefined;
+  /** Cancels the timeout (one entry of the process's shared timer). */
+  #cancelTimer: (() => void) | undefined;
   /** Stops listening to each signal; emptied by dispose(). */
   #unsubscribes: (() => void)[];
   readonly #onStop: (cause: StopCause) => void;
@@ -43,7 +45,7 @@ export class Deadline {
     // caller's signal are listened to by every command in flight.
     this.#unsubscribes = given.map((signal) => listeners.onAbort(signal, this.#onAbort));
     if (given.some((s) => s.aborted)) this.fire("abort");
-    else if (timeoutMs !== undefined) this.#timer = setTimeout(() => this.fire("timeout"), timeoutMs);
+    else if (timeoutMs !== undefined) this.#cancelTimer = sharedTimer.after(timeoutMs, () => this.fire("timeout"));
   }
 
   /** The cause that fired, if any. */
@@ -54,7 +56,7 @@ export class Deadline {
   /** Stops listening; a cause that has not fired yet never will. */
   dispose(): void {
     this.#disposed = true;
-    clearTimeout(this.#timer);
+    this.#cancelTimer?.();
     for (const unsubscribe of this.#unsubscribes) unsubscribe();
     this.#unsubscribes = [];
   }
