@@ -8,7 +8,7 @@ import { tracingAdapter } from "./helpers/adapters.ts";
 import { replayRecord, WatchdogRecord } from "../src/seam/guard/record.ts";
 import { REPLAY_FUNCTION, Watchdog } from "../src/seam/guard/watchdog.ts";
 import { HostProcess } from "../src/seam/host.ts";
-import { SessionRegistry } from "../src/seam/session/registry.ts";
+import { RECHECK_MS, SessionRegistry } from "../src/seam/session/registry.ts";
 import { CommandSession, type SessionIdentity } from "../src/seam/session/session.ts";
 import { freshDir, removeDir } from "./helpers/dirs.ts";
 import { isRunning, procInfo } from "./helpers/proc.ts";
@@ -213,8 +213,9 @@ describe("the record stays true", () => {
     const { adapter, watchdog } = tracingAdapter();
     const shell = createShell(adapter, { graceMs: 300 });
     try {
-      // The member outlives the first re-check (250 ms after the settle), then ends on its own.
-      const result = await shell.run(shell.resolve({ command: "sleep 0.8 & echo $$ $!", owner: null }));
+      // The member outlives the first re-check (RECHECK_MS after the settle), then ends on its own.
+      const seconds = (1.5 * RECHECK_MS) / 1000;
+      const result = await shell.run(shell.resolve({ command: `sleep ${seconds} & echo $$ $!`, owner: null }));
       const [sid, member] = result.stdout.text.trim().split(" ").map(Number);
       const { dir } = watchdog() ?? assert.fail("the watchdog was not started");
       const listed = (): boolean => replayRecord(readFileSync(join(dir, "record"), "utf8")).some((s) => s.id === sid);
