@@ -125,6 +125,8 @@ function maskedPaths(paths: readonly string[], binds: readonly string[], masked:
   const searched = new Set<string>();
   const now = new Set<string>();
   for (const path of [...paths, ...masked]) {
+    // Already resolved by this spawn: a denied path's real path is in `masked` from the last spawn on.
+    if (now.has(path)) continue;
     // Missing now: nothing to hide, and a mount point would have to be created on the host.
     const real = realIfPresent(path, searched);
     if (real !== undefined) now.add(real);
