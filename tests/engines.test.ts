@@ -274,7 +274,10 @@ function engineSuite(target: () => Target): void {
     const b = shell.start(shell.resolve({ command: tree, owner: "b", env: { [MARK]: markB } }));
     await readUntil(a, /up\n/);
     await readUntil(b, /up\n/);
-    assert.ok(a.pid > 0 && b.pid > 0 && a.pid !== b.pid, `remote pids ${a.pid} ${b.pid}`);
+    // The pid comes on the wrapper's stderr frames and the output on stdout: two pipes, so "up" can be read before
+    // the pid is known (it is 0 until then, as documented).
+    assert.ok(await eventually(() => a.pid > 0 && b.pid > 0, 5_000), `remote pids ${a.pid} ${b.pid}`);
+    assert.notEqual(a.pid, b.pid);
     assert.deepEqual(shell.tasks("a"), [a]);
     assert.ok(runningWithEnv(MARK, markA).length >= 3);
     const survivor = await shell.exec("sleep 303 & echo left", { env: { [MARK]: markS } });
