@@ -268,4 +268,6 @@ export const denoAdapter: ProcessAdapter = {
   spawnWatchdog,
   probe,
   spawnChannel,
+  // One op for the whole environment; Deno's process.env asks once for the names and once per value.
+  readEnvironment: () => Deno.env.toObject(),
 };

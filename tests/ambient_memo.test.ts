@@ -99,6 +99,23 @@ describe("AmbientMemo", () => {
     assert.deepEqual(memo.get(two), ["A=3"]);
   });
 
+  it("remembers the copies a reader makes under the one source it names", () => {
+    const { memo, builds } = listing();
+    const source = {};
+    const ambient = { PATH: "/usr/bin", HOME: "/home/u" };
+    // As Deno's Deno.env.toObject() does: a new object with the same entries at every read.
+    const read = () => ({ ...ambient });
+    const first = memo.get(read(), source);
+    for (let i = 0; i < 4; i++) assert.equal(memo.get(read(), source), first);
+    assert.equal(builds(), 1, "a new copy of an unchanged environment was built again");
+    ambient.HOME = "/home/v";
+    assert.deepEqual(memo.get(read(), source), ["HOME=/home/v", "PATH=/usr/bin"]);
+    assert.equal(builds(), 2);
+    // Another source with the same entries is another environment.
+    memo.get(read(), {});
+    assert.equal(builds(), 3);
+  });
+
   it("reads each value once and builds from what it read", () => {
     const { memo } = listing();
     let reads = 0;

@@ -4,6 +4,9 @@ import process from "node:process";
 import { existsSync, rmSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
 import { createLocalShell, ENV_OVERRIDES, type Shell } from "../mod.ts";
+import { createShell, type ProcessAdapter } from "../src/seam/mod.ts";
+import { runtimeAdapter } from "./helpers/adapters.ts";
+import { IS_DENO } from "./helpers/runtime.ts";
 import { shQuote } from "./helpers/bash.ts";
 import { freshDir, removeDir } from "./helpers/dirs.ts";
 import { parseEnv0 } from "./helpers/env_dump.ts";
@@ -89,6 +92,48 @@ describe("the child's environment", () => {
       delete process.env[plain];
       delete process.env[name];
       await local.close();
+    }
+  });
+
+  it("starts from the adapter's readEnvironment when it has one, read at each spawn", async () => {
+    let reads = 0;
+    const adapter: ProcessAdapter = {
+      ...runtimeAdapter,
+      readEnvironment: () => {
+        reads++;
+        return { PATH: process.env.PATH ?? "/usr/bin:/bin", FROM_READER: `read ${reads}`, GITHUB_TOKEN: "hidden" };
+      },
+    };
+    const local = createShell(adapter);
+    const name = "DSHELL_TEST_ONLY_IN_PROCESS_ENV";
+    try {
+      process.env[name] = "not from the reader";
+      for (const expected of ["read 1", "read 2"]) {
+        const result = await local.run(local.resolve({ command: "env -0", owner: null }));
+        const env = parseEnv0(result.stdout.text);
+        assert.equal(env.FROM_READER, expected);
+        assert.equal(env[name], undefined, "the process environment was read instead of the adapter's");
+        assert.equal(env.GITHUB_TOKEN, undefined, "what the reader gave was not scrubbed");
+      }
+      assert.equal(reads, 2);
+    } finally {
+      delete process.env[name];
+      await local.close();
+    }
+  });
+
+  it("the runtime adapter's readEnvironment, where there is one, reads what process.env holds", () => {
+    const name = "DSHELL_TEST_READER_AGREES";
+    try {
+      process.env[name] = "set through process.env";
+      const read = runtimeAdapter.readEnvironment?.();
+      // Node has no reader: process.env is read directly, and is what the other tests here check.
+      if (!IS_DENO) return assert.equal(read, undefined);
+      assert.deepEqual({ ...read }, { ...process.env });
+      delete process.env[name];
+      assert.equal(name in runtimeAdapter.readEnvironment!(), false, "a deleted variable was still read");
+    } finally {
+      delete process.env[name];
     }
   });
 

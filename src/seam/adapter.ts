@@ -256,6 +256,13 @@ export interface ProcessAdapter {
    * the Docker or SSH engine.
    */
   spawnChannel?(request: ChannelRequest): ChannelHandle;
+  /**
+   * Reads the host process's whole environment in one call, as a new plain
+   * object that the seam may keep (the same variables `process.env` holds).
+   * Optional: without it the seam reads `process.env`, which on Deno is one
+   * call into the runtime to list the names and one more per value.
+   */
+  readEnvironment?(): Record<string, string>;
 }
 
 /**

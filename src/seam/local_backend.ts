@@ -8,10 +8,10 @@
  * @module
  */
 
-import process from "node:process";
 import type { ProcessAdapter } from "./adapter.ts";
 import type { BackendContext, ShellBackend } from "./backend.ts";
 import { SpillDirectory } from "./capture/spill.ts";
+import { ambientSource } from "./env/ambient_source.ts";
 import { Watchdog } from "./guard/watchdog.ts";
 import { setUpSandbox, type ShellSandbox } from "./sandbox/setup.ts";
 import { SessionRegistry } from "./session/registry.ts";
@@ -40,7 +40,6 @@ export class LocalBackend implements ShellBackend {
       adapter,
       sandbox === undefined ? {} : { parent: sandbox.state.dir, remove: sandbox.state.dir },
     );
-    const fixedAmbient = options.ambientEnv;
     const sessions = new SessionRegistry(this.#watchdog);
     host.exitGuard.guard(adapter, sessions);
     this.#context = {
@@ -48,7 +47,7 @@ export class LocalBackend implements ShellBackend {
       options,
       host,
       spillDirectory: () => spill.path(),
-      ambientEnv: () => fixedAmbient ?? process.env,
+      ambient: ambientSource(adapter, options.ambientEnv),
       sessions,
       sandbox,
       closeSignal: shell.closeSignal,

@@ -70,10 +70,15 @@ export class AmbientMemo<R> {
    * a new one. `build` gets the values as read here, once each, so a source
    * that changes meanwhile (or a getter) cannot make the result disagree
    * with the snapshot it is remembered for.
+   *
+   * @param ambient The environment as read now.
+   * @param source What the snapshot is remembered under (default:
+   *   `ambient`): one stable object for a reader that returns a new copy
+   *   of the same environment at each read.
    */
-  get(ambient: Readonly<Record<string, string | undefined>>): R {
+  get(ambient: Readonly<Record<string, string | undefined>>, source: object = ambient): R {
     const names = namesOf(ambient);
-    const snapshot = this.#snapshots.get(ambient);
+    const snapshot = this.#snapshots.get(source);
     const values: (string | undefined)[] = new Array(names.length);
     let same = snapshot !== undefined;
     let defined = 0;
@@ -90,7 +95,7 @@ export class AmbientMemo<R> {
     const entries = new Map<string, string>();
     for (let i = 0; i < names.length; i++) if (values[i] !== undefined) entries.set(names[i], values[i]!);
     const result = this.#build(names, values);
-    this.#snapshots.set(ambient, { entries, result });
+    this.#snapshots.set(source, { entries, result });
     return result;
   }
 }

@@ -319,11 +319,13 @@ export function newScrubMemo(): ScrubMemo {
  * remembered: what every spawn uses, with the host process's memo
  * (`host.ts`). The ambient environment is still read in full each time,
  * and the scrub runs again whenever any of it changed. Returns a new
- * object each time (the caller may change it). Internal: not exported
- * from the package.
+ * object each time (the caller may change it). `source` is what the scrub
+ * is remembered under when `input.ambient` is a new copy at each read
+ * (see {@linkcode AmbientSource}). Internal: not exported from the package.
  */
-export function mergeEnvWith(input: EnvInput, memo: ScrubMemo): Record<string, string> {
-  const { plan, bare } = memo.get(ownValue(input, "ambient") as EnvInput["ambient"]);
+export function mergeEnvWith(input: EnvInput, memo: ScrubMemo, source?: object): Record<string, string> {
+  const ambient = ownValue(input, "ambient") as EnvInput["ambient"];
+  const { plan, bare } = memo.get(ambient, source ?? ambient);
   if (ownValue(input, "env") === undefined && ownValue(input, "dshEnv") === undefined) return { ...bare };
   return toObject(withLayers({ kept: new Map(plan.kept), dropped: new Map(plan.dropped) }, input));
 }

@@ -10,6 +10,7 @@
 import type { ChildHandle, ProcessAdapter, SpawnRequest } from "../adapter.ts";
 import { OutputCollector } from "../capture/collector.ts";
 import { OutputEvents } from "../capture/output_events.ts";
+import type { AmbientSource } from "../env/ambient_source.ts";
 import { mergeEnvWith } from "../env/merge.ts";
 import { markNestedShell } from "../env/shell_level.ts";
 import { ShellSpawnError } from "../errors.ts";
@@ -38,8 +39,8 @@ export interface LaunchContext {
   readonly host: HostProcess;
   /** The spill directory, created on first use. */
   readonly spillDirectory: () => string;
-  /** The ambient environment for this spawn. */
-  readonly ambientEnv: () => Record<string, string | undefined>;
+  /** The ambient environment, read at each spawn. */
+  readonly ambient: AmbientSource;
   /** The shell's sessions. */
   readonly sessions: SessionRegistry;
   /** The shell's sandbox, when it has one: every command runs in it unless its spec says `sandbox: false`. */
@@ -100,7 +101,9 @@ export function launch(
     program: args === undefined ? context.sandbox?.shell ?? options.shell : spec.command,
     args: args === undefined ? ["-c", spec.command] : args,
     cwd: spec.workdir,
-    env: markNestedShell(mergeEnvWith({ ambient: context.ambientEnv(), env, dshEnv }, host.scrubDecisions)),
+    env: markNestedShell(
+      mergeEnvWith({ ambient: context.ambient.read(), env, dshEnv }, host.scrubDecisions, context.ambient.key),
+    ),
     stdin: typeof stdin === "string" ? encoder.encode(stdin) : stdin,
     onStdout: (chunk) => {
       stdout.write(chunk);
