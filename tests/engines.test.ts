@@ -15,7 +15,7 @@
  * except with DSH_REQUIRE_ENGINES=1 (CI), where that fails.
  */
 
-import { after, before, describe, it } from "node:test";
+import { after, afterEach, before, describe, it } from "node:test";
 import assert from "node:assert/strict";
 import { spawn } from "node:child_process";
 import { createHash, randomBytes } from "node:crypto";
@@ -75,6 +75,33 @@ interface Target {
   ours(): { pid: number; comm: string }[];
   /** The local clients (`docker exec`, `ssh`) of this target still running, and which is a supervisor's. */
   clients(): { pid: number; supervisor: boolean }[];
+  /** SIGKILLs what `ours()` and `clients()` list. */
+  sweep(): void;
+}
+
+/**
+ * Run after each test of an engine: fails the test that left anything of
+ * its own running there (or a local client), after graceMs + 5 s for it to
+ * end by itself, and kills it, so that the tests after it start clean and
+ * their own "nothing left" checks mean what they say.
+ */
+async function nothingLeftBy(target: Target): Promise<void> {
+  const clean = () => target.ours().length === 0 && target.clients().length === 0;
+  if (await eventually(clean, GRACE_MS + 5_000)) return;
+  const left = JSON.stringify({ engine: target.ours(), clients: target.clients() });
+  target.sweep();
+  throw new Error(`left running after the test, now killed: ${left}`);
+}
+
+/** SIGKILLs local `pids`, those already gone aside. */
+function killLocal(pids: readonly number[]): void {
+  for (const pid of pids) {
+    try {
+      process.kill(pid, "SIGKILL");
+    } catch {
+      // Already gone.
+    }
+  }
 }
 
 /** The SSH engine's control directories now in the temporary directory. */
@@ -267,7 +294,8 @@ function engineSuite(target: () => Target): void {
   });
 
   it("tasks: output, kill(), owners, a survivor, and close() ends everything it started there", async () => {
-    const shell = shellOn(target());
+    // Closed at the end also when an assertion fails: what it left would fail the later tests' "nothing left" checks.
+    await using shell = shellOn(target());
     const [markA, markB, markS] = [newMark(), newMark(), newMark()];
     const tree = "trap '' TERM; sleep 300 & (trap '' TERM; sleep 301) & echo up; wait";
     const a = shell.start(shell.resolve({ command: tree, owner: "a", env: { [MARK]: markA } }));
@@ -455,8 +483,14 @@ describe("the Docker engine", { skip: !REQUIRED && dockerMissing }, () => {
           pid,
           supervisor: argv.includes("dsh-sup"),
         })),
+      sweep: () => {
+        const pids = docker.ours(container).map((proc) => String(proc.pid));
+        if (pids.length > 0) docker.cli(["exec", container, "kill", "-9", ...pids]);
+        killLocal(target.clients().map((client) => client.pid));
+      },
     };
   });
+  afterEach(() => nothingLeftBy(target));
   after(async () => {
     await docker?.stop();
   });
@@ -543,8 +577,10 @@ describe("the SSH engine", { skip: !REQUIRED && sshMissing }, () => {
           pid,
           supervisor: argv.includes("ControlMaster=yes"),
         })),
+      sweep: () => killLocal([...sshd.ours(), ...target.clients()].map((proc) => proc.pid)),
     };
   });
+  afterEach(() => nothingLeftBy(target));
   after(async () => {
     await sshd?.stop();
   });
