@@ -80,10 +80,13 @@ interface Target {
 }
 
 /**
- * Run after each test of an engine: fails the test that left anything of
- * its own running there (or a local client), after graceMs + 5 s for it to
- * end by itself, and kills it, so that the tests after it start clean and
- * their own "nothing left" checks mean what they say.
+ * Run after each test of an engine: what a test left running there (or a
+ * local client) gets graceMs + 5 s to end by itself and is then killed, so
+ * that the tests after it start clean and their own "nothing left" checks
+ * are about themselves (in CI14 one failed test's tasks failed four later
+ * ones). The error names what was left: Node's runner fails the test that
+ * left it; Deno's reports nothing for an after-each hook, so there the
+ * sweep only keeps the later tests clean.
  */
 async function nothingLeftBy(target: Target): Promise<void> {
   const clean = () => target.ours().length === 0 && target.clients().length === 0;
