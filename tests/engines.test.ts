@@ -34,6 +34,7 @@ import {
   type ShellTask,
 } from "../mod.ts";
 import { dockerEngine, localEngine, sshEngine } from "../src/engines/mod.ts";
+import type { ProcessAdapter } from "../src/seam/mod.ts";
 import { DockerDaemon, dockerUnavailable } from "./helpers/docker_daemon.ts";
 import { freePort, LOGIN_ENV, SSH_USER, SshDaemon, sshUnavailable } from "./helpers/ssh_daemon.ts";
 import { assertSpecError, rejection, thrown } from "./helpers/errors.ts";
@@ -748,6 +749,16 @@ describe("engines: options and errors that need no engine running", () => {
   it("createShell(localEngine()) is createLocalShell", async () => {
     await using shell = createShell(localEngine(), { timeoutMs: 5_000 });
     assert.equal((await shell.exec("echo $((6 * 7))")).stdout.text, "42\n");
+  });
+
+  it("a local shell's adapter option must be its engine's adapter: another one is refused, not left unused", async () => {
+    const engine = localEngine();
+    const other: ProcessAdapter = { ...engine.adapter };
+    assertSpecError(thrown(() => createShell(engine, { adapter: other })), "adapter");
+    assertSpecError(thrown(() => createShell(engine.adapter, { adapter: other })), "adapter");
+    // The engine's own adapter, as createLocalShell passes it, is fine.
+    await using shell = createShell(engine, { adapter: engine.adapter, timeoutMs: 5_000 });
+    assert.equal((await shell.exec("echo same")).stdout.text, "same\n");
   });
 
   it("a remote engine needs an absolute workdir and refuses sandbox, adapter and ambientEnv", () => {

@@ -38,7 +38,8 @@ import type {
  * Most local callers want `createLocalShell`, which picks the adapter for
  * the current runtime. Throws `ShellSpecError` naming an invalid option;
  * for a remote engine `workdir` is required (a path on the engine's side)
- * and `adapter`, `sandbox` and `ambientEnv` make no sense.
+ * and `adapter`, `sandbox` and `ambientEnv` make no sense; on this machine
+ * an `adapter` option must be the engine's own.
  *
  * @example
  * ```ts
@@ -69,6 +70,15 @@ export function createShellIn(
       host,
       resolveRemoteOptions(options, chosen.name),
       (context) => new RemoteBackend(context, chosen),
+    );
+  }
+  // One adapter per shell: an `adapter` option that is not the engine's own would be silently unused.
+  const adapter = typeof options === "object" && options !== null ? ownValue(options, "adapter") : undefined;
+  if (adapter !== undefined && adapter !== chosen.adapter) {
+    throw new ShellSpecError(
+      "adapter",
+      "is not the engine's adapter: give it as the engine (createShell(adapter) or localEngine(adapter)), " +
+        "or use createLocalShell({ adapter })",
     );
   }
   return new SeamShell(host, resolveOptions(options), (context) => new LocalBackend(context, chosen.adapter));
