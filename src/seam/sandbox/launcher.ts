@@ -125,6 +125,8 @@ export function readStatus(statusPath: string): SandboxStatus {
   }
   const status: SandboxStatus = {};
   for (const line of text.split("\n")) {
+    // The file ends with a newline: a parse of the empty line would throw, at every command.
+    if (line === "") continue;
     let parsed: unknown;
     try {
       parsed = JSON.parse(line);

@@ -5,7 +5,7 @@
  * @module
  */
 
-import { existsSync, realpathSync, statSync } from "node:fs";
+import { existsSync, realpathSync } from "node:fs";
 import { dirname } from "node:path";
 import { ShellSandboxError } from "../errors.ts";
 
@@ -68,10 +68,13 @@ export function realOrUndefined(path: string): string | undefined {
 export function realIfPresent(path: string, checked: Set<string>): string | undefined {
   const real = realOrUndefined(path);
   if (real !== undefined) return real;
+  // Up to the deepest directory that exists, or one this spawn already found searchable (then every directory
+  // below it on the way was missing, and nothing is left to ask): most denied paths share a parent.
   let dir = dirname(path);
-  while (!existsSync(dir) && dir !== dirname(dir)) dir = dirname(dir);
-  // A file where a directory should be: nothing can be below it.
-  if (checked.has(dir) || !statSync(dir).isDirectory()) return undefined;
+  while (!checked.has(dir) && !existsSync(dir) && dir !== dirname(dir)) dir = dirname(dir);
+  // A file where a directory should be: nothing can be below it. With a trailing slash only a directory resolves
+  // (Deno's statSync builds a whole Stats object, several times the cost).
+  if (checked.has(dir) || !existsSync(`${dir}/`)) return undefined;
   // Searchable when `dir/.` can be looked up: the kernel decides, root included (Deno's access() guesses from the
   // mode bits, wrongly for root).
   if (!existsSync(`${dir}/.`)) {
