@@ -5,7 +5,7 @@
  * @module
  */
 
-import { existsSync, realpathSync } from "node:fs";
+import { existsSync, realpathSync, statSync } from "node:fs";
 import { dirname } from "node:path";
 import { ShellSandboxError } from "../errors.ts";
 
@@ -68,13 +68,15 @@ export function realOrUndefined(path: string): string | undefined {
 export function realIfPresent(path: string, checked: Set<string>): string | undefined {
   const real = realOrUndefined(path);
   if (real !== undefined) return real;
-  // Up to the deepest directory that exists, or one this spawn already found searchable (then every directory
-  // below it on the way was missing, and nothing is left to ask): most denied paths share a parent.
+  // Up to the deepest directory that exists, or to one this spawn already found searchable: most denied paths share
+  // a parent, and `checked` is trusted for the rest of the spawn as it always was (a directory in it is not asked
+  // again; the directories below it on the way were missing).
   let dir = dirname(path);
   while (!checked.has(dir) && !existsSync(dir) && dir !== dirname(dir)) dir = dirname(dir);
-  // A file where a directory should be: nothing can be below it. With a trailing slash only a directory resolves
-  // (Deno's statSync builds a whole Stats object, several times the cost).
-  if (checked.has(dir) || !existsSync(`${dir}/`)) return undefined;
+  if (checked.has(dir)) return undefined;
+  // With a trailing slash only a directory resolves: the common case in one cheap call (Deno's statSync builds a
+  // whole Stats object). Otherwise the full look, which throws when the directory cannot be looked at any more.
+  if (!existsSync(`${dir}/`) && !isDirectoryOrThrow(dir, path)) return undefined;
   // Searchable when `dir/.` can be looked up: the kernel decides, root included (Deno's access() guesses from the
   // mode bits, wrongly for root).
   if (!existsSync(`${dir}/.`)) {
@@ -85,4 +87,22 @@ export function realIfPresent(path: string, checked: Set<string>): string | unde
   }
   checked.add(dir);
   return undefined;
+}
+
+/**
+ * Whether `dir` is a directory; false for a file where a directory should
+ * be (nothing can be below it). A `dir` that can no longer be looked at (a
+ * command made its parent unsearchable, or removed it, since it was found)
+ * is a {@linkcode ShellSandboxError}: it must not pass for "nothing there".
+ */
+function isDirectoryOrThrow(dir: string, path: string): boolean {
+  try {
+    return statSync(dir).isDirectory();
+  } catch (error) {
+    throw new ShellSandboxError(
+      `cannot tell whether ${path} exists: ${dir} cannot be looked at (a command may have changed it); ` +
+        `nothing runs until it can be`,
+      { cause: error },
+    );
+  }
 }
