@@ -94,7 +94,8 @@ async function nothingLeftBy(target: Target): Promise<void> {
   if (await eventually(clean, GRACE_MS + 5_000)) return;
   const left = JSON.stringify({ engine: target.ours(), clients: target.clients() });
   target.sweep();
-  throw new Error(`left running after the test, now killed: ${left}`);
+  const swept = await eventually(clean, 5_000);
+  throw new Error(`left running after the test, ${swept ? "now killed" : "and could not be killed"}: ${left}`);
 }
 
 /** SIGKILLs local `pids`, those already gone aside. */
@@ -102,8 +103,8 @@ function killLocal(pids: readonly number[]): void {
   for (const pid of pids) {
     try {
       process.kill(pid, "SIGKILL");
-    } catch {
-      // Already gone.
+    } catch (error) {
+      if ((error as { code?: string }).code !== "ESRCH") throw error;
     }
   }
 }
@@ -756,6 +757,10 @@ describe("engines: options and errors that need no engine running", () => {
     const other: ProcessAdapter = { ...engine.adapter };
     assertSpecError(thrown(() => createShell(engine, { adapter: other })), "adapter");
     assertSpecError(thrown(() => createShell(engine.adapter, { adapter: other })), "adapter");
+    // What is no adapter at all is refused as that, before the comparison.
+    const notOne = thrown(() => createShell(engine, { adapter: "node" as unknown as ProcessAdapter }));
+    assertSpecError(notOne, "adapter");
+    assert.match(String(notOne), /ProcessAdapter/);
     // The engine's own adapter, as createLocalShell passes it, is fine.
     await using shell = createShell(engine, { adapter: engine.adapter, timeoutMs: 5_000 });
     assert.equal((await shell.exec("echo same")).stdout.text, "same\n");

@@ -257,8 +257,10 @@ export interface ProcessAdapter {
    */
   spawnChannel?(request: ChannelRequest): ChannelHandle;
   /**
-   * Reads the host process's whole environment in one call, as a new plain
-   * object that the seam may keep (the same variables `process.env` holds).
+   * Reads the host process's whole environment in one call, as a new
+   * object that the seam may keep (the same variables `process.env` holds);
+   * only its own enumerable string keys are read, and it may have a null
+   * prototype (Deno's has).
    * Optional: without it the seam reads `process.env`, which on Deno is one
    * call into the runtime to list the names and one more per value.
    */

@@ -72,6 +72,8 @@ export function createShellIn(
       (context) => new RemoteBackend(context, chosen),
     );
   }
+  // Checked first, so that an adapter that is no adapter at all is refused as that.
+  const resolved = resolveOptions(options);
   // One adapter per shell: an `adapter` option that is not the engine's own would be silently unused.
   const adapter = typeof options === "object" && options !== null ? ownValue(options, "adapter") : undefined;
   if (adapter !== undefined && adapter !== chosen.adapter) {
@@ -81,7 +83,7 @@ export function createShellIn(
         "or use createLocalShell({ adapter })",
     );
   }
-  return new SeamShell(host, resolveOptions(options), (context) => new LocalBackend(context, chosen.adapter));
+  return new SeamShell(host, resolved, (context) => new LocalBackend(context, chosen.adapter));
 }
 
 /** The engine `value` names: an engine as it is, or 1.0's bare adapter as the local engine over it. */

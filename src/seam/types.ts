@@ -338,7 +338,11 @@ export interface LocalShellOptions {
   maxTasksPerOwner?: number;
   /** Finished tasks kept readable (default 100). */
   maxFinishedTasks?: number;
-  /** The process adapter (default: chosen by runtime). */
+  /**
+   * The process adapter (default: chosen by runtime). With `createShell`
+   * it must be the engine's own adapter (another one is a `ShellSpecError`),
+   * and a remote engine refuses it.
+   */
   adapter?: ProcessAdapter;
   /**
    * Run every command of the shell in a kernel sandbox (Linux, bubblewrap):

@@ -19,8 +19,8 @@ interface Snapshot<R> {
 }
 
 /**
- * For each ambient environment object (the process environment, or a
- * shell's fixed `ambientEnv`), one snapshot of its entries and the result
+ * For each ambient environment source (the process environment, however
+ * it is read, or a shell's fixed `ambientEnv`), one snapshot of its entries and the result
  * `build` made of them. Reading the environment is the one cost left when
  * nothing changed: each value is read once and compared with the snapshot.
  * Memory is one copy of each environment and its result; the objects are
@@ -66,7 +66,7 @@ export class AmbientMemo<R> {
   /**
    * What `build` returns for `ambient`'s own enumerable entries: the
    * remembered result when the entries with a value are exactly those of
-   * the last call with the same object (same names, same values), otherwise
+   * the last call with the same source (same names, same values), otherwise
    * a new one. `build` gets the values as read here, once each, so a source
    * that changes meanwhile (or a getter) cannot make the result disagree
    * with the snapshot it is remembered for.

@@ -38,8 +38,8 @@ export interface AmbientSource {
  * The ambient source of a shell: its fixed `ambientEnv` when it has one,
  * otherwise the host process's environment. That is read with the
  * adapter's `readEnvironment()` when the adapter has one (one call into
- * Deno instead of one per variable), and remembered under `process.env`
- * either way, which holds the same variables.
+ * Deno instead of one per variable), remembered under that reader, and
+ * otherwise through `process.env`, remembered under it.
  *
  * @example
  * ```ts
@@ -47,8 +47,10 @@ export interface AmbientSource {
  * import process from "node:process";
  * import { ambientSource } from "./ambient_source.ts";
  * import { denoAdapter } from "@dsh/shell/deno";
+ * import { nodeAdapter } from "@dsh/shell/node";
+ * assert.equal(ambientSource(nodeAdapter, undefined).key, process.env);
  * const source = ambientSource(denoAdapter, undefined);
- * assert.equal(source.key, process.env);
+ * assert.equal(source.key, denoAdapter.readEnvironment);
  * assert.equal(source.read().PATH, process.env.PATH);
  * ```
  */
@@ -59,5 +61,7 @@ export function ambientSource(
   if (fixed !== undefined) return { key: fixed, read: () => fixed };
   const reader = adapter.readEnvironment;
   if (reader === undefined) return { key: process.env, read: () => process.env };
-  return { key: process.env, read: () => reader.call(adapter) };
+  // Remembered under the reader: every copy of an adapter shares it, and an adapter whose reader gives some other
+  // environment does not take turns with process.env.
+  return { key: reader, read: () => reader.call(adapter) };
 }

@@ -321,7 +321,7 @@ export function newScrubMemo(): ScrubMemo {
  * and the scrub runs again whenever any of it changed. Returns a new
  * object each time (the caller may change it). `source` is what the scrub
  * is remembered under when `input.ambient` is a new copy at each read
- * (see {@linkcode AmbientSource}). Internal: not exported from the package.
+ * (see `env/ambient_source.ts`). Internal: not exported from the package.
  */
 export function mergeEnvWith(input: EnvInput, memo: ScrubMemo, source?: object): Record<string, string> {
   const ambient = ownValue(input, "ambient") as EnvInput["ambient"];
