@@ -5,6 +5,8 @@ import { existsSync, rmSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
 import { createLocalShell, ENV_OVERRIDES, type Shell } from "../mod.ts";
 import { createShell, type ProcessAdapter } from "../src/seam/mod.ts";
+import { HostProcess } from "../src/seam/host.ts";
+import { createShellIn } from "../src/seam/shell.ts";
 import { runtimeAdapter } from "./helpers/adapters.ts";
 import { IS_DENO } from "./helpers/runtime.ts";
 import { shQuote } from "./helpers/bash.ts";
@@ -118,6 +120,32 @@ describe("the child's environment", () => {
       assert.equal(reads, 2);
     } finally {
       delete process.env[name];
+      await local.close();
+    }
+  });
+
+  it("a reader's new copy of an unchanged environment reuses the scrub remembered for it", async () => {
+    const host = new HostProcess();
+    const memo = host.scrubDecisions;
+    const results: unknown[] = [];
+    const get = memo.get.bind(memo);
+    memo.get = (ambient, source) => {
+      const result = get(ambient, source);
+      results.push(result);
+      return result;
+    };
+    const fixed = { PATH: process.env.PATH ?? "/usr/bin:/bin", KEPT: "yes" };
+    const local = createShellIn(host, { ...runtimeAdapter, readEnvironment: () => ({ ...fixed }) });
+    try {
+      for (let i = 0; i < 2; i++) {
+        assert.equal((await local.run(local.resolve({ command: "echo $KEPT", owner: null }))).stdout.text, "yes\n");
+      }
+      assert.equal(results.length, 2);
+      assert.equal(results[0], results[1], "the scrub was built again for an unchanged environment");
+      fixed.KEPT = "changed";
+      assert.equal((await local.run(local.resolve({ command: "echo $KEPT", owner: null }))).stdout.text, "changed\n");
+      assert.notEqual(results[2], results[1], "a changed environment was served the old scrub");
+    } finally {
       await local.close();
     }
   });
