@@ -19,13 +19,23 @@ import { after, afterEach, before, describe, it } from "node:test";
 import assert from "node:assert/strict";
 import { spawn } from "node:child_process";
 import { createHash, randomBytes } from "node:crypto";
-import { existsSync, mkdirSync, mkdtempSync, readdirSync, readFileSync, rmSync, writeFileSync } from "node:fs";
+import {
+  chmodSync,
+  existsSync,
+  mkdirSync,
+  mkdtempSync,
+  readdirSync,
+  readFileSync,
+  rmSync,
+  writeFileSync,
+} from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import process from "node:process";
 import { fileURLToPath } from "node:url";
 import {
   createShell,
+  type EngineLink,
   type RemoteEngine,
   type Shell,
   ShellEngineError,
@@ -708,30 +718,71 @@ describe("the SSH engine", { skip: !REQUIRED && sshMissing }, () => {
     );
   });
 
-  it("a server's MaxSessions reached: the command fails with a ShellEngineError that says so", async () => {
+  /** An SSH engine on `daemon`, counting the refusals for want of a session that the seam asks it about. */
+  function countingRefusals(daemon: SshDaemon): { engine: RemoteEngine; refusals: () => number } {
+    let refusals = 0;
+    const engine = sshEngine({
+      host: "127.0.0.1",
+      port: daemon.port,
+      user: SSH_USER,
+      identityFile: daemon.identityFile,
+      knownHostsFile: daemon.knownHostsFile,
+    });
+    const connect = (): EngineLink => {
+      const link = engine.connect();
+      return {
+        ...link,
+        busy: (failure) => {
+          const busy = link.busy?.(failure) ?? false;
+          if (busy) refusals++;
+          return busy;
+        },
+      };
+    };
+    return { engine: { ...engine, connect }, refusals: () => refusals };
+  }
+
+  it("a server's MaxSessions reached: a command waits for one of the shell's own to end, within its timeout", async () => {
     // Two sessions per connection: the supervisor's and one command's.
     const small = await SshDaemon.start(2);
+    const dir = mkdtempSync(join(tmpdir(), "dsh-engine-queue-"));
+    chmodSync(dir, 0o777);
+    const [queuedMark, lateMark] = [join(dir, "queued"), join(dir, "late")];
     try {
-      await using shell = createShell(
-        sshEngine({
-          host: "127.0.0.1",
-          port: small.port,
-          user: SSH_USER,
-          identityFile: small.identityFile,
-          knownHostsFile: small.knownHostsFile,
-        }),
-        { workdir: "/tmp", shell: "sh", graceMs: GRACE_MS },
-      );
+      const { engine, refusals } = countingRefusals(small);
+      await using shell = createShell(engine, { workdir: "/tmp", shell: "sh", graceMs: GRACE_MS });
       const task = shell.start(shell.resolve({ command: "echo up; sleep 300", owner: null }));
       await readUntil(task, /up\n/);
+      const queued = shell.exec(`touch ${queuedMark}; echo queued`);
+      assert.ok(await eventually(() => refusals() > 0, 10_000), "the server never refused the second session");
+      // One that times out while it waits never runs, and says so as a timeout, not as an engine error.
+      const late = await shell.exec(`touch ${lateMark}; echo late`, { timeoutMs: 1_500 });
+      assert.deepEqual([late.timedOut, late.exitCode, late.stdout.text], [true, null, ""]);
+      assert.equal(existsSync(queuedMark), false, "a command ran while the task held the only session");
+      task.kill();
+      await task.done;
+      const result = await queued;
+      assert.deepEqual([result.exitCode, result.stdout.text], [0, "queued\n"]);
+      assert.equal(existsSync(queuedMark), true);
+      assert.equal(existsSync(lateMark), false, "the command that timed out while it waited ran after all");
+    } finally {
+      rmSync(dir, { recursive: true, force: true });
+      await small.stop();
+    }
+  });
+
+  it("a server's MaxSessions reached with nothing of the shell's running: a ShellEngineError that says so", async () => {
+    // One session per connection: the supervisor's. No command of the shell can ever free one.
+    const tiny = await SshDaemon.start(1);
+    try {
+      const { engine, refusals } = countingRefusals(tiny);
+      await using shell = createShell(engine, { workdir: "/tmp", shell: "sh", graceMs: GRACE_MS });
       const error = await rejection(shell.exec("true"));
       assert.ok(error instanceof ShellEngineError, String(error));
       assert.match(error.message, /MaxSessions/);
-      task.kill();
-      await task.done;
-      assert.equal((await shell.exec("echo free")).stdout.text, "free\n", "a session is free again");
+      assert.equal(refusals(), 1, "asked once, and not tried again");
     } finally {
-      await small.stop();
+      await tiny.stop();
     }
   });
 

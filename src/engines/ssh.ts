@@ -207,6 +207,7 @@ export function sshEngine(options: SshEngineOptions): RemoteEngine {
           output,
         ),
       explain: explainSsh,
+      busy: (failure) => SESSION_REFUSED.test(firstLines(failure.stderr, 3)),
       dispose: () => removeControlDirectory(dir),
     };
   };
@@ -271,6 +272,9 @@ function optionalPath(field: string, value: string | undefined): string | undefi
   return resolve(process.cwd(), value);
 }
 
+/** How `ssh` says that the server refused another session on a connection (sshd's `MaxSessions`). */
+const SESSION_REFUSED = /Session open refused|session request failed/i;
+
 /** Why `ssh` ended before the host's side answered, from its exit and stderr. */
 function explainSsh(failure: EngineFailure): string {
   const text = firstLines(failure.stderr, 3);
@@ -282,7 +286,7 @@ function explainSsh(failure: EngineFailure): string {
   }
   if (/Could not resolve hostname/i.test(text)) return `unknown host${said}`;
   if (/timed out/i.test(text)) return `connection timed out${said}`;
-  if (/Session open refused|session request failed/i.test(text)) {
+  if (SESSION_REFUSED.test(text)) {
     return `the server refused another session on the shell's connection (sshd's MaxSessions)${said}`;
   }
   if (

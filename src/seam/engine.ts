@@ -159,6 +159,15 @@ export interface EngineLink {
    * `ShellEngineError` after the engine's name and target.
    */
   explain(failure: EngineFailure): string;
+  /**
+   * Whether a program of this link that ended before the seam heard from
+   * it on the engine's side was refused only for want of room on the
+   * connection (sshd's `MaxSessions`): then, while other commands of the
+   * shell hold sessions of it, the command waits for one of them to end
+   * and is tried again, within its own timeout. Optional: without it such
+   * a failure is a `ShellEngineError` at once.
+   */
+  busy?(failure: EngineFailure): boolean;
   /** Releases what the link holds on this machine (a control socket's directory). Called once, last. */
   dispose(): void;
 }

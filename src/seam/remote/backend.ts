@@ -19,7 +19,7 @@
 
 import type { BackendContext, ShellBackend } from "../backend.ts";
 import { SpillDirectory } from "../capture/spill.ts";
-import type { EngineLink, RemoteEngine } from "../engine.ts";
+import type { EngineLink, EngineProcess, RemoteEngine } from "../engine.ts";
 import type { Launched } from "../spawn/launch.ts";
 import type { ShellExecSpec, ShellObserver } from "../types.ts";
 import { RemoteCommand } from "./launch.ts";
@@ -51,6 +51,10 @@ export class RemoteBackend implements ShellBackend {
   readonly #supervisors = new Set<Supervisor>();
   #current: Supervisor | undefined;
   #shutDown = false;
+  /** The commands' clients now running: each holds a session of its connection. */
+  readonly #holding = new Set<EngineProcess>();
+  /** Commands waiting for a session to be freed. */
+  #waiting: (() => void)[] = [];
 
   constructor(shell: BackendContext, engine: RemoteEngine) {
     this.shell = shell;
@@ -89,6 +93,28 @@ export class RemoteBackend implements ShellBackend {
     this.#supervisors.add(supervisor);
     supervisor.ended.then(() => this.#ended(supervisor));
     return supervisor.ready.then(() => supervisor);
+  }
+
+  /** Notes that a command's client holds a session of its connection until it exits. */
+  holds(process: EngineProcess): void {
+    this.#holding.add(process);
+    process.exited.then(() => {
+      this.#holding.delete(process);
+      const waiting = this.#waiting;
+      this.#waiting = [];
+      for (const wake of waiting) wake();
+    });
+  }
+
+  /** Whether a client other than `process` holds a session now. */
+  othersHolding(process: EngineProcess): boolean {
+    for (const other of this.#holding) if (other !== process) return true;
+    return false;
+  }
+
+  /** Resolves when the next client that holds a session exits. */
+  sessionFreed(): Promise<void> {
+    return new Promise((resolve) => this.#waiting.push(resolve));
   }
 
   /** Records a session a command just started; its supervisor remembers it, whatever happens to its record file. */

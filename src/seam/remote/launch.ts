@@ -36,6 +36,9 @@ import { checkPortableNames, commandHeader, isShellName } from "./header.ts";
 import { WRAPPER_ARGV } from "./scripts.ts";
 import { firstOf, type Supervisor } from "./supervisor.ts";
 
+/** What became of a command whose wrapper the engine refused for want of a session (see `#waitForRoom`). */
+type Room = "no" | "retry" | "stopped";
+
 /** How long past the grace a termination may go unconfirmed before the command counts as lost. */
 const CONFIRM_AFTER_GRACE_MS = 10_000;
 
@@ -106,24 +109,30 @@ export class RemoteCommand {
     const signals = [ownValue(this.#spec, "signal"), shell.closeSignal];
     const supervisor = await this.#connect(signals);
     if (supervisor === undefined) return this.#result(null, null, this.#earlyCause);
-    const process = this.#start(supervisor);
+    let process = this.#start(supervisor);
     const deadline = new Deadline(this.#timeoutMs, signals, shell.host.abortListeners, () => this.#terminate());
     this.#deadline = deadline;
     if (this.#earlyCause !== undefined) deadline.fire(this.#earlyCause);
     // A lost connection ends the wait at once: the result is an engine error whatever the command does.
     supervisor.ended.then(() => {
-      if (supervisor.failure !== undefined && !this.#settled) process.abandon();
+      if (supervisor.failure !== undefined && !this.#settled) this.#process?.abandon();
     });
     const { graceMs } = shell.options;
     const trailer = new Promise<void>((resolve) => this.#announceEnd = resolve);
     const ended = new Promise<void>((resolve) => this.#announceGone = resolve);
-    // The end: the trailer; the client's exit once its last bytes are read; or, after our termination, the
-    // supervisor's word that nothing of the session runs (a client can take seconds to see its program die).
-    await Promise.race([
-      trailer,
-      process.exited.then(() => firstOf(process.drained, graceMs)),
-      ended.then(() => firstOf(process.drained, graceMs)),
-    ]);
+    let room: Room = "no";
+    do {
+      if (room === "retry") process = this.#start(supervisor);
+      const current = process;
+      // The end: the trailer; the client's exit once its last bytes are read; or, after our termination, the
+      // supervisor's word that nothing of the session runs (a client can take seconds to see its program die).
+      await Promise.race([
+        trailer,
+        current.exited.then(() => firstOf(current.drained, graceMs)),
+        ended.then(() => firstOf(current.drained, graceMs)),
+      ]);
+      room = await this.#waitForRoom(supervisor, current, deadline);
+    } while (room === "retry");
     if (this.#status !== undefined) {
       // As locally: what a background process holds open is drained for at most graceMs, cut short by a stop.
       const drained = await Promise.race([firstOf(process.drained, graceMs), deadline.fired]);
@@ -142,6 +151,8 @@ export class RemoteCommand {
       return this.#result(signal === null ? code : null, signal, cause);
     }
     if (this.#refusal !== undefined) throw this.#refused(this.#refusal, supervisor);
+    // Stopped while it waited for a session: it never ran, as when stopped before the connection answered.
+    if (room === "stopped") return this.#result(null, null, cause);
     const exit = await process.exited;
     if (this.#session === undefined) {
       if (supervisor.failure !== undefined) throw supervisor.failure;
@@ -161,6 +172,28 @@ export class RemoteCommand {
   }
 
   #frames: WrapperFrames | undefined;
+
+  /**
+   * After a wrapper ended without a word from the engine's side: whether it
+   * was refused only for want of a session on the connection (see
+   * `EngineLink.busy`) while other commands of the shell hold one. Then it
+   * waits for one of them to end and says `retry`; `stopped` when the
+   * deadline fired or the connection ended meanwhile; `no` otherwise, and
+   * the failure is reported as before.
+   */
+  async #waitForRoom(supervisor: Supervisor, process: EngineProcess, deadline: Deadline): Promise<Room> {
+    if (this.#status !== undefined || this.#refusal !== undefined || this.#session !== undefined) return "no";
+    const busy = supervisor.link.busy;
+    if (busy === undefined || deadline.cause !== undefined || supervisor.failure !== undefined) return "no";
+    const exit = await process.exited;
+    const failure = { code: exit.code, signal: exit.signal, stderr: this.#frames?.clientText ?? "" };
+    if (!busy.call(supervisor.link, failure)) return "no";
+    const freed = this.#backend.sessionFreed();
+    if (!this.#backend.othersHolding(process)) return "no";
+    await Promise.race([freed, deadline.fired, supervisor.ended]);
+    if (supervisor.failure !== undefined) return "no";
+    return deadline.cause === undefined ? "retry" : "stopped";
+  }
 
   /** The connection, unless a stop comes first (then undefined, and nothing is started). */
   async #connect(signals: (AbortSignal | undefined)[]): Promise<Supervisor | undefined> {
@@ -232,6 +265,7 @@ export class RemoteCommand {
       onStderr: (chunk) => frames.push(chunk),
     });
     this.#process = process;
+    this.#backend.holds(process);
     process.drained.then(() => frames.end());
     return process;
   }
