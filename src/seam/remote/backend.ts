@@ -51,8 +51,10 @@ export class RemoteBackend implements ShellBackend {
   readonly #supervisors = new Set<Supervisor>();
   #current: Supervisor | undefined;
   #shutDown = false;
-  /** The commands' clients now running: each holds a session of its connection. */
+  /** The commands' clients now running: each holds, or may yet get, a session of its connection. */
   readonly #holding = new Set<EngineProcess>();
+  /** Those of them whose wrapper started: they certainly hold one. */
+  readonly #seated = new Set<EngineProcess>();
   /** Commands waiting for a session to be freed. */
   #waiting: (() => void)[] = [];
 
@@ -95,24 +97,35 @@ export class RemoteBackend implements ShellBackend {
     return supervisor.ready.then(() => supervisor);
   }
 
-  /** Notes that a command's client holds a session of its connection until it exits. */
+  /**
+   * Notes a command's client, running until it exits. Only the exit of one
+   * whose wrapper started (see {@linkcode seated}) frees a session: a
+   * client the server refused one never had it, and waking the waiters for
+   * it would have them take turns refusing each other.
+   */
   holds(process: EngineProcess): void {
     this.#holding.add(process);
     process.exited.then(() => {
       this.#holding.delete(process);
+      if (!this.#seated.delete(process)) return;
       const waiting = this.#waiting;
       this.#waiting = [];
       for (const wake of waiting) wake();
     });
   }
 
-  /** Whether a client other than `process` holds a session now. */
+  /** Notes that the wrapper of `process` started on the engine: it holds a session. */
+  seated(process: EngineProcess): void {
+    if (this.#holding.has(process)) this.#seated.add(process);
+  }
+
+  /** Whether a client other than `process` holds, or may yet get, a session now. */
   othersHolding(process: EngineProcess): boolean {
     for (const other of this.#holding) if (other !== process) return true;
     return false;
   }
 
-  /** Resolves when the next client that holds a session exits. */
+  /** Resolves when the next client whose wrapper started exits. */
   sessionFreed(): Promise<void> {
     return new Promise((resolve) => this.#waiting.push(resolve));
   }

@@ -29,12 +29,20 @@ import { ShellEngineError, ShellSpawnError } from "../errors.ts";
 import { ownValue } from "../resolve/own_fields.ts";
 import type { Launched } from "../spawn/launch.ts";
 import { Deadline, type StopCause } from "../terminate/deadline.ts";
+import { sharedTimer } from "../terminate/shared_timer.ts";
 import type { ShellExecSpec, ShellObserver, ShellRunResult } from "../types.ts";
 import type { RemoteBackend, RemoteSession } from "./backend.ts";
 import { WrapperFrames } from "./frames.ts";
 import { checkPortableNames, commandHeader, isShellName } from "./header.ts";
 import { WRAPPER_ARGV } from "./scripts.ts";
 import { firstOf, type Supervisor } from "./supervisor.ts";
+
+/**
+ * sshd frees a session a moment after its client has gone, so a command woken by a freed session can be refused
+ * again with nothing of the shell holding one: it tries again after each of these pauses before the refusal stands
+ * (about 1.3 s in all). Seen in CI: the retry right after the wake was refused, on two Node legs of three.
+ */
+const SETTLING_RETRY_MS: readonly number[] = [10, 20, 40, 80, 160, 320, 640];
 
 /** What became of a command whose wrapper the engine refused for want of a session (see `#waitForRoom`). */
 type Room = "no" | "retry" | "stopped";
@@ -72,6 +80,9 @@ export class RemoteCommand {
   #announceGone: () => void = () => {};
   #backstop: ReturnType<typeof setTimeout> | undefined;
   #unconfirmed = false;
+  /** Woken by a freed session at least once, and how many settling retries it has had since. */
+  #woken = false;
+  #settlingRetries = 0;
 
   /**
    * Checks what can be checked before connecting, and starts. Throws
@@ -177,20 +188,37 @@ export class RemoteCommand {
    * After a wrapper ended without a word from the engine's side: whether it
    * was refused only for want of a session on the connection (see
    * `EngineLink.busy`) while other commands of the shell hold one. Then it
-   * waits for one of them to end and says `retry`; `stopped` when the
+   * waits for one of them to end and says `retry` (and, once woken, a few
+   * more times after short pauses while the server lets go of the freed
+   * session: see {@linkcode SETTLING_RETRY_MS}); `stopped` when the
    * deadline fired or the connection ended meanwhile; `no` otherwise, and
    * the failure is reported as before.
    */
   async #waitForRoom(supervisor: Supervisor, process: EngineProcess, deadline: Deadline): Promise<Room> {
     if (this.#status !== undefined || this.#refusal !== undefined || this.#session !== undefined) return "no";
     const busy = supervisor.link.busy;
-    if (busy === undefined || deadline.cause !== undefined || supervisor.failure !== undefined) return "no";
+    if (busy === undefined || supervisor.failure !== undefined) return "no";
     const exit = await process.exited;
     const failure = { code: exit.code, signal: exit.signal, stderr: this.#frames?.clientText ?? "" };
     if (!busy.call(supervisor.link, failure)) return "no";
+    // Stopped while an attempt was on its way: it never ran either.
+    if (deadline.cause !== undefined) return "stopped";
     const freed = this.#backend.sessionFreed();
-    if (!this.#backend.othersHolding(process)) return "no";
-    await Promise.race([freed, deadline.fired, supervisor.ended]);
+    if (this.#backend.othersHolding(process)) {
+      await Promise.race([freed, deadline.fired, supervisor.ended]);
+      this.#woken = true;
+      this.#settlingRetries = 0;
+    } else {
+      // Nothing of the shell holds a session: refused for good, unless one was freed just now and the server has
+      // not let go of it yet.
+      if (!this.#woken || this.#settlingRetries >= SETTLING_RETRY_MS.length) return "no";
+      let cancel = (): void => {};
+      const paused = new Promise<void>((resolve) => {
+        cancel = sharedTimer.after(SETTLING_RETRY_MS[this.#settlingRetries++], resolve);
+      });
+      await Promise.race([paused, freed, deadline.fired, supervisor.ended]);
+      cancel();
+    }
     if (supervisor.failure !== undefined) return "no";
     return deadline.cause === undefined ? "retry" : "stopped";
   }
@@ -240,6 +268,7 @@ export class RemoteCommand {
     });
     const frames = new WrapperFrames(header.nonce, {
       started: (sid) => {
+        if (this.#process !== undefined) this.#backend.seated(this.#process);
         this.#pid = sid;
         this.#session = this.#backend.started(supervisor, sid);
         if (this.#terminateWhenStarted) this.#terminate();
