@@ -22,7 +22,7 @@
 
 import { OutputCollector } from "../capture/collector.ts";
 import { OutputEvents } from "../capture/output_events.ts";
-import type { EngineProcess } from "../engine.ts";
+import type { EngineFailure, EngineProcess } from "../engine.ts";
 import { mergeEnvWith } from "../env/merge.ts";
 import { markNestedShell } from "../env/shell_level.ts";
 import { ShellEngineError, ShellSpawnError } from "../errors.ts";
@@ -167,7 +167,7 @@ export class RemoteCommand {
     const exit = await process.exited;
     if (this.#session === undefined) {
       if (supervisor.failure !== undefined) throw supervisor.failure;
-      throw new ShellEngineError(engine.name, engine.target, this.#explain(supervisor, exit, this.#frames?.clientText));
+      throw new ShellEngineError(engine.name, engine.target, supervisor.link.explain(this.#clientFailure(exit)));
     }
     // It started, and its wrapper ended without a trailer.
     if (supervisor.failure !== undefined || !await supervisor.confirm()) throw this.#lost(supervisor);
@@ -199,8 +199,7 @@ export class RemoteCommand {
     const busy = supervisor.link.busy;
     if (busy === undefined || supervisor.failure !== undefined) return "no";
     const exit = await process.exited;
-    const failure = { code: exit.code, signal: exit.signal, stderr: this.#frames?.clientText ?? "" };
-    if (!busy.call(supervisor.link, failure)) return "no";
+    if (!busy.call(supervisor.link, this.#clientFailure(exit))) return "no";
     // Stopped while an attempt was on its way: it never ran either.
     if (deadline.cause !== undefined) return "stopped";
     const freed = this.#backend.sessionFreed();
@@ -424,12 +423,9 @@ export class RemoteCommand {
     return env !== undefined && Object.hasOwn(env, "PATH") ? env.PATH : undefined;
   }
 
-  #explain(
-    supervisor: Supervisor,
-    exit: { code: number | null; signal: string | null },
-    stderr: string | undefined,
-  ): string {
-    return supervisor.link.explain({ code: exit.code, signal: exit.signal, stderr: stderr ?? "" });
+  /** How the current wrapper's client ended, with what it said itself (outside the wrapper's frames). */
+  #clientFailure(exit: { code: number | null; signal: string | null }): EngineFailure {
+    return { code: exit.code, signal: exit.signal, stderr: this.#frames?.clientText ?? "" };
   }
 
   #collector(budget: number, label: string): OutputCollector {
