@@ -233,7 +233,31 @@ describe("isCredentialName", () => {
     });
   }
 
-  for (const name of ["SSHPASS", "sshpass", "BW_SESSION", "OP_SESSION_my", "op_session_team2", "OP_SESSION_"]) {
+  for (
+    const name of [
+      "TS_AUTHKEY",
+      "HONEYCOMB_WRITEKEY",
+      "AWS_SECRETKEY",
+      "SIGNING_PRIVATEKEY",
+      "MY_SECRETKEYS",
+    ]
+  ) {
+    it(`glued key words (AUTHKEY, WRITEKEY, SECRETKEY, PRIVATEKEY): ${name} is scrubbed`, () => {
+      assert.equal(isCredentialName(name), true);
+    });
+  }
+
+  for (
+    const name of [
+      "SSHPASS",
+      "sshpass",
+      "BW_SESSION",
+      "FASTLANE_SESSION",
+      "OP_SESSION_my",
+      "op_session_team2",
+      "OP_SESSION_",
+    ]
+  ) {
     it(`a tool's secret variable: ${name} is scrubbed`, () => {
       assert.equal(isCredentialName(name), true);
     });
@@ -245,6 +269,29 @@ describe("isCredentialValue", () => {
     it(`recognises a ${kind} value, alone and inside a longer value`, () => {
       assert.equal(isCredentialValue(secret), true);
       assert.equal(isCredentialValue(`--flag=${secret} --other`), true);
+    });
+  }
+
+  for (
+    const value of [
+      // Built from pieces so no scanner takes the fixture for a real secret.
+      ["Authorization=Basic", "%20", btoa("12345:glc_abcdef")].join(""),
+      ["authorization=Bearer", "%20", "abc123def456"].join(""),
+      ["api-key=1,Authorization=Bearer", "%20", "tok3n-value-42"].join(""),
+      ["Basic", "%20", btoa("user:pass")].join(""),
+      ["postgres://app:it", "'s", "@db/app"].join(""),
+      ["postgres://app:a", "`b", "@db/app"].join(""),
+      ["postgres://app:a", "\\b", "@db/app"].join(""),
+      ["postgres://app:a", '"b', "@db/app"].join(""),
+      ["https://discord.com/api/webhooks/", "123456789012345678/", fill(68, B64URL)].join(""),
+      ["https://discordapp.com/api/v10/webhooks/", "1234/", fill(40, B64URL)].join(""),
+      ["sk-", "0123456789abcdef0123456789abcdef"].join(""),
+      ["sk-", "a1".repeat(24)].join(""),
+    ]
+  ) {
+    it(`recognises a secret the red team found: ${JSON.stringify(value.slice(0, 40))}`, () => {
+      assert.equal(isCredentialValue(value), true);
+      assert.equal(isCredentialValue(`x ${value} y`), true);
     });
   }
 
@@ -279,6 +326,12 @@ describe("isCredentialValue", () => {
       "skip",
       "sk-learn-scikit-learn-extras-2024",
       "sk-ScikitLearn-Extras-Package",
+      "sk-" + "a".repeat(40),
+      "sk-0123456789abcdef0123456789abcde",
+      "https://discord.com/api/webhooks/",
+      "https://discord.com/api/webhooks/123/short",
+      "Authorization=Basic%20",
+      "basic%20setup",
       ["gh", "p_"].join("") + "short",
       ["AK", "IA"].join("") + fill(15, UPPER_DIGITS),
       ["AK", "IA"].join("") + fill(17, UPPER_DIGITS),
@@ -373,6 +426,10 @@ describe("isCredentialValue", () => {
       "hvs.".repeat(n / 4),
       "ya29.".repeat(n / 5),
       "sk_live_".repeat(n / 8),
+      "basic%20".repeat(n / 8),
+      "bearer%20a".repeat(n / 10),
+      "authorization=basic" + "%20".repeat(n / 3),
+      "discord.com/api/webhooks/" + "1".repeat(n),
     ];
     // No timing is asserted (timings belong in benchmarks), but quadratic
     // work on these inputs would take minutes and stall the suite visibly.

@@ -128,4 +128,26 @@ describe("env file", () => {
     );
     assert.equal(later.stdout.text, "hello\n");
   });
+  it("drops DSH_* and BASH_FUNC_* names with a warning: a hook cannot forge the owner or replace git later", async () => {
+    const marker = join(dir, "forged-git-ran");
+    const result = await dispatch("claude-code", "SessionStart", [
+      {
+        command: `{ echo 'export DSH_OWNER=forged KEPT=1'; echo 'git() { touch ${shQuote(marker)}; }'; ` +
+          `echo 'export -f git'; echo 'export BASH_ENV=/x'; } >> "$CLAUDE_ENV_FILE"`,
+      },
+    ]);
+    assert.deepEqual(result.envFile?.env, { KEPT: "1", BASH_ENV: "/x" });
+    const warning = result.warnings.find((entry) => entry.field === "envFile");
+    assert.match(warning?.message ?? "", /DSH_OWNER/);
+    assert.match(warning?.message ?? "", /BASH_FUNC_git%%/);
+    const later = await shell.run(
+      shell.resolve({
+        command: 'git --version >/dev/null; echo "${DSH_OWNER:-none} ${BASH_ENV:-none}"',
+        owner: null,
+        env: result.envFile?.env,
+      }),
+    );
+    assert.equal(later.stdout.text, "none none\n", "neither the owner nor BASH_ENV reached the later command");
+    assert.equal(existsSync(marker), false, "the env file's git function ran in a later command");
+  });
 });

@@ -142,6 +142,33 @@ describe("if: Edit and Read paths", () => {
     assert.equal(runs("Read(src/**)", "Grep", { pattern: "x", path: `${CWD}/src` }), true);
     assert.equal(edit("Read(*.ts)", `${CWD}/a.ts`), false, "a Read rule is not about Edit");
   });
+
+  it("a path the model made huge is not matched segment by segment: past 4096 characters the hook runs", () => {
+    const context = (path: string): IfContext => ({
+      toolName: "Edit",
+      toolInput: { file_path: path },
+      cwd: CWD,
+      home: homedir(),
+      settingsRoot: CWD,
+    });
+    const rule = parseIfRule("Edit(src/**)");
+    assert.ok(rule !== undefined);
+    // 128 K characters, 64 K segments: the rule once took ~40 s here, the event loop blocked.
+    const huge = ifRuleMatches(rule, context(`${CWD}/lib/${"a/".repeat(65_536)}x.ts`));
+    assert.deepEqual(huge, { match: true, failOpen: "tool_input.file_path is longer than 4096 characters" });
+    // Just under the cap, with 2 000 segments: matched for real, both ways.
+    const deep = "a/".repeat(2_000);
+    assert.deepEqual(ifRuleMatches(rule, context(`${CWD}/src/${deep}x.ts`)), { match: true });
+    assert.deepEqual(ifRuleMatches(rule, context(`${CWD}/lib/${deep}x.ts`)), { match: false });
+    assert.equal(edit("Edit(**/b/**/c/*.ts)", `${CWD}/${deep}x.ts`), false);
+  });
+
+  it("a newline in a file name does not take the path out of the rule", () => {
+    assert.equal(edit("Edit(src/**)", `${CWD}/src/a\nb.ts`), true);
+    assert.equal(edit("Edit(*.ts)", `${CWD}/x\n/y.ts`), true);
+    assert.equal(edit("Read(secrets/)", `${CWD}/secrets/\nkey`), false, "a Read rule");
+    assert.equal(runs("Read(secrets/)", "Read", { file_path: `${CWD}/secrets/\nkey` }), true);
+  });
 });
 
 describe("if: other rule forms", () => {

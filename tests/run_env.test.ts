@@ -216,6 +216,9 @@ describe("bash reads no startup file", () => {
     { name: "no SHLVL, SSH_CLIENT set", ambient: { SSH_CLIENT: "10.0.0.1 5000 22" }, shlvl: "2" },
     { name: "SHLVL=0", ambient: { SHLVL: "0" }, shlvl: "2" },
     { name: "SHLVL=3 is kept", ambient: { SHLVL: "3" }, shlvl: "4" },
+    // bash resets a level of 1000 or more to 1: a top-level shell again, which would read ~/.bashrc.
+    { name: "SHLVL=999", ambient: { SHLVL: "999" }, shlvl: "2" },
+    { name: "SHLVL not a number", ambient: { SHLVL: "x" }, shlvl: "2" },
   ];
   for (const { name, ambient, shlvl } of cases) {
     it(`a command with stdin: ${name}`, async () => {
@@ -228,6 +231,29 @@ describe("bash reads no startup file", () => {
         assert.equal(result.exitCode, 0, result.stderr.text);
         assert.equal(result.stdout.text, `payload ${shlvl}\n`);
         assert.equal(existsSync(marker), false, "~/.bashrc was sourced");
+      } finally {
+        await shell.close();
+      }
+    });
+  }
+
+  for (const where of ["ambient", "env"] as const) {
+    it(`neither BASH_ENV nor ENV is sourced, nor reaches the command (set in ${where})`, async () => {
+      rmSync(marker, { force: true });
+      const rc = { BASH_ENV: join(home, ".bashrc"), ENV: join(home, ".bashrc") };
+      const shell = createLocalShell({
+        ambientEnv: { PATH: process.env.PATH, HOME: home, ...(where === "ambient" ? rc : {}) },
+      });
+      try {
+        const result = await shell.run(shell.resolve({
+          command: 'echo "${BASH_ENV:-none} ${ENV:-none}"; bash -c "echo inner"',
+          owner: null,
+          stdin: "payload\n",
+          ...(where === "env" ? { env: rc } : {}),
+        }));
+        assert.equal(result.exitCode, 0, result.stderr.text);
+        assert.equal(result.stdout.text, "none none\ninner\n");
+        assert.equal(existsSync(marker), false, "a startup file was sourced");
       } finally {
         await shell.close();
       }

@@ -244,12 +244,20 @@ async function readBack(
   if (text === "") return undefined;
   try {
     const workdir = shell.resolve({ command: "true", owner: null, workdir: options.projectDir }).workdir;
-    return await readEnvFile(shell, text, {
+    const { env, refused } = await readEnvFile(shell, text, {
       env: hookEnv({ projectDir: workdir }, options.env, "claude-code"),
       workdir,
       owner: options.owner,
       ...(options.sandbox === false ? { sandbox: false as const } : {}),
     });
+    if (refused.length > 0) {
+      warnings.push({
+        field: "envFile",
+        message: `the env file set ${refused.join(", ")}, which later commands do not get (DSH_* and BASH_FUNC_* ` +
+          "names are the library's and bash's own)",
+      });
+    }
+    return { text, env };
   } catch (error) {
     warnings.push({
       field: "envFile",

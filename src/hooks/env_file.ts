@@ -19,6 +19,22 @@ import type { HookEnvFile } from "./types.ts";
 /** Variables the read-back ignores: bash's own, and the env-file variables themselves. */
 const IGNORED = new Set(["PWD", "OLDPWD", "SHLVL", "_", "CLAUDE_ENV_FILE", "CODEX_ENV_FILE"]);
 
+/**
+ * Names an env file may not set: the `DSH_*` namespace belongs to the trusted
+ * channel (a hook's file must not forge `DSH_OWNER` for every later command),
+ * and `BASH_FUNC_*` carries shell functions (`BASH_FUNC_git%%` would replace
+ * `git` in every later command).
+ */
+function isRefusedName(name: string): boolean {
+  return name.startsWith("DSH_") || name.startsWith("BASH_FUNC_");
+}
+
+/** What the read-back found: the env file, and the names it set that were dropped. */
+export interface EnvFileReadBack extends HookEnvFile {
+  /** Names the text set that `env` leaves out (`DSH_*`, `BASH_FUNC_*`), in the order bash listed them. */
+  refused: string[];
+}
+
 /** Separates the environment before the file from the one after it in the read-back's output. */
 const SEPARATOR = "--dsh-hook-env-file--";
 
@@ -83,7 +99,7 @@ export interface ReadBackOptions {
  * the same environment before it. Throws when the run itself fails (not
  * when the text has an error: bash goes on, as a later command would).
  */
-export async function readEnvFile(shell: Shell, text: string, options: ReadBackOptions): Promise<HookEnvFile> {
+export async function readEnvFile(shell: Shell, text: string, options: ReadBackOptions): Promise<EnvFileReadBack> {
   // The text comes on stdin, not in a file: a sandboxed command sees neither the host's /tmp nor most of its paths.
   // It is read whole before any of it runs (`$(cat)`), so a command in it cannot eat the rest; and not as
   // `. /dev/stdin`, which cannot open the socket Node gives a child as stdin. eval runs it command by command, as
@@ -91,7 +107,8 @@ export async function readEnvFile(shell: Shell, text: string, options: ReadBackO
   const script = 'env -0; printf "%s\\0" "$1"; eval "$(cat)" >/dev/null 2>&1 </dev/null; env -0';
   const run = await shell.run(shell.resolve({
     command: "bash",
-    args: ["-c", script, "bash", SEPARATOR],
+    // --norc: whatever stdin is, bash reads no ~/.bashrc (see env/shell_level.ts).
+    args: ["--norc", "-c", script, "bash", SEPARATOR],
     owner: options.owner,
     workdir: options.workdir,
     env: options.env,
@@ -109,13 +126,18 @@ export async function readEnvFile(shell: Shell, text: string, options: ReadBackO
   const before = toMap(entries.slice(0, at));
   const after = toMap(entries.slice(at + 1));
   const env: Record<string, string | undefined> = {};
+  const refused: string[] = [];
+  const keep = (name: string, value: string | undefined): void => {
+    if (isRefusedName(name)) refused.push(name);
+    else define(env, name, value);
+  };
   for (const [name, value] of after) {
-    if (!IGNORED.has(name) && before.get(name) !== value) define(env, name, value);
+    if (!IGNORED.has(name) && before.get(name) !== value) keep(name, value);
   }
   for (const name of before.keys()) {
-    if (!IGNORED.has(name) && !after.has(name)) define(env, name, undefined);
+    if (!IGNORED.has(name) && !after.has(name)) keep(name, undefined);
   }
-  return { text, env };
+  return { text, env, refused };
 }
 
 function toMap(entries: readonly string[]): Map<string, string> {

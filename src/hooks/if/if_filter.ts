@@ -14,7 +14,7 @@
  */
 
 import { bashRuleMatches, compileBashPattern } from "./bash_rule.ts";
-import { compilePathPattern, type PathAnchors } from "./path_rule.ts";
+import { compilePathPattern, MAX_MATCHED_PATH, type PathAnchors } from "./path_rule.ts";
 
 /** A parsed `if` rule: the tool part and the specifier in parentheses, if any. */
 export interface IfRule {
@@ -102,6 +102,9 @@ export function ifRuleMatches(rule: IfRule, context: IfContext): IfOutcome {
     // Grep and Glob search the current directory when they are given no path.
     const path = value === undefined && (toolName === "Grep" || toolName === "Glob") ? context.cwd : value;
     if (typeof path !== "string") return { match: true, failOpen: `tool_input has no ${field ?? "path"}` };
+    if (path.length > MAX_MATCHED_PATH) {
+      return { match: true, failOpen: `tool_input.${field ?? "path"} is longer than ${MAX_MATCHED_PATH} characters` };
+    }
     return { match: compilePathPattern(specifier, context)(path) };
   }
   if (rule.tool === "WebFetch" && parameter?.[1] === "domain") {

@@ -31,6 +31,13 @@ export interface PathAnchors {
   settingsRoot: string;
 }
 
+/**
+ * Paths longer than this are not matched (the hook runs, as for a Bash
+ * command too long to analyse): Linux refuses longer paths (`PATH_MAX`), so
+ * only a model that wants the matcher to work hard sends one.
+ */
+export const MAX_MATCHED_PATH = 4096;
+
 /** A compiled path pattern: whether an absolute file path matches. */
 export type PathTest = (path: string) => boolean;
 
@@ -60,17 +67,15 @@ export function compilePathPattern(specifier: string, anchors: PathAnchors): Pat
   if (directoryOnly) spec = spec.replace(/\/+$/, "");
   // gitignore: a slash at the start or in the middle anchors; otherwise the name floats to any depth.
   const floating = !anchored && !spec.includes("/");
-  const regex = new RegExp(`^${floating ? "(?:.*/)?" : ""}${globToRegExp(spec)}$`);
+  // A pattern matching a directory matches everything below it; a directory-only pattern only that. One
+  // test of the whole path, not one per leading run of segments (quadratic in a long path the model chose).
+  // `s`: a newline in a file name is one more character, not a way around the rule.
+  const below = directoryOnly ? "/.+" : "(?:/.*)?";
+  const regex = new RegExp(`^${floating ? "(?:.*/)?" : ""}${globToRegExp(spec)}${below}$`, "s");
   return (path) => {
     const rel = relative(anchor, resolve(anchors.cwd, path));
     if (rel === "" || rel.startsWith("..") || isAbsolute(rel)) return false;
-    // A pattern matching a directory matches everything below it; a directory-only pattern only that.
-    const segments = rel.split("/");
-    const last = directoryOnly ? segments.length - 1 : segments.length;
-    for (let count = 1; count <= last; count++) {
-      if (regex.test(segments.slice(0, count).join("/"))) return true;
-    }
-    return false;
+    return regex.test(rel);
   };
 }
 
@@ -84,7 +89,7 @@ function globToRegExp(glob: string): string {
       // `a/**/b`: zero or more directories. A trailing `/**`: the directory and everything in it
       // ("matches only the src directory in the working directory and the files under it").
       if (!last) out += "(?:.*/)?";
-      else out = index === 0 ? ".*" : `${out.slice(0, -1)}(?:/.*)?`;
+      else out = index === 0 ? ".*" : out.slice(0, -1);
       return;
     }
     out += segmentToRegExp(segment) + (last ? "" : "/");

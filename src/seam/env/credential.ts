@@ -38,14 +38,21 @@ const SECRET_WORD_ENDINGS: readonly string[] = [
   "TOKEN",
   "SECRET",
   "APIKEY",
+  // Glued keys: Tailscale's `TS_AUTHKEY`, Honeycomb's `HONEYCOMB_WRITEKEY`,
+  // `AWS_SECRETKEY`, `SIGNING_PRIVATEKEY`.
+  "AUTHKEY",
+  "SECRETKEY",
+  "WRITEKEY",
+  "PRIVATEKEY",
 ].flatMap((ending) => [ending, `${ending}S`]);
 
 /**
  * Whole names (upper-cased) that tools read a secret from, though no word
- * of them says so: sshpass's password and the Bitwarden CLI's session key.
+ * of them says so: sshpass's password, the Bitwarden CLI's session key and
+ * fastlane's Apple ID session cookie.
  * `SESSION` alone is no secret word (`XDG_SESSION_ID`, `SESSION_MANAGER`).
  */
-const SECRET_NAMES: ReadonlySet<string> = new Set(["SSHPASS", "BW_SESSION"]);
+const SECRET_NAMES: ReadonlySet<string> = new Set(["SSHPASS", "BW_SESSION", "FASTLANE_SESSION"]);
 
 /** The 1Password CLI keeps a session key per account in `OP_SESSION_<account>`. */
 const SECRET_NAME_PREFIX = "OP_SESSION_";
@@ -119,8 +126,9 @@ function camelWords(part: string): string[] {
  * `KEYS`, `TOKEN`, `TOKENS`, `SECRET`, `SECRETS`, `PASSWORD`, `PASSWD`,
  * `PASSPHRASE`, `PWD`, `PASS`, `PW`, `PAT`, `CREDENTIAL`, `CREDENTIALS`,
  * `CREDS`, `AUTH`, `COOKIE`, or ends with `PASSWORD`, `PASSWD`,
- * `PASSPHRASE`, `TOKEN`, `SECRET` or `APIKEY` (or one of those with a
- * plural `S`); also when the name is `SSHPASS` or `BW_SESSION` or starts
+ * `PASSPHRASE`, `TOKEN`, `SECRET`, `APIKEY`, `AUTHKEY`, `SECRETKEY`,
+ * `WRITEKEY` or `PRIVATEKEY` (or one of those with a plural `S`); also
+ * when the name is `SSHPASS`, `BW_SESSION` or `FASTLANE_SESSION` or starts
  * with `OP_SESSION_` (any case). Substrings inside a word do not count
  * (`TOKENIZERS_PARALLELISM`, `KEYBOARD_LAYOUT`, `MONKEY_PATCH`, `PATH`,
  * `PATCH_LEVEL`, `PASSENGER_APP_ENV`, `GIT_ASKPASS`, `OLDPWD`,
@@ -207,6 +215,10 @@ const TOKEN_PATTERNS: readonly RegExp[] = [
   // the workflow and trigger webhooks). Each segment ends at a `/` it
   // cannot contain.
   /hooks\.slack\.com\/(?:services|workflows|triggers)\/[A-Za-z0-9]+\/[A-Za-z0-9]+\/[A-Za-z0-9]+/,
+  // Discord webhook URLs: `discord.com/api/webhooks/<numeric id>/<token>`
+  // (also the older `discordapp.com` and versioned `/api/v10/`). The id
+  // ends at a `/` it cannot contain.
+  /discord(?:app)?\.com\/api\/(?:v[0-9]{1,2}\/)?webhooks\/[0-9]+\/[A-Za-z0-9_-]{16,}/,
   // Stripe live secret and restricted keys.
   /(?<![A-Za-z0-9_])[rs]k_live_[A-Za-z0-9]{20,}/,
   // HashiCorp Vault service tokens.
@@ -249,13 +261,19 @@ const SETTING_PATTERNS: readonly RegExp[] = [
   new RegExp(`(?<![A-Za-z0-9])pwd${SETTING_VALUE_NOT_PATH}`, "i"),
   // An HTTP `Authorization` header with Basic or Bearer credentials.
   /authorization[ \t]*:[ \t]*(?:basic|bearer)[ \t]+[^\s"']/i,
+  // The same header URL-encoded, as `OTEL_EXPORTER_OTLP_HEADERS` carries
+  // it (`Authorization=Basic%20…`, the form Grafana Cloud documents).
+  /authorization[ \t]*(?:=|%3A)[ \t]*(?:basic|bearer)(?:%20|\+)+[^\s"',&%]/i,
 ];
 
 /*
  * OpenAI and Anthropic keys (`sk-…`, `sk-proj-…`, `sk-ant-api03-…`) are
  * random base62/base64url. Kebab-case words can also start with `sk-`
  * (`sk-learn-…`), so a run counts only when long and of mixed case with a
- * digit, as a random token almost always is and a word almost never.
+ * digit, as a random token almost always is and a word almost never; or
+ * when it starts with 32 or more letters and digits, a digit among them
+ * (DeepSeek's keys are `sk-` and 32 lower-case hex digits): no word is
+ * that long without a dash.
  */
 function hasSkToken(value: string): boolean {
   // The literal sits in the function so each call gets a fresh `lastIndex`.
@@ -264,8 +282,20 @@ function hasSkToken(value: string): boolean {
     if (/[0-9]/.test(run) && /[a-z]/.test(run) && /[A-Z]/.test(run)) {
       return true;
     }
+    if (isLongAlnumWithDigit(run, 3)) return true;
   }
   return false;
+}
+
+/** Whether `run` from `start` has 32 or more letters and digits before any `-` or `_`, a digit among them. */
+function isLongAlnumWithDigit(run: string, start: number): boolean {
+  let end = start;
+  let digit = false;
+  while (end < run.length && run[end] !== "-" && run[end] !== "_") {
+    digit ||= isDigit(run[end]);
+    end++;
+  }
+  return digit && end - start >= 32;
 }
 
 /*
@@ -277,7 +307,8 @@ function hasSkToken(value: string): boolean {
  * overlap (`matchAll` resumes after each), and each is checked once.
  */
 function hasBasicCredentials(value: string): boolean {
-  const runs = /(?<![A-Za-z0-9_-])basic[ \t]+([A-Za-z0-9+/]+={0,2})/gi;
+  // The blank may be URL-encoded (`Basic%20…`), as in `OTEL_EXPORTER_OTLP_HEADERS`.
+  const runs = /(?<![A-Za-z0-9_-])basic(?:[ \t]|%20)+([A-Za-z0-9+/]+={0,2})/gi;
   for (const match of value.matchAll(runs)) {
     if (isUserPass(match[1])) return true;
   }
@@ -309,7 +340,7 @@ function isUserPass(base64: string): boolean {
 }
 
 function hasBearerToken(value: string): boolean {
-  const runs = /(?<![A-Za-z0-9_-])bearer[ \t]+([A-Za-z0-9._~+/-]{8,})/gi;
+  const runs = /(?<![A-Za-z0-9_-])bearer(?:[ \t]|%20)+([A-Za-z0-9._~+/-]{8,})/gi;
   for (const match of value.matchAll(runs)) {
     if (/[0-9]/.test(match[1])) return true;
   }
@@ -320,10 +351,11 @@ function hasBearerToken(value: string): boolean {
 const USER_END = /[:/?#[\]\\\s"'`<>]/;
 
 /**
- * Characters that end a URL's password. Not `/`, `?` or `#`: a password is
- * often pasted into a URL unescaped, and `u:p/ss@host` still hands it out.
+ * Characters that end a URL's password. Not `/`, `?` or `#`, nor a quote, a
+ * backtick or `\\`: a password is often pasted into a URL unescaped, and
+ * `u:p/ss@host` or `u:it's@host` still hands it out.
  */
-const PASSWORD_END = /[@\\\s"'`<>]/;
+const PASSWORD_END = /[@\s<>]/;
 
 /**
  * Whether the text after the colon starts with a port and then a path,
@@ -387,21 +419,23 @@ function hasUrlPassword(value: string): boolean {
  * (so `--db=postgres://u:p@host/db` counts):
  *
  * - a URL with a password in its userinfo (also `redis://:p@host` with an
- *   empty user, and unescaped passwords holding `/`, `?` or `#`:
- *   `postgres://u:p/ss@host`);
+ *   empty user, and unescaped passwords holding `/`, `?`, `#`, quotes, a
+ *   backtick or `\`: `postgres://u:p/ss@host`);
  * - a `key=value` setting whose key ends in `password` or is `pwd`,
  *   `AccountKey`, `SharedAccessKey` or `SharedAccessSignature` (any case),
  *   with a non-empty value: connection strings (`Server=db;Password=…`,
  *   `host=db password=…`), options (`--password=…`) and JVM properties
  *   (`-Djavax.net.ssl.trustStorePassword=…`);
  * - Basic or Bearer authorization (`Authorization: Bearer …`, or a bare
- *   `Basic <base64 of user:password>` / `Bearer <token with a digit>`);
+ *   `Basic <base64 of user:password>` / `Bearer <token with a digit>`),
+ *   also URL-encoded (`Authorization=Basic%20…` in
+ *   `OTEL_EXPORTER_OTLP_HEADERS`);
  * - a PEM private-key block;
  * - a well-known token — GitHub (`ghp_`, `gho_`, `ghu_`, `ghs_`, `ghr_`,
  *   `github_pat_`), GitLab (`glpat-`), npm (`npm_`), Hugging Face (`hf_`),
- *   Slack (`xoxb-` …, `xapp-`, webhook URLs), Stripe (`sk_live_`,
+ *   Slack (`xoxb-` …, `xapp-`, webhook URLs), Discord webhook URLs, Stripe (`sk_live_`,
  *   `rk_live_`), Vault (`hvs.`), Google (`AIza`, OAuth `ya29.`), AWS
- *   (`AKIA`/`ASIA`), OpenAI and Anthropic (`sk-`), or a JWT.
+ *   (`AKIA`/`ASIA`), OpenAI, Anthropic and DeepSeek (`sk-`), or a JWT.
  *
  * Ordinary values stay: `postgres://db:5432/app` has a port, not a
  * password; `http://localhost:5173/@vite/client` has a port and a path;

@@ -37,8 +37,10 @@ export interface SandboxWrapper {
  * command, and `/proc/self/fd/N/..` walks the host's tree from it. The fds
  * are listed again afterwards, and any left is a refusal (exit 125, no
  * status: a `ShellSandboxError`), as is a `/proc` that cannot list them.
- * bash runs with `-p`: no `BASH_ENV` file and no functions from the
- * environment run outside the sandbox.
+ * bash runs with `--norc -p`: no `~/.bashrc` (its stdin is a socket on
+ * Node and its environment empty, which bash takes for a command run by
+ * sshd), no `BASH_ENV` file and no functions from the environment run
+ * outside the sandbox.
  */
 const WRAPPER = [
   `exec ${STATUS_FD}>"$1" ${SECCOMP_FD}<"$2" || exit 125`,
@@ -84,6 +86,7 @@ export function sandboxedRequest(
     cwd: "/",
     env: {},
     args: [
+      "--norc",
       "-p",
       "-c",
       WRAPPER,

@@ -113,7 +113,7 @@ export function mountCheckArgs(
     const root = below === "" ? mount.root : mount.root === "/" ? `/${below}` : `${mount.root}/${below}`;
     return [encode(point), mount.device, encode(root)];
   });
-  return [bash, "-p", "-c", SCRIPT, "dsh-mounts", files.inside, String(expected.length), ...triples];
+  return [bash, "--norc", "-p", "-c", SCRIPT, "dsh-mounts", files.inside, String(expected.length), ...triples];
 }
 
 /**
