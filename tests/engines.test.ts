@@ -119,7 +119,31 @@ function killLocal(pids: readonly number[]): void {
   }
 }
 
-/** The SSH engine's control directories now in the temporary directory. */
+/**
+ * Gives the tests of the calling `describe` a temporary directory of their
+ * own (`TMPDIR`, which the SSH engine and the fixture harnesses read), so
+ * that "no control directory is left" counts this run's directories only,
+ * not those of another clone running the suite beside it. Restored after:
+ * Deno runs every test file in one process.
+ */
+function ownTmpdir(): void {
+  let saved: string | undefined;
+  let dir: string | undefined;
+  before(() => {
+    saved = process.env.TMPDIR;
+    dir = mkdtempSync(join(tmpdir(), "dsh-engines-tmp-"));
+    // Passable, not listable: the SSH tests' user writes into directories made here (0777, names unguessable).
+    chmodSync(dir, 0o711);
+    process.env.TMPDIR = dir;
+  });
+  after(() => {
+    if (saved === undefined) delete process.env.TMPDIR;
+    else process.env.TMPDIR = saved;
+    if (dir !== undefined) rmSync(dir, { recursive: true, force: true });
+  });
+}
+
+/** The SSH engine's control directories now in this run's temporary directory. */
 function controlDirectories(): Set<string> {
   return new Set(readdirSync(tmpdir()).filter((name) => name.startsWith("dsh-ssh-") && !name.includes("home")));
 }
@@ -479,6 +503,7 @@ function engineSuite(target: () => Target): void {
 }
 
 describe("the Docker engine", { skip: !REQUIRED && dockerMissing }, () => {
+  ownTmpdir();
   let docker: DockerDaemon;
   let container: string;
   let target: Target;
@@ -568,6 +593,7 @@ describe("the Docker engine", { skip: !REQUIRED && dockerMissing }, () => {
 });
 
 describe("the SSH engine", { skip: !REQUIRED && sshMissing }, () => {
+  ownTmpdir();
   let sshd: SshDaemon;
   let target: Target;
   before(async () => {
@@ -801,6 +827,7 @@ describe("the SSH engine", { skip: !REQUIRED && sshMissing }, () => {
 });
 
 describe("engines: options and errors that need no engine running", () => {
+  ownTmpdir();
   it("createShell(localEngine()) is createLocalShell", async () => {
     await using shell = createShell(localEngine(), { timeoutMs: 5_000 });
     assert.equal((await shell.exec("echo $((6 * 7))")).stdout.text, "42\n");

@@ -12,6 +12,7 @@ import { type ChildProcess, spawn, spawnSync } from "node:child_process";
 import {
   chmodSync,
   copyFileSync,
+  cpSync,
   existsSync,
   mkdirSync,
   mkdtempSync,
@@ -110,7 +111,14 @@ function ordinaryUser(): { uid: number; gid: number; home: string } | undefined 
  */
 function fixtureCommand(name: string, scratch: string): { program: string; args: string[] } {
   if (!IS_DENO) {
-    return { program: process.execPath, args: [fileURLToPath(new URL(`./fixtures/${name}.js`, import.meta.url))] };
+    // The built package is copied next to the scratch files: the ordinary user cannot read a clone that sits in a
+    // 0700 directory (as `mktemp -d` makes one). The fixture, its helpers, the library and zod come along.
+    const root = fileURLToPath(new URL("../", import.meta.url));
+    const copy = join(scratch, "package");
+    for (const part of ["package.json", "esm", "test", "node_modules"]) {
+      if (existsSync(join(root, part))) cpSync(join(root, part), join(copy, part), { recursive: true });
+    }
+    return { program: process.execPath, args: [join(copy, "test", "fixtures", `${name}.js`)] };
   }
   const bundle = join(scratch, `${name}.js`);
   const source = fileURLToPath(new URL(`./fixtures/${name}.ts`, import.meta.url));

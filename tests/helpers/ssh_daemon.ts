@@ -27,14 +27,19 @@ import {
   statSync,
   writeFileSync,
 } from "node:fs";
+import { randomBytes } from "node:crypto";
 import { createConnection, createServer } from "node:net";
 import { join } from "node:path";
 import process from "node:process";
 
 const SSHD = ["/usr/sbin/sshd", "/usr/bin/sshd"].find((path) => existsSync(path));
 
-/** The account the tests log in as. */
-export const SSH_USER = "dshengine";
+/**
+ * The account the tests log in as: made for this run and removed when its
+ * server stops, so that two runs of the suite on one machine (two clones)
+ * never see, sweep or count each other's processes.
+ */
+export const SSH_USER: string = `dsheng${randomBytes(5).toString("hex")}`;
 
 /** What the server sets in every login environment. */
 export const LOGIN_ENV = {
@@ -84,6 +89,7 @@ export class SshDaemon {
       if (made.status !== 0) throw new Error(`ssh-keygen failed: ${made.stderr}`);
     }
     ensureUser();
+    running++;
     for (const user of [SSH_USER, "root"]) {
       copyFileSync(join(dir, "client_key.pub"), join(dir, "authorized", user));
       chmodSync(join(dir, "authorized", user), 0o644);
@@ -174,7 +180,20 @@ export class SshDaemon {
       await exited;
     }
     rmSync(this.dir, { recursive: true, force: true });
+    running--;
+    if (running === 0) removeUser();
   }
+}
+
+/** How many servers of this process run: the user goes when the last one stops. */
+let running = 0;
+
+/** Removes {@linkcode SSH_USER} and its home; what it still runs is killed first (userdel refuses a busy user). */
+function removeUser(): void {
+  if (spawnSync("id", [SSH_USER]).status !== 0) return;
+  spawnSync("pkill", ["-KILL", "-u", SSH_USER]);
+  spawnSync("userdel", ["-r", "-f", SSH_USER], { stdio: "ignore" });
+  uidOfUser = undefined;
 }
 
 /**
@@ -183,6 +202,7 @@ export class SshDaemon {
  * account even for key authentication).
  */
 function ensureUser(): void {
+  uidOfUser = undefined;
   if (spawnSync("id", [SSH_USER]).status === 0) return;
   const made = spawnSync("useradd", ["-m", "-s", "/bin/sh", SSH_USER], { encoding: "utf8" });
   if (made.status !== 0 && spawnSync("id", [SSH_USER]).status !== 0) throw new Error(`useradd failed: ${made.stderr}`);
