@@ -158,7 +158,12 @@ function startAs(
   const [program, ...rest] = user === undefined
     ? [command.program, ...argv]
     : ["runuser", "-u", USER, "--", "env", "-i", ...pairs, command.program, ...argv];
-  const options = { env: user === undefined ? env : process.env, stdio: ["ignore", "pipe", "pipe"] as const };
+  // In the scratch directory, not the test's: a clone in a 0700 directory is no place the ordinary user can be.
+  const options = {
+    env: user === undefined ? env : process.env,
+    cwd: scratch,
+    stdio: ["ignore", "pipe", "pipe"] as const,
+  };
   if (inherit === undefined) return spawn(program, rest, { ...options, stdio: [...options.stdio] });
   const opens = inherit.fds.map((fd) => `${fd}<"$1"`).join(" ");
   const wrapped = ["-c", `exec ${opens} && shift && exec "$@"`, "inherit", inherit.dir, program, ...rest];
