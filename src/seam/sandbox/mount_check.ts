@@ -95,7 +95,8 @@ export interface MountExpectation {
  * import assert from "node:assert/strict";
  * import { mountCheckArgs } from "./mount_check.ts";
  * const argv = mountCheckArgs("/usr/bin/bash", [{ point: "/tmp/a b", sameAsHost: false }]);
- * assert.deepEqual(argv.slice(5), ["/proc/self/mountinfo", "1", "/tmp/a\\040b", "-", "-"]);
+ * assert.deepEqual(argv.slice(0, 3), ["/usr/bin/bash", "--norc", "-p"]);
+ * assert.deepEqual(argv.slice(6), ["/proc/self/mountinfo", "1", "/tmp/a\\040b", "-", "-"]);
  * ```
  */
 export function mountCheckArgs(
