@@ -118,7 +118,13 @@ function fixtureCommand(name: string, scratch: string): { program: string; args:
     for (const part of ["package.json", "esm", "test", "node_modules"]) {
       if (existsSync(join(root, part))) cpSync(join(root, part), join(copy, part), { recursive: true });
     }
-    return { program: process.execPath, args: [join(copy, "test", "fixtures", `${name}.js`)] };
+    // Node itself too: the CI's Node 22 and 24 live inside the clone (node_modules/.cache).
+    const node = join(scratch, "node");
+    if (!existsSync(node)) {
+      copyFileSync(process.execPath, node);
+      chmodSync(node, 0o755);
+    }
+    return { program: node, args: [join(copy, "test", "fixtures", `${name}.js`)] };
   }
   const bundle = join(scratch, `${name}.js`);
   const source = fileURLToPath(new URL(`./fixtures/${name}.ts`, import.meta.url));
