@@ -13,7 +13,7 @@ import { homedir } from "node:os";
 import { join } from "node:path";
 import { createLocalShell, type Shell } from "../mod.ts";
 import { dispatchHookEvent, type HookDialect } from "../src/hooks/mod.ts";
-import { type IfContext, ifRuleMatches, parseIfRule } from "../src/hooks/if/if_filter.ts";
+import { type IfContext, type IfOutcome, ifRuleMatches, parseIfRule } from "../src/hooks/if/if_filter.ts";
 import { compileBashPattern, splitBashCommand } from "../src/hooks/if/bash_rule.ts";
 import { shQuote } from "./helpers/bash.ts";
 import { freshDir, removeDir } from "./helpers/dirs.ts";
@@ -22,12 +22,17 @@ import { settingsWith } from "./helpers/hooks.ts";
 
 const CWD = "/home/dev/shop";
 
-/** Whether `rule` lets a hook run for a call of `toolName` with `toolInput`. */
-function runs(rule: string, toolName: string, toolInput: unknown, cwd = CWD): boolean {
+/** What `rule` decides for a call of `toolName` with `toolInput`: a match, and why it failed open if it did. */
+function outcome(rule: string, toolName: string, toolInput: unknown, cwd = CWD): IfOutcome {
   const parsed = parseIfRule(rule);
   assert.ok(parsed !== undefined, `${rule} parses`);
   const context: IfContext = { toolName, toolInput, cwd, home: homedir(), settingsRoot: "/home/dev/shop" };
-  return ifRuleMatches(parsed, context).match;
+  return ifRuleMatches(parsed, context);
+}
+
+/** Whether `rule` lets a hook run for a call of `toolName` with `toolInput`. */
+function runs(rule: string, toolName: string, toolInput: unknown, cwd = CWD): boolean {
+  return outcome(rule, toolName, toolInput, cwd).match;
 }
 
 const bash = (rule: string, command: string): boolean => runs(rule, "Bash", { command });
@@ -144,22 +149,14 @@ describe("if: Edit and Read paths", () => {
   });
 
   it("a path the model made huge is not matched segment by segment: past 4096 characters the hook runs", () => {
-    const context = (path: string): IfContext => ({
-      toolName: "Edit",
-      toolInput: { file_path: path },
-      cwd: CWD,
-      home: homedir(),
-      settingsRoot: CWD,
-    });
-    const rule = parseIfRule("Edit(src/**)");
-    assert.ok(rule !== undefined);
+    const edited = (path: string): IfOutcome => outcome("Edit(src/**)", "Edit", { file_path: path });
     // 128 K characters, 64 K segments: the rule once took ~40 s here, the event loop blocked.
-    const huge = ifRuleMatches(rule, context(`${CWD}/lib/${"a/".repeat(65_536)}x.ts`));
+    const huge = edited(`${CWD}/lib/${"a/".repeat(65_536)}x.ts`);
     assert.deepEqual(huge, { match: true, failOpen: "tool_input.file_path is longer than 4096 characters" });
     // Just under the cap, with 2 000 segments: matched for real, both ways.
     const deep = "a/".repeat(2_000);
-    assert.deepEqual(ifRuleMatches(rule, context(`${CWD}/src/${deep}x.ts`)), { match: true });
-    assert.deepEqual(ifRuleMatches(rule, context(`${CWD}/lib/${deep}x.ts`)), { match: false });
+    assert.deepEqual(edited(`${CWD}/src/${deep}x.ts`), { match: true });
+    assert.deepEqual(edited(`${CWD}/lib/${deep}x.ts`), { match: false });
     assert.equal(edit("Edit(**/b/**/c/*.ts)", `${CWD}/${deep}x.ts`), false);
   });
 

@@ -105,37 +105,37 @@ function ordinaryUser(): { uid: number; gid: number; home: string } | undefined 
 
 /**
  * How to run the checks fixture on this leg's runtime, as root and as the
- * ordinary user: Node runs the compiled fixture with its own binary (both
- * readable by anyone); Deno runs a bundle of it with a copy of its binary,
- * since neither root's Deno nor its cache can be read by another user.
+ * ordinary user, from copies in `scratch`: the user may reach neither the
+ * clone (a 0700 parent, as `mktemp -d` makes one) nor the runtime (root's
+ * Deno and its cache; CI's Node 22 and 24 inside the clone). Node runs the
+ * compiled fixture from a copy of the built package (its helpers, the
+ * library and zod come along); Deno runs a bundle of it.
  */
 function fixtureCommand(name: string, scratch: string): { program: string; args: string[] } {
+  const runtime = runtimeIn(scratch);
   if (!IS_DENO) {
-    // The built package is copied next to the scratch files: the ordinary user cannot read a clone that sits in a
-    // 0700 directory (as `mktemp -d` makes one). The fixture, its helpers, the library and zod come along.
     const root = fileURLToPath(new URL("../", import.meta.url));
     const copy = join(scratch, "package");
     for (const part of ["package.json", "esm", "test", "node_modules"]) {
       if (existsSync(join(root, part))) cpSync(join(root, part), join(copy, part), { recursive: true });
     }
-    // Node itself too: the CI's Node 22 and 24 live inside the clone (node_modules/.cache).
-    const node = join(scratch, "node");
-    if (!existsSync(node)) {
-      copyFileSync(process.execPath, node);
-      chmodSync(node, 0o755);
-    }
-    return { program: node, args: [join(copy, "test", "fixtures", `${name}.js`)] };
+    return { program: runtime, args: [join(copy, "test", "fixtures", `${name}.js`)] };
   }
   const bundle = join(scratch, `${name}.js`);
   const source = fileURLToPath(new URL(`./fixtures/${name}.ts`, import.meta.url));
   const bundled = spawnSync(process.execPath, ["bundle", "-q", "-o", bundle, source], { encoding: "utf8" });
   assert.equal(bundled.status, 0, bundled.stderr);
-  const deno = join(scratch, "deno");
-  if (!existsSync(deno)) {
-    copyFileSync(process.execPath, deno);
-    chmodSync(deno, 0o755);
+  return { program: runtime, args: ["run", "-A", "--no-config", bundle] };
+}
+
+/** A copy of this leg's runtime binary in `scratch`, made once, that anyone may run. */
+function runtimeIn(scratch: string): string {
+  const copy = join(scratch, IS_DENO ? "deno" : "node");
+  if (!existsSync(copy)) {
+    copyFileSync(process.execPath, copy);
+    chmodSync(copy, 0o755);
   }
-  return { program: deno, args: ["run", "-A", "--no-config", bundle] };
+  return copy;
 }
 
 /**

@@ -202,7 +202,6 @@ function removeUser(): void {
  * account even for key authentication).
  */
 function ensureUser(): void {
-  uidOfUser = undefined;
   if (spawnSync("id", [SSH_USER]).status === 0) return;
   const made = spawnSync("useradd", ["-m", "-s", "/bin/sh", SSH_USER], { encoding: "utf8" });
   if (made.status !== 0 && spawnSync("id", [SSH_USER]).status !== 0) throw new Error(`useradd failed: ${made.stderr}`);
