@@ -1,12 +1,14 @@
 import { describe, it } from "node:test";
 import assert from "node:assert/strict";
+import process from "node:process";
+import { randomBytes } from "node:crypto";
 import { existsSync, readFileSync } from "node:fs";
 import { join } from "node:path";
 import { RECHECK_MS } from "../src/seam/session/registry.ts";
-import { withFreshDir } from "./helpers/dirs.ts";
+import { listDir, withFreshDir } from "./helpers/dirs.ts";
 import { exitOf, spawnFixture } from "./helpers/fixture.ts";
 import { readPids } from "./helpers/pid_files.ts";
-import { isReaped, isRunning, Leftovers, procInfo } from "./helpers/proc.ts";
+import { isReaped, isRunning, Leftovers, procInfo, runningWithEnv } from "./helpers/proc.ts";
 import { canSetLastPid, strangerWithPid } from "./helpers/stranger.ts";
 import { MAIN_THREAD_EXITS, mainThreadExited } from "./helpers/threads.ts";
 import { appeared, eventually } from "./helpers/wait.ts";
@@ -48,6 +50,48 @@ describe("a host that ends without close() leaves no process behind", () => {
         const watchdog = readWatchdog(pidFile);
         assert.ok(await eventually(() => !existsSync(watchdog.dir), 5_000), `record left behind: ${watchdog.dir}`);
         assert.ok(await eventually(() => !isRunning(watchdog.pid), 5_000), "the watchdog is still running");
+      });
+    });
+  }
+});
+
+/** How many hosts each kill-first case starts, and how many at a time. */
+const KILL_FIRST_RUNS = 200;
+const KILL_FIRST_AT_ONCE = 4;
+
+describe("a command that kills its host first leaves nothing alive", () => {
+  // The command's first act SIGKILLs the host, which may not even have seen spawn() return: before, the watchdog
+  // was started and the session recorded only after it, and the backgrounded sleep lived on (7 of 8 runs on a new
+  // shell, 2 of 8 on a warm one).
+  for (const state of ["new", "warm"]) {
+    it(`on a ${state} shell, in ${KILL_FIRST_RUNS} runs`, async () => {
+      await withFreshDir("dsh-kill-first-", async (dir) => {
+        const marker = randomBytes(12).toString("hex");
+        // The host's temp dir holds its watchdog's record, which the watchdog removes as its last act.
+        const env = { ...process.env, TMPDIR: dir, KILL_FIRST_MARKER: marker };
+        const leftovers = new Leftovers();
+        try {
+          let started = 0;
+          const ends: string[] = [];
+          await Promise.all(Array.from({ length: KILL_FIRST_AT_ONCE }, async () => {
+            while (started < KILL_FIRST_RUNS) {
+              started++;
+              const end = await exitOf(spawnFixture("killed_first_host", [state], env));
+              ends.push(end.signal ?? `exit ${end.code}`);
+            }
+          }));
+          // Each host died by its command's hand, so each command ran and had forked its sleep.
+          assert.deepEqual(ends.filter((end) => end !== "SIGKILL"), [], "hosts that did not end by their command");
+          assert.ok(
+            await eventually(() => listDir(dir).every((name) => !name.startsWith("dsh-watchdog-")), 20_000),
+            `watchdogs still at work: ${listDir(dir)}`,
+          );
+          const alive = runningWithEnv("KILL_FIRST_MARKER", marker);
+          leftovers.add(...alive);
+          assert.deepEqual(alive, [], `${alive.length} of ${KILL_FIRST_RUNS} sleeps outlived their host`);
+        } finally {
+          leftovers.kill();
+        }
       });
     });
   }

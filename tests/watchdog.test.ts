@@ -1,17 +1,18 @@
 import { describe, it } from "node:test";
 import assert from "node:assert/strict";
+import process from "node:process";
 import { type ChildProcess, spawn, spawnSync } from "node:child_process";
-import { existsSync, lstatSync, readFileSync, statSync, symlinkSync, writeFileSync } from "node:fs";
+import { chmodSync, existsSync, lstatSync, readFileSync, statSync, symlinkSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
 import { createShell } from "../src/seam/mod.ts";
 import { tracingAdapter } from "./helpers/adapters.ts";
-import { replayRecord, WatchdogRecord } from "../src/seam/guard/record.ts";
-import { REPLAY_FUNCTION, Watchdog } from "../src/seam/guard/watchdog.ts";
+import { MARK_VARIABLE, newMark, pendingMark, replayRecord, WatchdogRecord } from "../src/seam/guard/record.ts";
+import { KILL_MARKED_FUNCTION, PENDING_FUNCTION, REPLAY_FUNCTION, Watchdog } from "../src/seam/guard/watchdog.ts";
 import { HostProcess } from "../src/seam/host.ts";
 import { RECHECK_MS, SessionRegistry } from "../src/seam/session/registry.ts";
 import { CommandSession, type SessionIdentity } from "../src/seam/session/session.ts";
 import { freshDir, removeDir } from "./helpers/dirs.ts";
-import { isRunning, procInfo } from "./helpers/proc.ts";
+import { childrenOf, isRunning, procInfo } from "./helpers/proc.ts";
 import { prng } from "./helpers/random.ts";
 import { eventually } from "./helpers/wait.ts";
 
@@ -32,6 +33,14 @@ function shellReplay(text: string, path: string): SessionIdentity[] {
     const [id, start] = line.split(" ").map(Number);
     return { id, start };
   }));
+}
+
+/** Runs the watchdog's `pending_mark` shell function on `text`; returns what it printed, or undefined. */
+function shellPending(text: string): string | undefined {
+  const out = spawnSync("/bin/sh", ["-c", `${PENDING_FUNCTION}\npending_mark`], { input: text, env: { PATH: "/bin" } });
+  assert.equal(out.status, 0, String(out.stderr));
+  const printed = String(out.stdout).trim();
+  return printed === "" ? undefined : printed;
 }
 
 /** A `sleep` leading its own session, as a command's leader does. */
@@ -126,6 +135,47 @@ describe("the watchdog's record", () => {
     }
   });
 
+  it("keeps a spawn under way pending, through compactions, until its session is added; the shell agrees", () => {
+    const parent = freshDir("dsh-record-");
+    try {
+      const list = new WatchdogRecord(parent, 96);
+      const next = prng(5);
+      let pending: string | undefined;
+      const live: SessionIdentity[] = [];
+      for (let i = 0; i < 400; i++) {
+        const roll = next();
+        if (roll < 0.35) {
+          pending = newMark();
+          list.starting(pending);
+        } else if (roll < 0.7 || live.length === 0) {
+          const session = { id: FAKE + i, start: 1 };
+          live.push(session);
+          list.add(session);
+          pending = undefined;
+        } else {
+          // A session seen gone says nothing of the spawn under way.
+          list.remove(live.splice(Math.floor(next() * live.length), 1)[0]);
+        }
+        const text = readFileSync(list.path, "utf8");
+        assert.equal(pendingMark(text), pending, `after step ${i}`);
+        if (i % 40 === 0) assert.equal(shellPending(text), pending, `the shell, after step ${i}`);
+      }
+      assert.throws(() => list.starting("not-a-mark"), /not a command mark/);
+      list.dispose();
+    } finally {
+      removeDir(parent);
+    }
+  });
+
+  it("the shell's pending_mark ignores a malformed mark, as pendingMark does", () => {
+    const mark = newMark();
+    for (const text of ["", `?${mark}\n+5 1\n`, `?${mark.toUpperCase()}\n`, `?${mark}0\n`, `?${mark}; rm x\n`]) {
+      assert.equal(shellPending(text), pendingMark(text), JSON.stringify(text));
+      assert.equal(pendingMark(text), undefined);
+    }
+    assert.equal(shellPending(`+5 1\n?${mark}\n-5 1\n`), mark);
+  });
+
   it("never writes through a link planted where a compaction writes", () => {
     const parent = freshDir("dsh-record-");
     try {
@@ -204,6 +254,88 @@ describe("the watchdog", () => {
     } finally {
       a.kill("SIGKILL");
       removeDir(parent);
+    }
+  });
+});
+
+/**
+ * Processes as a command that was being spawned when its host died leaves them, some carrying `mark` (and one
+ * another command's): a marked session leader with a marked child and one that dropped its environment
+ * (`env -i`), and an unmarked session leader (not ours) with a marked child and an unmarked one.
+ */
+async function markedScene(mark: string): Promise<{ killed: number[]; spared: number[]; all: ChildProcess[] }> {
+  const marked = { PATH: "/usr/bin:/bin", [MARK_VARIABLE]: mark };
+  const ours = spawn("/bin/sh", ["-c", "sleep 300 & env -i /bin/sleep 300 & wait"], {
+    detached: true,
+    stdio: "ignore",
+    env: marked,
+  });
+  const stranger = spawn("/bin/sh", ["-c", `${MARK_VARIABLE}=${mark} sleep 300 & sleep 300 & wait`], {
+    detached: true,
+    stdio: "ignore",
+    env: { PATH: "/usr/bin:/bin" },
+  });
+  const other = spawn("sleep", ["300"], {
+    detached: true,
+    stdio: "ignore",
+    env: { ...marked, [MARK_VARIABLE]: newMark() },
+  });
+  const all = [ours, stranger, other];
+  assert.ok(all.every((child) => child.pid !== undefined));
+  const [oursPid, strangerPid, otherPid] = all.map((child) => child.pid as number);
+  assert.ok(await eventually(() => childrenOf(oursPid).length === 2 && childrenOf(strangerPid).length === 2));
+  const strangerChildren = childrenOf(strangerPid);
+  const strangerMarked = strangerChildren.filter((pid) =>
+    readFileSync(`/proc/${pid}/environ`, "latin1").includes(mark)
+  );
+  assert.equal(strangerMarked.length, 1);
+  return {
+    killed: [oursPid, ...childrenOf(oursPid), ...strangerMarked],
+    spared: [strangerPid, ...strangerChildren.filter((pid) => !strangerMarked.includes(pid)), otherPid],
+    all,
+  };
+}
+
+describe("the watchdog, when the host died while a command was being spawned", () => {
+  it("kills what carries the command's mark, and only the groups and sessions a marked process leads", async () => {
+    const parent = freshDir("dsh-record-");
+    const { adapter, watchdog: started } = tracingAdapter();
+    const watchdog = new Watchdog(adapter, { parent });
+    const mark = newMark();
+    const scene = await markedScene(mark);
+    try {
+      // The host wrote the mark, spawned, and died before it could record the session.
+      watchdog.starting(mark);
+      const { dir, handle } = started() ?? assert.fail("starting() did not start the watchdog");
+      handle.close();
+      await handle.exited;
+      assert.equal(existsSync(dir), false, "the watchdog left its record behind");
+      assert.deepEqual(scene.killed.filter(isRunning), [], "marked processes, or members of a marked session, live");
+      assert.deepEqual(scene.spared.filter((pid) => !isRunning(pid)), [], "the watchdog killed what is not ours");
+    } finally {
+      await watchdog.stop();
+      for (const child of scene.all) process.kill(-(child.pid as number), "SIGKILL");
+      removeDir(parent);
+    }
+  });
+
+  it("does the same with a grep that cannot read NUL-separated input (an old busybox)", async () => {
+    const bin = freshDir("dsh-bin-");
+    const mark = newMark();
+    const scene = await markedScene(mark);
+    try {
+      writeFileSync(join(bin, "grep"), '#!/bin/sh\ncase "$1" in *z*) exit 2 ;; esac\nexec /bin/grep "$@"\n');
+      chmodSync(join(bin, "grep"), 0o755);
+      for (const tool of ["tr", "cat", "pkill"]) symlinkSync(`/usr/bin/${tool}`, join(bin, tool));
+      const out = spawnSync("/bin/sh", ["-c", `${KILL_MARKED_FUNCTION}\nkill_marked "$0"`, mark], {
+        env: { PATH: bin },
+      });
+      assert.equal(out.status, 0, String(out.stderr));
+      assert.ok(await eventually(() => scene.killed.every((pid) => !isRunning(pid))), "marked processes live");
+      assert.deepEqual(scene.spared.filter((pid) => !isRunning(pid)), [], "it killed what is not ours");
+    } finally {
+      for (const child of scene.all) process.kill(-(child.pid as number), "SIGKILL");
+      removeDir(bin);
     }
   });
 });

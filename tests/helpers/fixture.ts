@@ -9,10 +9,14 @@ import process from "node:process";
 import { fileURLToPath } from "node:url";
 import { IS_DENO, scriptArgs } from "./runtime.ts";
 
-/** Starts fixture `name` (without extension) with `args`, its output discarded. */
-export function spawnFixture(name: string, args: string[]): ChildProcess & { pid: number } {
+/** Starts fixture `name` (without extension) with `args`, its output discarded; `env` replaces the environment. */
+export function spawnFixture(
+  name: string,
+  args: string[],
+  env?: Record<string, string | undefined>,
+): ChildProcess & { pid: number } {
   const file = fileURLToPath(new URL(`../fixtures/${name}.${IS_DENO ? "ts" : "js"}`, import.meta.url));
-  const child = spawn(process.execPath, scriptArgs(file, args), { stdio: ["ignore", "ignore", "ignore"] });
+  const child = spawn(process.execPath, scriptArgs(file, args), { stdio: ["ignore", "ignore", "ignore"], env });
   if (child.pid === undefined) throw new Error(`cannot start the fixture ${name}`);
   return child as ChildProcess & { pid: number };
 }

@@ -3,9 +3,17 @@
  * `+sid start` and `-sid start` lines (the session id and its leader's start
  * time), written synchronously by the host and read by
  * the watchdog only once, when the host is gone. Appending to a file wakes
- * no process, so a command costs two small writes and nothing else; and a
- * line written before `spawn` returns is in the kernel's page cache, which
- * survives a SIGKILL of the host.
+ * no process, so a command costs a few small writes and nothing else; and a
+ * line written is in the kernel's page cache, which survives a SIGKILL of
+ * the host.
+ *
+ * A session's id is known only once `spawn` has returned, and by then the
+ * command already runs: one that kills the host at once would die unlisted.
+ * So before each spawn the host writes `?mark`, the random mark the
+ * command's environment carries ({@linkcode MARK_VARIABLE}), and the `+`
+ * line that follows the spawn settles it. A record whose last `?` line has
+ * no `+` after it means the host died in that window: the watchdog then
+ * finds the command's processes by the mark in their environment.
  *
  * @module
  */
@@ -20,11 +28,39 @@ export const RECORD_FILE = "record";
 export const NEXT_FILE = "record.next";
 
 /**
+ * The variable every local command's environment carries, set to a fresh
+ * random mark for each command: how the watchdog finds a command whose host
+ * died before its session could be recorded.
+ */
+export const MARK_VARIABLE = "DSH_COMMAND_MARK";
+
+/** A mark: 32 lowercase hex digits (128 random bits), so no process carries one by chance. */
+const MARK_PATTERN = /^[0-9a-f]{32}$/;
+
+/**
+ * A new random mark for one command.
+ *
+ * @example
+ * ```ts
+ * import assert from "node:assert/strict";
+ * import { newMark } from "./record.ts";
+ * assert.match(newMark(), /^[0-9a-f]{32}$/);
+ * assert.notEqual(newMark(), newMark());
+ * ```
+ */
+export function newMark(): string {
+  const bytes = crypto.getRandomValues(new Uint8Array(16));
+  let mark = "";
+  for (const byte of bytes) mark += byte.toString(16).padStart(2, "0");
+  return mark;
+}
+
+/**
  * The file is compacted once it has grown by this many bytes since the last
  * compaction, or by twice the compacted size if that is more (so a large
- * live set is not rewritten at every line). About 130 commands, two lines of some 15
- * bytes each: the watchdog's replay stays short, and a compaction, which writes
- * only the few live sessions, is rare.
+ * live set is not rewritten at every line). About 60 commands, each a `?mark`
+ * line of 34 bytes and two of some 15: the watchdog's replay stays short, and a
+ * compaction, which writes only the few live sessions, is rare.
  */
 export const COMPACT_AT_BYTES = 4 * 1024;
 
@@ -64,6 +100,29 @@ export function replayRecord(text: string): SessionIdentity[] {
 }
 
 /**
+ * The mark of a spawn the record says was under way when it ends: the last
+ * `?mark` line, unless a `+` line follows it. The watchdog's script reads it
+ * the same way.
+ *
+ * @example
+ * ```ts
+ * import assert from "node:assert/strict";
+ * import { pendingMark } from "./record.ts";
+ * const mark = "0123456789abcdef0123456789abcdef";
+ * assert.equal(pendingMark(`+12 500\n?${mark}\n`), mark);
+ * assert.equal(pendingMark(`?${mark}\n+12 500\n`), undefined);
+ * ```
+ */
+export function pendingMark(text: string): string | undefined {
+  let mark: string | undefined;
+  for (const line of text.split("\n")) {
+    if (line.startsWith("?")) mark = MARK_PATTERN.test(line.slice(1)) ? line.slice(1) : undefined;
+    else if (line.startsWith("+")) mark = undefined;
+  }
+  return mark;
+}
+
+/**
  * The record file of one watchdog, in a directory of its own created with
  * `mkdtemp` (mode 0700, unpredictable name); the file is created with
  * `O_EXCL` and mode 0600, so nothing another user planted is ever opened
@@ -75,6 +134,8 @@ export class WatchdogRecord {
   /** `"sid start"` → how many times it is listed. */
   readonly #live = new Map<string, number>();
   readonly #compactAt: number;
+  /** The mark of the spawn under way, until its session is added. */
+  #pending: string | undefined;
   #fd: number;
   /** Bytes appended since the file was created or last compacted. */
   #appended = 0;
@@ -112,8 +173,20 @@ export class WatchdogRecord {
     });
   }
 
-  /** Records that a session started. */
+  /**
+   * Records that a command carrying `mark` is about to be spawned. Throws on
+   * a mark that is not 32 lowercase hex digits: the watchdog's script would
+   * ignore it.
+   */
+  starting(mark: string): void {
+    if (!MARK_PATTERN.test(mark)) throw new Error(`not a command mark: ${JSON.stringify(mark)}`);
+    this.#pending = mark;
+    this.#append(`?${mark}\n`);
+  }
+
+  /** Records that a session started; it settles the spawn under way. */
   add(session: SessionIdentity): void {
+    this.#pending = undefined;
     const key = `${session.id} ${session.start}`;
     this.#live.set(key, (this.#live.get(key) ?? 0) + 1);
     this.#append(`+${key}\n`);
@@ -175,6 +248,8 @@ export class WatchdogRecord {
     const fd = openSync(next, "ax", 0o600);
     let text = "";
     for (const [key, count] of this.#live) text += `+${key}\n`.repeat(count);
+    // The spawn under way stays under way: its line is what this compaction was triggered by, or came before.
+    if (this.#pending !== undefined) text += `?${this.#pending}\n`;
     try {
       writeSync(fd, text);
       renameSync(next, this.path);

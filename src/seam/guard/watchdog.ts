@@ -8,6 +8,10 @@
  * listed whose id has not come round to a stranger (the record keeps each
  * leader's start time to tell), and removes the file and its directory.
  * This is what covers a host that dies without running any exit handler.
+ * When the record ends with a spawn under way (`?mark` and no `+` after it:
+ * the host died before it could list the command's session), the watchdog
+ * also kills every process whose environment carries that command's mark,
+ * with its group and its session.
  *
  * @module
  */
@@ -15,7 +19,7 @@
 import { tmpdir } from "node:os";
 import type { ProcessAdapter, WatchdogHandle } from "../adapter.ts";
 import type { SessionIdentity } from "../session/session.ts";
-import { COMPACT_AT_BYTES, NEXT_FILE, RECORD_FILE, WatchdogRecord } from "./record.ts";
+import { COMPACT_AT_BYTES, MARK_VARIABLE, NEXT_FILE, RECORD_FILE, WatchdogRecord } from "./record.ts";
 
 /**
  * The replay, as a shell function `replay` that reads a record on stdin and
@@ -83,6 +87,84 @@ kill_session() {
 `;
 
 /**
+ * The pending mark, as a shell function \`pending_mark\` that reads a record
+ * on stdin and prints the mark of its last \`?\` line when no \`+\` line
+ * follows it, with the same rule as \`pendingMark\` (\`record.ts\`); only a
+ * mark of 32 lowercase hex digits is printed.
+ */
+export const PENDING_FUNCTION = `
+pending_mark() {
+  mark=""
+  while IFS= read -r line || [ -n "$line" ]; do
+    case "$line" in
+      "?"*) mark="\${line#?}" ;;
+      "+"*) mark="" ;;
+    esac
+  done
+  [ \${#mark} -eq 32 ] || return 0
+  case "$mark" in *[!0-9a-f]*) return 0 ;; esac
+  echo "$mark"
+}
+`;
+
+/**
+ * Kills every process whose environment holds \`${MARK_VARIABLE}=$1\`, and
+ * the process group and session of each that a marked process leads, again
+ * until none is found (a marked process may fork meanwhile; at most ten
+ * rounds). Only what descends from the command carries its mark, so nothing
+ * else is signalled: a group or a session is killed only when its leader is
+ * marked (whatever the adapter did, a marked process may sit in a session
+ * it did not make), and a process of another user is neither readable nor
+ * killable. \`grep -z\` scans every environment in one process; a grep
+ * without \`-z\` (an old busybox) is run once per process instead.
+ */
+export const KILL_MARKED_FUNCTION = `
+has_mark() {
+  if [ -n "$nul_grep" ]; then
+    grep -qzxF -e "${MARK_VARIABLE}=$2" "/proc/$1/environ" 2>/dev/null
+    return
+  fi
+  tr '\\0' '\\n' < "/proc/$1/environ" 2>/dev/null | grep -qxF -e "${MARK_VARIABLE}=$2"
+}
+marked() {
+  if [ -n "$nul_grep" ]; then
+    grep -lzxF -e "${MARK_VARIABLE}=$1" /proc/[0-9]*/environ 2>/dev/null
+    return 0
+  fi
+  for file in /proc/[0-9]*/environ; do
+    tr '\\0' '\\n' < "$file" 2>/dev/null | grep -qxF -e "${MARK_VARIABLE}=$1" && echo "$file"
+  done
+  return 0
+}
+kill_marked() {
+  nul_grep=""
+  if printf 'x\\0' | grep -qzxF x 2>/dev/null; then nul_grep=1; fi
+  round=0
+  while [ $round -lt 10 ]; do
+    round=$((round + 1))
+    found=$(marked "$1")
+    [ -n "$found" ] || return 0
+    for file in $found; do
+      pid="\${file#/proc/}"
+      pid="\${pid%/environ}"
+      stat=$(cat "/proc/$pid/stat" 2>/dev/null) || continue
+      set -f
+      set -- "$1" \${stat##*)}
+      set +f
+      group=""
+      session=""
+      case "\${4:-}" in ""|*[!0-9]*|0|1) ;; *) has_mark "$4" "$1" && group="$4" ;; esac
+      case "\${5:-}" in ""|*[!0-9]*|0|1) ;; *) has_mark "$5" "$1" && session="$5" ;; esac
+      kill -KILL "$pid" 2>/dev/null
+      [ -z "$group" ] || kill -KILL -"$group" 2>/dev/null
+      if [ -n "$session" ] && command -v pkill >/dev/null 2>&1; then pkill -KILL -s "$session" 2>/dev/null; fi
+    done
+  done
+  return 0
+}
+`;
+
+/**
  * POSIX sh, so it runs wherever `/bin/sh` does (dash, bash, busybox). The
  * pipe carries nothing: `read` returns only at its end. A clean `close()`
  * (and the exit guard, after it has killed everything) removes the record
@@ -92,10 +174,14 @@ const WATCHDOG_SCRIPT = `
 trap '' INT HUP TERM
 ${REPLAY_FUNCTION}
 ${KILL_FUNCTION}
+${PENDING_FUNCTION}
+${KILL_MARKED_FUNCTION}
 while read -r _; do :; done
 record="$DSH_WATCHDOG_DIR/${RECORD_FILE}"
 if [ -f "$record" ]; then
+  pending=$(pending_mark < "$record")
   replay < "$record" | while read -r g start; do kill_session "$g" "$start"; done
+  if [ -n "$pending" ]; then kill_marked "$pending"; fi
 fi
 rm -f "$record" "$DSH_WATCHDOG_DIR/${NEXT_FILE}"
 rmdir "$DSH_WATCHDOG_DIR" 2>/dev/null
@@ -141,6 +227,16 @@ export class Watchdog {
     this.#parent = options.parent;
     this.#compactAt = options.compactAt ?? COMPACT_AT_BYTES;
     this.#remove = options.remove;
+  }
+
+  /**
+   * Records that a command carrying `mark` is about to be spawned, starting
+   * the watchdog if needed: from now on a host that dies leaves nothing of
+   * it running, even before its session is known.
+   */
+  starting(mark: string): void {
+    if (this.#started() === null) return;
+    this.#update((record) => record.starting(mark));
   }
 
   /** Records a new session, starting the watchdog if needed. */

@@ -21,6 +21,8 @@ import type { CommandSession, SessionIdentity } from "./session.ts";
 
 /** Told of each session as it starts and as it is seen gone. */
 export interface SessionObserver {
+  /** A command whose environment carries `mark` is about to be spawned. */
+  starting(mark: string): void;
   /** A session was started. */
   added(session: SessionIdentity): void;
   /** A session was seen gone. */
@@ -61,6 +63,15 @@ export class SessionRegistry {
   /** @param observer Told of every session as it starts and ends. */
   constructor(observer: SessionObserver) {
     this.#observer = observer;
+  }
+
+  /**
+   * Tells the observer that a command carrying `mark` in its environment is
+   * about to be spawned: called just before the spawn, so that a host that
+   * dies while the command starts leaves nothing of it running.
+   */
+  starting(mark: string): void {
+    this.#observer.starting(mark);
   }
 
   /** Records a session whose leader was just spawned. */

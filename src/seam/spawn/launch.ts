@@ -14,6 +14,7 @@ import type { AmbientSource } from "../env/ambient_source.ts";
 import { mergeEnvWith } from "../env/merge.ts";
 import { markNestedShell } from "../env/shell_level.ts";
 import { ShellSpawnError } from "../errors.ts";
+import { MARK_VARIABLE, newMark } from "../guard/record.ts";
 import type { HostProcess } from "../host.ts";
 import { ownValue } from "../resolve/own_fields.ts";
 import type { SessionRegistry } from "../session/registry.ts";
@@ -96,14 +97,18 @@ export function launch(
   const dshEnv = ownValue(spec, "dshEnv");
   const stdin = ownValue(spec, "stdin");
   const args = ownValue(spec, "args");
+  const mark = newMark();
+  const childEnv = markNestedShell(
+    mergeEnvWith({ ambient: context.ambient.read(), env, dshEnv }, host.scrubDecisions, context.ambient.key),
+  );
+  // The library's own: set last, so that no layer can forge or drop it.
+  childEnv[MARK_VARIABLE] = mark;
   let request: SpawnRequest = {
     // A command line is run by the shell; the argv form runs the program itself, with no shell in between.
     program: args === undefined ? context.sandbox?.shell ?? options.shell : spec.command,
     args: args === undefined ? ["-c", spec.command] : args,
     cwd: spec.workdir,
-    env: markNestedShell(
-      mergeEnvWith({ ambient: context.ambient.read(), env, dshEnv }, host.scrubDecisions, context.ambient.key),
-    ),
+    env: childEnv,
     stdin: typeof stdin === "string" ? encoder.encode(stdin) : stdin,
     onStdout: (chunk) => {
       stdout.write(chunk);
@@ -118,6 +123,8 @@ export function launch(
     ? inSandbox(request, context.sandbox, spec)
     : undefined;
   if (sandboxed !== undefined) request = sandboxed.request;
+  // Before the spawn: the command may kill its host before spawn() has even returned.
+  context.sessions.starting(mark);
   const child = spawn(adapter, args === undefined ? "shell" : "program", request);
   const session = new CommandSession(adapter, child.pid, host.procTable);
   context.sessions.started(session);
