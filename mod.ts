@@ -20,8 +20,11 @@ export { createLocalShell } from "./src/local_shell.ts";
 export { createShell } from "./src/seam/shell.ts";
 export { DEFAULTS } from "./src/seam/resolve/options.ts";
 export {
+  isShellError,
   ShellClosedError,
   ShellEngineError,
+  ShellError,
+  type ShellErrorCode,
   ShellSandboxError,
   ShellSpawnError,
   ShellSpecError,

@@ -6,8 +6,12 @@
  * @module
  */
 
+import { ShellError } from "../seam/errors.ts";
+
 /** A mistake in how the CLI was called: reported as one line, exit code 64. */
-export class UsageError extends Error {
+export class UsageError extends ShellError {
+  /** The code of this class in the library's error family. */
+  readonly code = "ERR_CLI_USAGE" as const;
   /**
    * Creates the error.
    *

@@ -6,6 +6,8 @@
  * @module
  */
 
+import { ShellError } from "../seam/errors.ts";
+
 /**
  * Hook settings are malformed. `field` is the path of the faulty part in the
  * settings, and the message starts with it, so the user can find it in the
@@ -26,7 +28,9 @@
  * });
  * ```
  */
-export class HookSettingsError extends Error {
+export class HookSettingsError extends ShellError {
+  /** The code of this class in the library's error family. */
+  readonly code = "ERR_HOOK_SETTINGS" as const;
   /** Where the problem is, e.g. `hooks.PreToolUse[0].hooks[1].timeout`. */
   readonly field: string;
 

@@ -8,7 +8,8 @@
 
 import { ownFields } from "../seam/resolve/own_fields.ts";
 import { isAbsolute } from "node:path";
-import { ShellClosedError, ShellSpawnError, ShellSpecError } from "../seam/errors.ts";
+import { hasErrorCode } from "../seam/error_checks.ts";
+import { ShellSpecError } from "../seam/errors.ts";
 import type { EnvPatch, Shell, ShellExecRequest, ShellRunResult } from "../seam/types.ts";
 import { hookEnv, hookVariables } from "./hook_env.ts";
 import { parseHookJson } from "./output.ts";
@@ -297,9 +298,8 @@ function failure(reason: string, started: number): HookResult {
 
 /** Why a hook could not be run, in one line. */
 function describeError(error: unknown): string {
-  if (error instanceof ShellSpawnError) return `could not start the hook: ${error.message}`;
-  if (error instanceof ShellClosedError) return `could not start the hook: ${error.message}`;
-  if (error instanceof ShellSpecError) return `invalid hook run: ${error.message}`;
+  if (hasErrorCode(error, "ERR_SHELL_SPAWN", "ERR_SHELL_CLOSED")) return `could not start the hook: ${error.message}`;
+  if (hasErrorCode(error, "ERR_SHELL_SPEC")) return `invalid hook run: ${error.message}`;
   return `could not run the hook: ${errorMessage(error)}`;
 }
 

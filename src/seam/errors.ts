@@ -1,9 +1,81 @@
 /**
- * The error classes of the seam. Each has a stable `name` so callers can
- * tell them apart after serialisation, where `instanceof` no longer works.
+ * The library's one error family: {@linkcode ShellError}, with a stable
+ * `code`, and the seam's classes under it. Each also keeps a stable `name`
+ * so callers can tell them apart after serialisation, where `instanceof` no
+ * longer works; {@linkcode isShellError} recognises the family across copies
+ * of the library, where `instanceof` fails too.
  *
  * @module
  */
+
+/**
+ * The stable code of each error of the library, one per class: what a caller
+ * compares, across copies of the library and after serialisation.
+ */
+export type ShellErrorCode =
+  | "ERR_SHELL_SPEC"
+  | "ERR_SHELL_SPAWN"
+  | "ERR_SHELL_CLOSED"
+  | "ERR_TASK_ACCESS"
+  | "ERR_TASK_LIMIT"
+  | "ERR_SHELL_SANDBOX"
+  | "ERR_SHELL_ENGINE"
+  | "ERR_HOOK_SETTINGS"
+  | "ERR_TOOL_INPUT"
+  | "ERR_CLI_USAGE";
+
+/**
+ * The family's mark, in the runtime's global symbol registry: shared by every
+ * copy of the library loaded in one process (two versions in `node_modules`,
+ * a bundle and its source), which `instanceof` cannot see past.
+ */
+const FAMILY = Symbol.for("@dsh/shell:ShellError");
+
+/**
+ * Every error the library throws: a subclass of this, with a stable `code`
+ * ({@linkcode ShellErrorCode}). Ask {@linkcode isShellError} rather than
+ * `instanceof` when the error may come from another copy of the library.
+ *
+ * @example
+ * ```ts
+ * import { createLocalShell, isShellError, ShellError } from "@dsh/shell";
+ * import assert from "node:assert/strict";
+ * await using shell = createLocalShell();
+ * try {
+ *   shell.resolve({ command: "ls", owner: null, timeoutMs: 0 });
+ *   assert.fail("resolve() accepted a zero timeout");
+ * } catch (error) {
+ *   assert.ok(isShellError(error) && error instanceof ShellError);
+ *   assert.equal(error.code, "ERR_SHELL_SPEC");
+ * }
+ * ```
+ */
+export abstract class ShellError extends Error {
+  /** What kind of error this is; stable across versions and copies of the library. */
+  abstract readonly code: ShellErrorCode;
+}
+Object.defineProperty(ShellError.prototype, FAMILY, { value: true });
+
+/**
+ * Whether `value` is an error of this library's family, from this copy of it
+ * or any other loaded in the process. Then `code` tells which.
+ *
+ * @example
+ * ```ts
+ * import { createLocalShell, isShellError } from "@dsh/shell";
+ * import assert from "node:assert/strict";
+ * const shell = createLocalShell();
+ * await shell.close();
+ * const error = await shell.exec("true").catch((error: unknown) => error);
+ * assert.ok(isShellError(error));
+ * assert.equal(error.code, "ERR_SHELL_CLOSED");
+ * assert.equal(isShellError(new Error("foreign")), false);
+ * ```
+ */
+export function isShellError(value: unknown): value is ShellError {
+  return typeof value === "object" && value !== null && (value as { [FAMILY]?: unknown })[FAMILY] === true &&
+    typeof (value as { code?: unknown }).code === "string";
+}
 
 /**
  * A request, spec or option is invalid. The message names the field, e.g.
@@ -22,7 +94,9 @@
  * });
  * ```
  */
-export class ShellSpecError extends Error {
+export class ShellSpecError extends ShellError {
+  /** {@linkcode ShellErrorCode} of this class. */
+  readonly code = "ERR_SHELL_SPEC" as const;
   /** The field or option at fault, as a path such as `env["A=B"]`. */
   readonly field: string;
 
@@ -56,7 +130,9 @@ export class ShellSpecError extends Error {
  * });
  * ```
  */
-export class ShellSpawnError extends Error {
+export class ShellSpawnError extends ShellError {
+  /** {@linkcode ShellErrorCode} of this class. */
+  readonly code = "ERR_SHELL_SPAWN" as const;
   /** The path that could not be used, when there is one. */
   readonly path?: string;
 
@@ -90,7 +166,9 @@ export class ShellSpawnError extends Error {
  * assert.throws(() => shell.start(shell.resolve({ command: "true", owner: null })), ShellClosedError);
  * ```
  */
-export class ShellClosedError extends Error {
+export class ShellClosedError extends ShellError {
+  /** {@linkcode ShellErrorCode} of this class. */
+  readonly code = "ERR_SHELL_CLOSED" as const;
   /** Creates the error with its fixed message. */
   constructor() {
     super("the shell is closed");
@@ -117,7 +195,9 @@ export class ShellClosedError extends Error {
  * assert.equal(shell.task(task.id, "alice"), task);
  * ```
  */
-export class TaskAccessError extends Error {
+export class TaskAccessError extends ShellError {
+  /** {@linkcode ShellErrorCode} of this class. */
+  readonly code = "ERR_TASK_ACCESS" as const;
   /** The id that was asked for. */
   readonly taskId: string;
 
@@ -149,7 +229,9 @@ export class TaskAccessError extends Error {
  * });
  * ```
  */
-export class TaskLimitError extends Error {
+export class TaskLimitError extends ShellError {
+  /** {@linkcode ShellErrorCode} of this class. */
+  readonly code = "ERR_TASK_LIMIT" as const;
   /** The owner at its limit, or `null` for the shared unowned bucket. */
   readonly owner: string | null;
   /** The limit that was reached. */
@@ -192,7 +274,9 @@ export class TaskLimitError extends Error {
  * assert.equal(error.name, "ShellSandboxError");
  * ```
  */
-export class ShellSandboxError extends Error {
+export class ShellSandboxError extends ShellError {
+  /** {@linkcode ShellErrorCode} of this class. */
+  readonly code = "ERR_SHELL_SANDBOX" as const;
   /**
    * Creates the error.
    *
@@ -223,7 +307,9 @@ export class ShellSandboxError extends Error {
  * assert.deepEqual([error.engine, error.target], ["ssh", "agent@10.0.0.5:22"]);
  * ```
  */
-export class ShellEngineError extends Error {
+export class ShellEngineError extends ShellError {
+  /** {@linkcode ShellErrorCode} of this class. */
+  readonly code = "ERR_SHELL_ENGINE" as const;
   /** The engine's name, e.g. `"docker"` or `"ssh"`. */
   readonly engine: string;
   /** What the engine reaches, e.g. `"container agent-7"` or `"agent@10.0.0.5:22"`. */

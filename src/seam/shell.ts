@@ -8,7 +8,8 @@
 import type { ProcessAdapter } from "./adapter.ts";
 import type { BackendContext, ShellBackend } from "./backend.ts";
 import type { ShellEngine } from "./engine.ts";
-import { ShellClosedError, ShellEngineError, ShellSandboxError, ShellSpawnError, ShellSpecError } from "./errors.ts";
+import { isStartFailure } from "./error_checks.ts";
+import { ShellClosedError, ShellSpecError } from "./errors.ts";
 import { type HostProcess, hostProcess } from "./host.ts";
 import { LocalBackend } from "./local_backend.ts";
 import { RemoteBackend } from "./remote/backend.ts";
@@ -140,10 +141,7 @@ class SeamShell implements Shell {
     try {
       task = new LaunchedTask(id, checked.owner, this.#backend.launch(checked, undefined, watching));
     } catch (error) {
-      if (
-        !(error instanceof ShellSpawnError) && !(error instanceof ShellSandboxError) &&
-        !(error instanceof ShellEngineError)
-      ) throw error;
+      if (!isStartFailure(error)) throw error;
       task = new FailedTask(id, checked.owner, checked.timeoutMs, error);
     }
     this.#tasks.add(task);

@@ -4,6 +4,8 @@
  * @module
  */
 
+import { ShellError } from "../seam/errors.ts";
+
 /**
  * A bash tool call's input is not acceptable: a key that is not an input of
  * the tool, a missing `command`, or a field of the wrong type. `field` names
@@ -24,7 +26,9 @@
  * });
  * ```
  */
-export class ToolInputError extends Error {
+export class ToolInputError extends ShellError {
+  /** The code of this class in the library's error family. */
+  readonly code = "ERR_TOOL_INPUT" as const;
   /** The offending key or field, e.g. `"stdin"` or `"timeout"`; `"input"` for the input as a whole. */
   readonly field: string;
 

@@ -7,7 +7,7 @@
  * @module
  */
 
-import { ShellSandboxError, ShellSpawnError, ShellSpecError, TaskLimitError } from "../seam/errors.ts";
+import { hasErrorCode } from "../seam/error_checks.ts";
 import type { Shell, ShellExecSpec, ShellRunResult } from "../seam/types.ts";
 import { parse } from "./parse.ts";
 import { render } from "./render.ts";
@@ -21,8 +21,7 @@ const BACKGROUND_NOTE = "No timeout applies. Read its output with bash_output an
 /** Errors the model can fix by changing its call; every other error is the harness's. */
 function isModelFixable(error: unknown): error is Error {
   // A sandbox that could not be set up for this call is mostly the call's doing: a workdir the sandbox hides.
-  return error instanceof ShellSpecError || error instanceof ShellSpawnError || error instanceof TaskLimitError ||
-    error instanceof ShellSandboxError;
+  return hasErrorCode(error, "ERR_SHELL_SPEC", "ERR_SHELL_SPAWN", "ERR_TASK_LIMIT", "ERR_SHELL_SANDBOX");
 }
 
 /** Whether a finished command did not succeed: a timeout, an abort, a signal or a nonzero exit. */

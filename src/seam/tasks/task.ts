@@ -6,7 +6,8 @@
  */
 
 import type { OutputCollector } from "../capture/collector.ts";
-import { ShellEngineError, ShellSandboxError, ShellSpawnError } from "../errors.ts";
+import { isStartFailure } from "../error_checks.ts";
+import { type ShellEngineError, ShellSandboxError, type ShellSpawnError } from "../errors.ts";
 import type { Launched } from "../spawn/launch.ts";
 import type {
   ShellRunResult,
@@ -63,10 +64,7 @@ export class LaunchedTask implements ShellTask {
       (error: unknown) => {
         // A sandbox that never started the command, or an engine that could not start it or lost it: the task settles
         // as killed, with the error.
-        this.#spawnError = error instanceof ShellSandboxError || error instanceof ShellSpawnError ||
-            error instanceof ShellEngineError
-          ? error
-          : new ShellSandboxError(String(error));
+        this.#spawnError = isStartFailure(error) ? error : new ShellSandboxError(String(error));
         this.#result = {
           exitCode: null,
           signal: null,
