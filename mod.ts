@@ -49,23 +49,5 @@ export type {
   TaskStatus,
   WaitForOutputOptions,
 } from "./src/seam/types.ts";
-export type { ProcessAdapter } from "./src/seam/adapter.ts";
-export type {
-  EngineChannel,
-  EngineFailure,
-  EngineLink,
-  EngineOutput,
-  EngineProcess,
-  LocalEngine,
-  RemoteEngine,
-  ShellEngine,
-} from "./src/seam/engine.ts";
-export {
-  CollectedOutputSchema,
-  LocalShellOptionsSchema,
-  ShellExecRequestSchema,
-  ShellExecSpecSchema,
-  ShellRunResultSchema,
-  type ShellSchema,
-} from "./src/seam/resolve/schemas.ts";
-export * from "./src/seam/env/mod.ts";
+// One home entry per name: the adapter contract is in `./seam`, the engines and their contract in `./engines`, the
+// environment rules in `./env`, the schemas in `./schemas`.

@@ -251,7 +251,7 @@ function probe(request: ProbeRequest): ProbeOutcome {
  *
  * @example
  * ```ts
- * import { createShell } from "@dsh/shell/seam";
+ * import { createShell } from "@dsh/shell";
  * import { denoAdapter } from "@dsh/shell/deno";
  * import assert from "node:assert/strict";
  * await using shell = createShell(denoAdapter, { timeoutMs: 5_000 });

@@ -192,7 +192,7 @@ function probe(request: ProbeRequest): ProbeOutcome {
  *
  * @example
  * ```ts
- * import { createShell } from "@dsh/shell/seam";
+ * import { createShell } from "@dsh/shell";
  * import { nodeAdapter } from "@dsh/shell/node";
  * import assert from "node:assert/strict";
  * await using shell = createShell(nodeAdapter, { timeoutMs: 5_000 });

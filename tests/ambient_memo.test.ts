@@ -3,7 +3,7 @@ import assert from "node:assert/strict";
 import process from "node:process";
 import { AmbientMemo } from "../src/seam/env/ambient_memo.ts";
 import { mergeEnvWith, newScrubMemo } from "../src/seam/env/merge.ts";
-import { type EnvInput, mergeEnv } from "../src/seam/mod.ts";
+import { type EnvInput, mergeEnv } from "../src/seam/env/mod.ts";
 import { between, prng } from "./helpers/random.ts";
 
 // Fake secrets are assembled from pieces so that no secret-shaped literal sits in the repository.

@@ -9,7 +9,7 @@ import { after, before, describe, it } from "node:test";
 import assert from "node:assert/strict";
 import { readFileSync, rmSync } from "node:fs";
 import process from "node:process";
-import type { CollectedOutput } from "../src/seam/mod.ts";
+import type { CollectedOutput } from "../mod.ts";
 import { OutputCollector, type StreamDelta } from "../src/seam/capture/collector.ts";
 import { asciiPattern } from "./helpers/capture.ts";
 import { freshDir, removeDir } from "./helpers/dirs.ts";

@@ -33,16 +33,8 @@ import { tmpdir } from "node:os";
 import { join } from "node:path";
 import process from "node:process";
 import { fileURLToPath } from "node:url";
-import {
-  createShell,
-  type EngineLink,
-  type RemoteEngine,
-  type Shell,
-  ShellEngineError,
-  ShellSpawnError,
-  ShellSpecError,
-  type ShellTask,
-} from "../mod.ts";
+import { createShell, type Shell, ShellEngineError, ShellSpawnError, ShellSpecError, type ShellTask } from "../mod.ts";
+import { type EngineLink, type RemoteEngine } from "../src/engines/mod.ts";
 import { dockerEngine, localEngine, sshEngine } from "../src/engines/mod.ts";
 import type { ProcessAdapter } from "../src/seam/mod.ts";
 import { DockerDaemon, dockerUnavailable } from "./helpers/docker_daemon.ts";

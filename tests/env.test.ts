@@ -8,7 +8,7 @@ import {
   isCredentialValue,
   mergeEnv,
   scrubEnv,
-} from "../src/seam/mod.ts";
+} from "../src/seam/env/mod.ts";
 import { DECIDED_SURVIVE_NAMES, SPEC_MUST_SCRUB_NAMES, SPEC_MUST_SURVIVE_NAMES } from "./helpers/spec_env.ts";
 
 // Fake secrets are assembled from pieces so that no secret-shaped literal

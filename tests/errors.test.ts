@@ -13,7 +13,6 @@ import { join } from "node:path";
 import {
   createLocalShell,
   type LocalShellOptions,
-  type ProcessAdapter,
   type Shell,
   ShellClosedError,
   type ShellExecRequest,
@@ -21,6 +20,7 @@ import {
   ShellSpawnError,
   ShellSpecError,
 } from "../mod.ts";
+import { type ProcessAdapter } from "../src/seam/mod.ts";
 import { runtimeAdapter } from "./helpers/adapters.ts";
 import { shQuote } from "./helpers/bash.ts";
 import { freshDir, removeDir } from "./helpers/dirs.ts";

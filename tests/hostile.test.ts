@@ -41,7 +41,8 @@ import {
 } from "node:fs";
 import { dirname, join } from "node:path";
 import process from "node:process";
-import { createLocalShell, explainEnv, mergeEnv, type Shell, type ShellExecRequest, ShellSpawnError } from "../mod.ts";
+import { createLocalShell, type Shell, type ShellExecRequest, ShellSpawnError } from "../mod.ts";
+import { explainEnv, mergeEnv } from "../src/seam/env/mod.ts";
 import { freshDir, removeDir } from "./helpers/dirs.ts";
 import { assertSpecError, rejection, thrown } from "./helpers/errors.ts";
 import { readPids, waitForPids } from "./helpers/pid_files.ts";

@@ -29,19 +29,9 @@ import { Buffer } from "node:buffer";
 import { basename, dirname, join, resolve as resolvePath } from "node:path";
 // deno-lint-ignore no-import-prefix -- the Node leg's build rewrites this specifier and installs the package
 import fc from "npm:fast-check@^4";
-import {
-  createLocalShell,
-  ENV_OVERRIDES,
-  type EnvExplanation,
-  explainEnv,
-  mergeEnv,
-  type Shell,
-  type ShellExecRequest,
-  ShellExecSpecSchema,
-  ShellRunResultSchema,
-  ShellSpawnError,
-  ShellSpecError,
-} from "../mod.ts";
+import { createLocalShell, type Shell, type ShellExecRequest, ShellSpawnError, ShellSpecError } from "../mod.ts";
+import { ENV_OVERRIDES, type EnvExplanation, explainEnv, mergeEnv } from "../src/seam/env/mod.ts";
+import { ShellExecSpecSchema, ShellRunResultSchema } from "../src/seam/schemas.ts";
 import { OutputCollector } from "../src/seam/capture/collector.ts";
 import { ownFields } from "../src/seam/resolve/own_fields.ts";
 import { commonRequest, requestSchema } from "../src/seam/resolve/schemas.ts";

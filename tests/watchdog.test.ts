@@ -4,7 +4,7 @@ import process from "node:process";
 import { type ChildProcess, spawn, spawnSync } from "node:child_process";
 import { chmodSync, existsSync, lstatSync, readFileSync, statSync, symlinkSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
-import { createShell } from "../src/seam/mod.ts";
+import { createShell } from "../mod.ts";
 import { tracingAdapter } from "./helpers/adapters.ts";
 import { MARK_VARIABLE, newMark, pendingMark, replayRecord, WatchdogRecord } from "../src/seam/guard/record.ts";
 import { KILL_MARKED_FUNCTION, PENDING_FUNCTION, REPLAY_FUNCTION, Watchdog } from "../src/seam/guard/watchdog.ts";

@@ -8,7 +8,8 @@
 
 import { statSync } from "node:fs";
 import { dirname } from "node:path";
-import { type CollectedOutput, type ShellRunResult, ShellRunResultSchema } from "../../mod.ts";
+import { type CollectedOutput, type ShellRunResult } from "../../mod.ts";
+import { ShellRunResultSchema } from "../../src/seam/schemas.ts";
 import type { Ledger } from "./ledger.ts";
 
 /** Mismatches found while checking one job. */

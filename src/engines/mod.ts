@@ -25,8 +25,6 @@
 export { localEngine } from "./local.ts";
 export { dockerEngine, type DockerEngineOptions } from "./docker.ts";
 export { sshEngine, type SshEngineOptions } from "./ssh.ts";
-export { createShell } from "../seam/shell.ts";
-export { ShellEngineError } from "../seam/errors.ts";
 export type {
   EngineChannel,
   EngineFailure,

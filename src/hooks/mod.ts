@@ -57,4 +57,23 @@ export { dispatchHookEvent, type DispatchHookEventOptions } from "./dispatch.ts"
 export { readHookVerdict } from "./verdict.ts";
 export { HOOK_MATCH_FIELDS } from "./matcher.ts";
 export { HookSettingsError } from "./errors.ts";
-export type * from "./types.ts";
+export type {
+  HookBackgroundResult,
+  HookBackgroundRun,
+  HookCommand,
+  HookDialect,
+  HookDispatchEntry,
+  HookDispatchResult,
+  HookEnvFile,
+  HookJsonOutput,
+  HookMatcherGroup,
+  HookOutcome,
+  HookPermission,
+  HookPermissionRequestDecision,
+  HookResult,
+  HookSettings,
+  HookSpecificOutput,
+  HookVerdict,
+  HookWarning,
+  SkippedHookEntry,
+} from "./types.ts";

@@ -119,7 +119,8 @@ export interface ChildExit {
  *
  * @example
  * ```ts
- * import { type ChildHandle, createShell, type ProcessAdapter } from "@dsh/shell/seam";
+ * import { type ChildHandle, type ProcessAdapter } from "@dsh/shell/seam";
+ * import { createShell } from "@dsh/shell";
  * import { nodeAdapter } from "@dsh/shell/node";
  * import assert from "node:assert/strict";
  * // A wrapping adapter that counts spawns and records how each child ended.
@@ -159,7 +160,8 @@ export interface ChildHandle {
  *
  * @example
  * ```ts
- * import { createShell, type ProcessAdapter, type WatchdogHandle } from "@dsh/shell/seam";
+ * import { createShell } from "@dsh/shell";
+ * import { type ProcessAdapter, type WatchdogHandle } from "@dsh/shell/seam";
  * import { nodeAdapter } from "@dsh/shell/node";
  * import assert from "node:assert/strict";
  * // A wrapping adapter that notes when the watchdog starts and when it exits.

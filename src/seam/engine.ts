@@ -21,7 +21,7 @@ import type { ChildExit, ProcessAdapter } from "./adapter.ts";
  *
  * @example
  * ```ts
- * import type { ShellEngine } from "@dsh/shell";
+ * import type { ShellEngine } from "@dsh/shell/engines";
  * import { localEngine } from "@dsh/shell/engines";
  * import assert from "node:assert/strict";
  * function describe(engine: ShellEngine): string {
@@ -37,7 +37,8 @@ export type ShellEngine = LocalEngine | RemoteEngine;
  *
  * @example
  * ```ts
- * import { createShell, type LocalEngine } from "@dsh/shell";
+ * import { createShell } from "@dsh/shell";
+ * import { type LocalEngine } from "@dsh/shell/engines";
  * import { nodeAdapter } from "@dsh/shell/node";
  * import assert from "node:assert/strict";
  * const engine: LocalEngine = { kind: "local", name: "local", adapter: nodeAdapter };
@@ -63,7 +64,8 @@ export interface LocalEngine {
  * ```ts
  * // An engine whose "remote side" is this machine: each program runs here,
  * // in a session of its own, the way `docker exec` or sshd would start it.
- * import { createShell, type EngineLink, type RemoteEngine } from "@dsh/shell";
+ * import { createShell } from "@dsh/shell";
+ * import { type EngineLink, type RemoteEngine } from "@dsh/shell/engines";
  * import { nodeAdapter } from "@dsh/shell/node";
  * import assert from "node:assert/strict";
  * const env = { PATH: "/usr/bin:/bin", HOME: "/", API_TOKEN: "not for commands" };
@@ -129,7 +131,7 @@ export interface RemoteEngine {
  *
  * @example
  * ```ts
- * import type { EngineFailure, EngineLink } from "@dsh/shell";
+ * import type { EngineFailure, EngineLink } from "@dsh/shell/engines";
  * import assert from "node:assert/strict";
  * // The part of a link that words failures: the client's own stderr says what happened.
  * const explain: EngineLink["explain"] = (failure: EngineFailure) =>
@@ -178,7 +180,7 @@ export interface EngineLink {
  *
  * @example
  * ```ts
- * import type { EngineOutput } from "@dsh/shell";
+ * import type { EngineOutput } from "@dsh/shell/engines";
  * import assert from "node:assert/strict";
  * const chunks: string[] = [];
  * const output: EngineOutput = {
@@ -202,7 +204,7 @@ export interface EngineOutput {
  *
  * @example
  * ```ts
- * import type { EngineProcess } from "@dsh/shell";
+ * import type { EngineProcess } from "@dsh/shell/engines";
  * import assert from "node:assert/strict";
  * // A program that has already ended, as a test double might model it.
  * const ended: EngineProcess = {
@@ -234,7 +236,7 @@ export interface EngineProcess {
  *
  * @example
  * ```ts
- * import type { EngineChannel } from "@dsh/shell";
+ * import type { EngineChannel } from "@dsh/shell/engines";
  * import assert from "node:assert/strict";
  * const written: string[] = [];
  * const channel: EngineChannel = {
@@ -267,7 +269,7 @@ export interface EngineChannel {
  *
  * @example
  * ```ts
- * import type { EngineFailure } from "@dsh/shell";
+ * import type { EngineFailure } from "@dsh/shell/engines";
  * import assert from "node:assert/strict";
  * const failure: EngineFailure = { code: 1, signal: null, stderr: "Error: No such container: agent-7\n" };
  * assert.match(failure.stderr, /No such container/);

@@ -1,36 +1,35 @@
 /**
- * The runtime-neutral seam of `@dsh/shell`: request, spec and result types
- * with their zod schemas, the environment rules, the process-adapter
- * contract (for writing an adapter of your own), `createShell` over any
- * adapter, and the errors. Nothing here spawns a process by itself.
+ * The process-adapter contract of `@dsh/shell`, for writing an adapter of
+ * your own: what a runtime must do to spawn, signal and watch process
+ * groups. Pass an adapter to `createShell` (from the root entry). Nothing
+ * here spawns a process by itself.
  *
  * @example
  * ```ts
- * import { mergeEnv } from "@dsh/shell/seam";
+ * import { createShell } from "@dsh/shell";
+ * import type { ProcessAdapter } from "@dsh/shell/seam";
+ * import { nodeAdapter } from "@dsh/shell/node";
  * import assert from "node:assert/strict";
- * const env = mergeEnv({
- *   ambient: { PATH: "/usr/bin", GITHUB_TOKEN: "ghp_x" },
- *   dshEnv: { DSH_SESSION: "s1" },
- * });
- * assert.equal(env.GITHUB_TOKEN, undefined);
- * assert.equal(env.DSH_SESSION, "s1");
+ * // An adapter that counts spawns and otherwise is Node's.
+ * let spawns = 0;
+ * const counting: ProcessAdapter = { ...nodeAdapter, spawn: (request) => (spawns++, nodeAdapter.spawn(request)) };
+ * await using shell = createShell(counting);
+ * await shell.exec("true");
+ * assert.equal(spawns, 1);
  * ```
  *
  * @module
  */
 
-export * from "./errors.ts";
-export type * from "./types.ts";
-export type * from "./adapter.ts";
-export type * from "./engine.ts";
-export * from "./env/mod.ts";
-export {
-  CollectedOutputSchema,
-  LocalShellOptionsSchema,
-  ShellExecRequestSchema,
-  ShellExecSpecSchema,
-  ShellRunResultSchema,
-  type ShellSchema,
-} from "./resolve/schemas.ts";
-export { DEFAULTS } from "./resolve/options.ts";
-export { createShell } from "./shell.ts";
+export type {
+  ChannelHandle,
+  ChannelRequest,
+  ChildExit,
+  ChildHandle,
+  GroupSignal,
+  ProbeOutcome,
+  ProbeRequest,
+  ProcessAdapter,
+  SpawnRequest,
+  WatchdogHandle,
+} from "./adapter.ts";

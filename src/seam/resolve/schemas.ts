@@ -25,7 +25,7 @@ import type {
  *
  * @example
  * ```ts
- * import { ShellExecRequestSchema } from "@dsh/shell/seam";
+ * import { ShellExecRequestSchema } from "@dsh/shell/schemas";
  * import assert from "node:assert/strict";
  * assert.equal(ShellExecRequestSchema.safeParse({ command: "ls", owner: null }).success, true);
  * assert.equal(ShellExecRequestSchema.safeParse({ command: "ls" }).success, false); // owner is required
@@ -347,7 +347,7 @@ export const optionsSchema: z.ZodType<LocalShellOptions> = z.strictObject({
  *
  * @example
  * ```ts
- * import { ShellExecRequestSchema } from "@dsh/shell";
+ * import { ShellExecRequestSchema } from "@dsh/shell/schemas";
  * import assert from "node:assert/strict";
  * const request = ShellExecRequestSchema.parse(JSON.parse('{"command":"ls","owner":"s1"}'));
  * assert.deepEqual(request, { command: "ls", owner: "s1" });
@@ -362,7 +362,7 @@ export const ShellExecRequestSchema: ShellSchema<ShellExecRequest> = requestSche
  *
  * @example
  * ```ts
- * import { ShellExecSpecSchema } from "@dsh/shell";
+ * import { ShellExecSpecSchema } from "@dsh/shell/schemas";
  * import assert from "node:assert/strict";
  * const spec = { command: "true", workdir: "relative/dir", timeoutMs: 1000, stdoutMaxBytes: 1000, owner: null };
  * assert.equal(ShellExecSpecSchema.safeParse(spec).success, false); // workdir must be absolute
@@ -375,7 +375,7 @@ export const ShellExecSpecSchema: ShellSchema<ShellExecSpec> = specSchema;
  *
  * @example
  * ```ts
- * import { CollectedOutputSchema } from "@dsh/shell";
+ * import { CollectedOutputSchema } from "@dsh/shell/schemas";
  * import assert from "node:assert/strict";
  * const output = CollectedOutputSchema.parse({ text: "hi\n", truncated: false, totalBytes: 3 });
  * assert.equal(output.totalBytes, 3);
@@ -388,7 +388,8 @@ export const CollectedOutputSchema: ShellSchema<CollectedOutput> = collectedOutp
  *
  * @example
  * ```ts
- * import { createLocalShell, ShellRunResultSchema } from "@dsh/shell";
+ * import { createLocalShell } from "@dsh/shell";
+ * import { ShellRunResultSchema } from "@dsh/shell/schemas";
  * import assert from "node:assert/strict";
  * await using shell = createLocalShell();
  * const result = await shell.run(shell.resolve({ command: "echo hi", owner: null }));
@@ -403,7 +404,7 @@ export const ShellRunResultSchema: ShellSchema<ShellRunResult> = runResultSchema
  *
  * @example
  * ```ts
- * import { LocalShellOptionsSchema } from "@dsh/shell";
+ * import { LocalShellOptionsSchema } from "@dsh/shell/schemas";
  * import assert from "node:assert/strict";
  * assert.equal(LocalShellOptionsSchema.safeParse({ graceMs: 0 }).success, false); // must be positive
  * assert.equal(LocalShellOptionsSchema.safeParse({ graceMs: 500 }).success, true);

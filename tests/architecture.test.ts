@@ -1,0 +1,159 @@
+/**
+ * The claims of `docs/architecture.md` a newcomer relies on, checked on the
+ * source tree: the root entry exports at most 36 names, each name has one
+ * home entry (no entry repeats another's), and no module of the library
+ * imports itself back through others (no import circle).
+ *
+ * The tree is read as text, from wherever the tests run (the sources under
+ * Deno, `npm/test/` under Node): the claims are about the source, the same
+ * on both runtimes.
+ */
+
+import { describe, it } from "node:test";
+import assert from "node:assert/strict";
+import { existsSync, readdirSync, readFileSync } from "node:fs";
+import { dirname, join, relative, resolve } from "node:path";
+import { fileURLToPath } from "node:url";
+
+/** The repository: the first directory above this file that holds `deno.json`. */
+function repositoryRoot(): string {
+  let dir = dirname(fileURLToPath(import.meta.url));
+  while (!existsSync(join(dir, "deno.json"))) {
+    const parent = dirname(dir);
+    if (parent === dir) throw new Error("deno.json not found above the tests");
+    dir = parent;
+  }
+  return dir;
+}
+
+const ROOT = repositoryRoot();
+
+/** `source` without comments (block and line), so that an example's `export` or `import` is not read as code. */
+function code(source: string): string {
+  return source.replace(/\/\*[\s\S]*?\*\//g, "").replace(/^\s*\/\/.*$/gm, "");
+}
+
+/** The names a module exports, read from its export statements; throws on `export *`, which hides them. */
+function exportedNames(file: string): string[] {
+  const text = code(readFileSync(file, "utf8"));
+  if (/^export\s+(type\s+)?\*/m.test(text)) throw new Error(`${relative(ROOT, file)} re-exports with "export *"`);
+  const names: string[] = [];
+  for (const [, list] of text.matchAll(/^export\s+(?:type\s+)?\{([^}]*)\}/gm)) {
+    for (const item of list.split(",")) {
+      const name = item.trim().replace(/^type\s+/, "").split(/\s+as\s+/).pop();
+      if (name) names.push(name);
+    }
+  }
+  const declaration =
+    /^export\s+(?:declare\s+)?(?:async\s+)?(?:abstract\s+)?(?:function\*?|const|let|class|interface|type|enum)\s+([A-Za-z_$][\w$]*)/gm;
+  for (const [, name] of text.matchAll(declaration)) names.push(name);
+  return names;
+}
+
+/** Every entry of the package, by its subpath, as `deno.json` lists them. */
+function entries(): Map<string, string> {
+  const { exports } = JSON.parse(readFileSync(join(ROOT, "deno.json"), "utf8")) as { exports: Record<string, string> };
+  return new Map(Object.entries(exports).map(([subpath, file]) => [subpath, join(ROOT, file)]));
+}
+
+/** Every TypeScript module of the library: `mod.ts` and `src/`. */
+function libraryModules(): string[] {
+  const found = [join(ROOT, "mod.ts")];
+  const walk = (dir: string): void => {
+    for (const entry of readdirSync(dir, { withFileTypes: true })) {
+      const path = join(dir, entry.name);
+      if (entry.isDirectory()) walk(path);
+      else if (entry.name.endsWith(".ts")) found.push(path);
+    }
+  };
+  walk(join(ROOT, "src"));
+  return found;
+}
+
+/** The library modules `file` imports or re-exports, type-only imports included. */
+function importsOf(file: string): string[] {
+  return importsIn(readFileSync(file, "utf8"), dirname(file));
+}
+
+/** The relative modules `source` (in `dir`) imports or re-exports, resolved; comments skipped. */
+function importsIn(source: string, dir: string): string[] {
+  const text = code(source);
+  const targets: string[] = [];
+  for (const [, specifier] of text.matchAll(/^(?:import|export)\b[^;]*?\bfrom\s+"(\.[^"]+)"/gm)) {
+    targets.push(resolve(dir, specifier));
+  }
+  for (const [, specifier] of text.matchAll(/^import\s+"(\.[^"]+)"/gm)) targets.push(resolve(dir, specifier));
+  return targets;
+}
+
+/** The import graph of `modules`: each module's imports among them. */
+function importGraph(modules: string[]): Map<string, string[]> {
+  return new Map(modules.map((file) => [file, importsOf(file).filter((target) => target !== file)]));
+}
+
+/** The circles of `graph`: each as the path that comes back to its start. */
+function circles(graph: Map<string, string[]>): string[][] {
+  const found: string[][] = [];
+  const state = new Map<string, "open" | "done">();
+  const path: string[] = [];
+  const visit = (file: string): void => {
+    state.set(file, "open");
+    path.push(file);
+    for (const target of graph.get(file) ?? []) {
+      if (state.get(target) === "open") found.push([...path.slice(path.indexOf(target)), target]);
+      else if (!state.has(target) && graph.has(target)) visit(target);
+    }
+    path.pop();
+    state.set(file, "done");
+  };
+  for (const file of graph.keys()) if (!state.has(file)) visit(file);
+  return found;
+}
+
+describe("the architecture's claims", () => {
+  it("the root entry exports at most 36 names", () => {
+    const names = exportedNames(join(ROOT, "mod.ts"));
+    assert.ok(names.length > 0, "no export read from mod.ts");
+    assert.equal(new Set(names).size, names.length, "a name exported twice");
+    assert.ok(names.length <= 36, `the root exports ${names.length} names: ${names.join(", ")}`);
+    assert.ok(names.includes("createLocalShell") && names.includes("isShellError"));
+  });
+
+  it("each name has one home entry", () => {
+    const homes = new Map<string, string[]>();
+    for (const [subpath, file] of entries()) {
+      for (const name of exportedNames(file)) homes.set(name, [...homes.get(name) ?? [], subpath]);
+    }
+    const repeated = [...homes].filter(([, at]) => at.length > 1).map(([name, at]) => `${name} (${at.join(", ")})`);
+    assert.deepEqual(repeated, [], "names exported from more than one entry");
+    assert.ok(homes.size >= 100, `only ${homes.size} names read from the entries`);
+  });
+
+  it("no module of the library imports itself back through others", () => {
+    const graph = importGraph(libraryModules());
+    assert.ok([...graph.values()].flat().length > 300, "too few imports read: the parse is broken");
+    assert.deepEqual(circles(graph).map((circle) => circle.map((file) => relative(ROOT, file))), []);
+  });
+
+  it("the circle check finds a circle where there is one, and reads every kind of import", () => {
+    const graph = new Map([["a.ts", ["b.ts"]], ["b.ts", ["c.ts"]], ["c.ts", ["a.ts"]], ["d.ts", ["a.ts"]]]);
+    assert.deepEqual(circles(graph).map((circle) => circle.join(" -> ")), ["a.ts -> b.ts -> c.ts -> a.ts"]);
+    assert.deepEqual(circles(new Map([["a.ts", ["b.ts"]], ["b.ts", []]])), []);
+    const source = [
+      'import type { A } from "./types.ts";',
+      'import {\n  b,\n  type C,\n} from "../b.ts";',
+      'export { d } from "./d.ts";',
+      'export type * from "./e.ts";',
+      'import "./side_effect.ts";',
+      '/** import { x } from "./in_a_comment.ts"; */',
+      'import assert from "node:assert/strict";',
+    ].join("\n");
+    assert.deepEqual(importsIn(source, "/r/src").sort(), [
+      "/r/b.ts",
+      "/r/src/d.ts",
+      "/r/src/e.ts",
+      "/r/src/side_effect.ts",
+      "/r/src/types.ts",
+    ]);
+  });
+});
