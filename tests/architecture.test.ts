@@ -135,6 +135,20 @@ describe("the architecture's claims", () => {
     assert.deepEqual(circles(graph).map((circle) => circle.map((file) => relative(ROOT, file))), []);
   });
 
+  it("the hook bridge's phases import only from the phases before them", () => {
+    const phases = ["settings", "plan", "run", "verdict"];
+    const hooks = join(ROOT, "src", "hooks");
+    const phaseOf = (file: string): number => phases.indexOf(relative(hooks, file).split("/")[0]);
+    const forward: string[] = [];
+    for (const file of libraryModules().filter((file) => phaseOf(file) >= 0)) {
+      for (const target of importsOf(file)) {
+        if (phaseOf(target) > phaseOf(file)) forward.push(`${relative(hooks, file)} -> ${relative(hooks, target)}`);
+      }
+    }
+    assert.deepEqual(forward, [], "a phase imports a later one");
+    assert.deepEqual(phases.filter((phase) => !existsSync(join(hooks, phase))), [], "a phase folder is missing");
+  });
+
   it("the circle check finds a circle where there is one, and reads every kind of import", () => {
     const graph = new Map([["a.ts", ["b.ts"]], ["b.ts", ["c.ts"]], ["c.ts", ["a.ts"]], ["d.ts", ["a.ts"]]]);
     assert.deepEqual(circles(graph).map((circle) => circle.join(" -> ")), ["a.ts -> b.ts -> c.ts -> a.ts"]);

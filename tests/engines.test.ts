@@ -34,7 +34,7 @@ import { join } from "node:path";
 import process from "node:process";
 import { fileURLToPath } from "node:url";
 import { createShell, type Shell, ShellEngineError, ShellSpawnError, ShellSpecError, type ShellTask } from "../mod.ts";
-import { type EngineLink, type RemoteEngine } from "../src/engines/mod.ts";
+import type { EngineLink, RemoteEngine } from "../src/engines/mod.ts";
 import { dockerEngine, localEngine, sshEngine } from "../src/engines/mod.ts";
 import type { ProcessAdapter } from "../src/seam/mod.ts";
 import { DockerDaemon, dockerUnavailable } from "./helpers/docker_daemon.ts";

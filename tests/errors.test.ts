@@ -20,7 +20,7 @@ import {
   ShellSpawnError,
   ShellSpecError,
 } from "../mod.ts";
-import { type ProcessAdapter } from "../src/seam/mod.ts";
+import type { ProcessAdapter } from "../src/seam/mod.ts";
 import { runtimeAdapter } from "./helpers/adapters.ts";
 import { shQuote } from "./helpers/bash.ts";
 import { freshDir, removeDir } from "./helpers/dirs.ts";

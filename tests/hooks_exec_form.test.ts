@@ -18,7 +18,7 @@ import {
   parseHookSettings,
   runHook,
 } from "../src/hooks/mod.ts";
-import { planHooks } from "../src/hooks/plan.ts";
+import { planHooks } from "../src/hooks/plan/plan.ts";
 import { freshDir, removeDir } from "./helpers/dirs.ts";
 import { settingsWith } from "./helpers/hooks.ts";
 

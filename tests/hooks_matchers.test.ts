@@ -16,7 +16,7 @@ import {
   type HookSettings,
   parseHookSettings,
 } from "../src/hooks/mod.ts";
-import { compileMatcher } from "../src/hooks/matcher.ts";
+import { compileMatcher } from "../src/hooks/settings/matcher.ts";
 import { freshDir, removeDir } from "./helpers/dirs.ts";
 import { answer } from "./helpers/hooks.ts";
 

@@ -2,7 +2,7 @@ import { describe, it } from "node:test";
 import assert from "node:assert/strict";
 import { createHash } from "node:crypto";
 import { createLocalShell } from "../mod.ts";
-import { type ProcessAdapter } from "../src/seam/mod.ts";
+import type { ProcessAdapter } from "../src/seam/mod.ts";
 import { denoAdapter } from "../src/deno_adapter.ts";
 import { sha256 } from "./helpers/capture.ts";
 import { IS_DENO } from "./helpers/runtime.ts";

@@ -6,7 +6,7 @@ import { join } from "node:path";
 import { createLocalShell, type Shell } from "../mod.ts";
 import { ENV_OVERRIDES } from "../src/seam/env/mod.ts";
 import { createShell } from "../mod.ts";
-import { type ProcessAdapter } from "../src/seam/mod.ts";
+import type { ProcessAdapter } from "../src/seam/mod.ts";
 import { HostProcess } from "../src/seam/host.ts";
 import { createShellIn } from "../src/seam/shell.ts";
 import { runtimeAdapter } from "./helpers/adapters.ts";

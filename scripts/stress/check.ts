@@ -8,7 +8,7 @@
 
 import { statSync } from "node:fs";
 import { dirname } from "node:path";
-import { type CollectedOutput, type ShellRunResult } from "../../mod.ts";
+import type { CollectedOutput, ShellRunResult } from "../../mod.ts";
 import { ShellRunResultSchema } from "../../src/seam/schemas.ts";
 import type { Ledger } from "./ledger.ts";
 

@@ -8,12 +8,12 @@
 
 import { ownFields } from "../seam/resolve/own_fields.ts";
 import type { EnvPatch, Shell } from "../seam/types.ts";
-import { backgroundResult } from "./background.ts";
-import { EnvFiles, readEnvFile } from "./env_file.ts";
-import { hookEnv } from "./hook_env.ts";
-import { mergeVerdicts } from "./merge.ts";
-import { planHooks, type PlannedHook } from "./plan.ts";
-import { runHook, type RunHookOptions } from "./run_hook.ts";
+import { backgroundResult } from "./verdict/background.ts";
+import { EnvFiles, readEnvFile } from "./run/env_file.ts";
+import { hookEnv } from "./run/hook_env.ts";
+import { mergeVerdicts } from "./verdict/merge.ts";
+import { planHooks, type PlannedHook } from "./plan/plan.ts";
+import { runHook, type RunHookOptions } from "./run/command.ts";
 import type {
   HookBackgroundRun,
   HookDispatchResult,
@@ -22,7 +22,7 @@ import type {
   HookSettings,
   HookWarning,
 } from "./types.ts";
-import { readHookVerdict } from "./verdict.ts";
+import { readHookVerdict } from "./verdict/read.ts";
 
 /**
  * The event {@linkcode dispatchHookEvent} runs the hooks for.

@@ -51,11 +51,11 @@
  * @module
  */
 
-export { HOOK_DEFAULTS, runHook, type RunHookOptions } from "./run_hook.ts";
-export { parseHookSettings, type ParseHookSettingsOptions } from "./settings.ts";
+export { HOOK_DEFAULTS, runHook, type RunHookOptions } from "./run/command.ts";
+export { parseHookSettings, type ParseHookSettingsOptions } from "./settings/parse.ts";
 export { dispatchHookEvent, type DispatchHookEventOptions } from "./dispatch.ts";
-export { readHookVerdict } from "./verdict.ts";
-export { HOOK_MATCH_FIELDS } from "./matcher.ts";
+export { readHookVerdict } from "./verdict/read.ts";
+export { HOOK_MATCH_FIELDS } from "./settings/matcher.ts";
 export { HookSettingsError } from "./errors.ts";
 export type {
   HookBackgroundResult,

@@ -119,7 +119,7 @@ export interface ChildExit {
  *
  * @example
  * ```ts
- * import { type ChildHandle, type ProcessAdapter } from "@dsh/shell/seam";
+ * import type { ChildHandle, ProcessAdapter } from "@dsh/shell/seam";
  * import { createShell } from "@dsh/shell";
  * import { nodeAdapter } from "@dsh/shell/node";
  * import assert from "node:assert/strict";
@@ -161,7 +161,7 @@ export interface ChildHandle {
  * @example
  * ```ts
  * import { createShell } from "@dsh/shell";
- * import { type ProcessAdapter, type WatchdogHandle } from "@dsh/shell/seam";
+ * import type { ProcessAdapter, WatchdogHandle } from "@dsh/shell/seam";
  * import { nodeAdapter } from "@dsh/shell/node";
  * import assert from "node:assert/strict";
  * // A wrapping adapter that notes when the watchdog starts and when it exits.

@@ -38,7 +38,7 @@ export type ShellEngine = LocalEngine | RemoteEngine;
  * @example
  * ```ts
  * import { createShell } from "@dsh/shell";
- * import { type LocalEngine } from "@dsh/shell/engines";
+ * import type { LocalEngine } from "@dsh/shell/engines";
  * import { nodeAdapter } from "@dsh/shell/node";
  * import assert from "node:assert/strict";
  * const engine: LocalEngine = { kind: "local", name: "local", adapter: nodeAdapter };
@@ -65,7 +65,7 @@ export interface LocalEngine {
  * // An engine whose "remote side" is this machine: each program runs here,
  * // in a session of its own, the way `docker exec` or sshd would start it.
  * import { createShell } from "@dsh/shell";
- * import { type EngineLink, type RemoteEngine } from "@dsh/shell/engines";
+ * import type { EngineLink, RemoteEngine } from "@dsh/shell/engines";
  * import { nodeAdapter } from "@dsh/shell/node";
  * import assert from "node:assert/strict";
  * const env = { PATH: "/usr/bin:/bin", HOME: "/", API_TOKEN: "not for commands" };

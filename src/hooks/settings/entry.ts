@@ -10,7 +10,7 @@
 import { ownValue } from "../../seam/resolve/own_fields.ts";
 import { HookSettingsError } from "../errors.ts";
 import { eventRules } from "../events.ts";
-import { parseIfRule } from "../if/if_filter.ts";
+import { parseIfRule } from "./if/if_filter.ts";
 import type { HookCommand, HookDialect, HookWarning, SkippedHookEntry } from "../types.ts";
 
 /**

@@ -15,7 +15,7 @@
 
 import { z } from "zod";
 import { eventRules } from "../events.ts";
-import { stdoutShape } from "../output.ts";
+import { stdoutShape } from "../run/answer.ts";
 import type { HookResult, HookVerdict } from "../types.ts";
 import { claudeCodeVerdict } from "./claude_code.ts";
 

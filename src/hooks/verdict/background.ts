@@ -14,8 +14,8 @@
  * @module
  */
 
-import type { HookBackgroundResult, HookDialect, HookResult } from "./types.ts";
-import { codexBackgroundContext } from "./verdict/codex.ts";
+import type { HookBackgroundResult, HookDialect, HookResult } from "../types.ts";
+import { codexBackgroundContext } from "./codex.ts";
 
 /** What a finished background hook delivers, in `dialect`, for `event`. */
 export function backgroundResult(

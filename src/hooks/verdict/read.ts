@@ -7,10 +7,10 @@
  * @module
  */
 
-import { ShellSpecError } from "../seam/errors.ts";
-import type { HookDialect, HookResult, HookVerdict } from "./types.ts";
-import { claudeCodeVerdict } from "./verdict/claude_code.ts";
-import { codexVerdict } from "./verdict/codex.ts";
+import { ShellSpecError } from "../../seam/errors.ts";
+import type { HookDialect, HookResult, HookVerdict } from "../types.ts";
+import { claudeCodeVerdict } from "./claude_code.ts";
+import { codexVerdict } from "./codex.ts";
 
 /**
  * Reads what `result` decides for `event`, in `dialect` (default

@@ -6,8 +6,8 @@
  * @module
  */
 
-import type { EnvPatch } from "../seam/types.ts";
-import type { HookDialect } from "./types.ts";
+import type { EnvPatch } from "../../seam/types.ts";
+import type { HookDialect } from "../types.ts";
 
 /** Where a hook's context is: absolute paths. */
 export interface HookLocations {

@@ -6,15 +6,15 @@
  * @module
  */
 
-import { ownFields } from "../seam/resolve/own_fields.ts";
+import { ownFields } from "../../seam/resolve/own_fields.ts";
 import { isAbsolute } from "node:path";
-import { hasErrorCode } from "../seam/error_checks.ts";
-import { ShellSpecError } from "../seam/errors.ts";
-import type { EnvPatch, Shell, ShellExecRequest, ShellRunResult } from "../seam/types.ts";
+import { hasErrorCode } from "../../seam/error_checks.ts";
+import { ShellSpecError } from "../../seam/errors.ts";
+import type { EnvPatch, Shell, ShellExecRequest, ShellRunResult } from "../../seam/types.ts";
 import { hookEnv, hookVariables } from "./hook_env.ts";
-import { parseHookJson } from "./output.ts";
+import { parseHookJson } from "./answer.ts";
 import { expandPlaceholders } from "./placeholders.ts";
-import type { HookDialect, HookJsonOutput, HookOutcome, HookResult } from "./types.ts";
+import type { HookDialect, HookJsonOutput, HookOutcome, HookResult } from "../types.ts";
 
 /**
  * The bridge's defaults: a hook's timeout (600 s, as in Claude Code and

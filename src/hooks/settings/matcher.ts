@@ -5,8 +5,8 @@
  * @module
  */
 
-import { claudeCodeMatchFields, eventRules } from "./events.ts";
-import type { HookDialect } from "./types.ts";
+import { claudeCodeMatchFields, eventRules } from "../events.ts";
+import type { HookDialect } from "../types.ts";
 
 /** A compiled matcher; `targets` is empty when the event gave nothing to test. */
 export type MatcherTest = (targets: readonly string[]) => boolean;

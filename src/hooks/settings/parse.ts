@@ -6,12 +6,12 @@
  * @module
  */
 
-import { ownValue } from "../seam/resolve/own_fields.ts";
-import { ShellSpecError } from "../seam/errors.ts";
-import { HookSettingsError } from "./errors.ts";
+import { ownValue } from "../../seam/resolve/own_fields.ts";
+import { ShellSpecError } from "../../seam/errors.ts";
+import { HookSettingsError } from "../errors.ts";
 import { compileMatcher, hasMatcherSupport, type MatcherTest } from "./matcher.ts";
-import { type EntrySink, parseEntry } from "./settings/entry.ts";
-import type { HookCommand, HookDialect, HookMatcherGroup, HookSettings, HookWarning } from "./types.ts";
+import { type EntrySink, parseEntry } from "./entry.ts";
+import type { HookCommand, HookDialect, HookMatcherGroup, HookSettings, HookWarning } from "../types.ts";
 
 /**
  * How {@linkcode parseHookSettings} reads the settings.

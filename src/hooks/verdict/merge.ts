@@ -4,7 +4,7 @@
  * @module
  */
 
-import type { HookDispatchResult, HookPermission, HookVerdict } from "./types.ts";
+import type { HookDispatchResult, HookPermission, HookVerdict } from "../types.ts";
 
 /** The strength of each permission: the strongest one wins. */
 const RANK: Readonly<Record<HookPermission, number>> = { allow: 1, ask: 2, defer: 3, deny: 4 };
