@@ -18,7 +18,7 @@
 
 export { createLocalShell } from "./src/local_shell.ts";
 export { createShell } from "./src/seam/shell.ts";
-export { DEFAULTS } from "./src/seam/resolve/options.ts";
+export { DEFAULTS } from "./src/seam/defaults.ts";
 export {
   isShellError,
   ShellClosedError,

@@ -7,7 +7,7 @@
 import process from "node:process";
 import { localEngine } from "./engines/local.ts";
 import { ShellSpawnError } from "./seam/errors.ts";
-import { ownValue } from "./seam/resolve/own_fields.ts";
+import { ownValue } from "./seam/own_fields.ts";
 import { createShell } from "./seam/shell.ts";
 import type { LocalShellOptions, Shell } from "./seam/types.ts";
 

@@ -33,7 +33,7 @@ import { createLocalShell, type Shell, type ShellExecRequest, ShellSpawnError, S
 import { ENV_OVERRIDES, type EnvExplanation, explainEnv, mergeEnv } from "../src/seam/env/mod.ts";
 import { ShellExecSpecSchema, ShellRunResultSchema } from "../src/seam/schemas.ts";
 import { OutputCollector } from "../src/seam/capture/collector.ts";
-import { ownFields } from "../src/seam/resolve/own_fields.ts";
+import { ownFields } from "../src/seam/own_fields.ts";
 import { commonRequest, requestSchema } from "../src/seam/resolve/schemas.ts";
 import { freshDir, removeDir } from "./helpers/dirs.ts";
 import { fastCheckSeed } from "./helpers/fast_check.ts";

@@ -6,7 +6,7 @@
  * @module
  */
 
-import { ownFields } from "../seam/resolve/own_fields.ts";
+import { ownFields } from "../seam/own_fields.ts";
 import type { EnvPatch, Shell } from "../seam/types.ts";
 import { backgroundResult } from "./verdict/background.ts";
 import { EnvFiles, readEnvFile } from "./run/env_file.ts";

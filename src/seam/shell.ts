@@ -16,7 +16,7 @@ import { RemoteBackend } from "./remote/backend.ts";
 import { type ResolvedShellOptions, resolveOptions, resolveRemoteOptions } from "./resolve/options.ts";
 import { execRequest } from "./resolve/exec_options.ts";
 import { checkObserver } from "./resolve/observer.ts";
-import { ownValue } from "./resolve/own_fields.ts";
+import { ownValue } from "./own_fields.ts";
 import { checkSpec, resolveRequest } from "./resolve/request.ts";
 import { ResolvedSpecs } from "./resolve/resolved_specs.ts";
 import { TaskRegistry } from "./tasks/registry.ts";

@@ -6,7 +6,7 @@
  * @module
  */
 
-import { ownValue } from "../seam/resolve/own_fields.ts";
+import { ownValue } from "../seam/own_fields.ts";
 import type { BashToolContext } from "./types.ts";
 
 /**

@@ -6,7 +6,7 @@
  * @module
  */
 
-import { DEFAULTS } from "../seam/resolve/options.ts";
+import { DEFAULTS } from "../seam/defaults.ts";
 
 /** The description of the bash tool, written for the model. */
 export const DESCRIPTION: string = [

@@ -7,7 +7,7 @@
  */
 
 import { z } from "zod";
-import { DEFAULTS } from "../seam/resolve/options.ts";
+import { DEFAULTS } from "../seam/defaults.ts";
 import { generateInputSchema } from "./json_schema.ts";
 import type { BashToolInput, BashToolInputSchema } from "./types.ts";
 

@@ -6,7 +6,7 @@
  * @module
  */
 
-import { DEFAULTS } from "../seam/resolve/options.ts";
+import { DEFAULTS } from "../seam/defaults.ts";
 import { checkInput } from "./input_check.ts";
 import { taskIdInputSchema, taskIdRules } from "./task_id_input.ts";
 import type { KillShellTool } from "./task_types.ts";

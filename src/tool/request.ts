@@ -4,7 +4,7 @@
  * @module
  */
 
-import { ownValue } from "../seam/resolve/own_fields.ts";
+import { ownValue } from "../seam/own_fields.ts";
 import type { ShellExecRequest } from "../seam/types.ts";
 import { checkContext } from "./context.ts";
 import type { BashToolContext, BashToolInput } from "./types.ts";

@@ -6,7 +6,7 @@
  * @module
  */
 
-import { ownFields } from "../../seam/resolve/own_fields.ts";
+import { ownFields } from "../../seam/own_fields.ts";
 import { isAbsolute } from "node:path";
 import { hasErrorCode } from "../../seam/error_checks.ts";
 import { ShellSpecError } from "../../seam/errors.ts";

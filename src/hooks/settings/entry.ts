@@ -7,7 +7,7 @@
  * @module
  */
 
-import { ownValue } from "../../seam/resolve/own_fields.ts";
+import { ownValue } from "../../seam/own_fields.ts";
 import { HookSettingsError } from "../errors.ts";
 import { eventRules } from "../events.ts";
 import { parseIfRule } from "./if/if_filter.ts";

@@ -6,7 +6,7 @@
  * @module
  */
 
-import { ownValue } from "../../seam/resolve/own_fields.ts";
+import { ownValue } from "../../seam/own_fields.ts";
 import { ShellSpecError } from "../../seam/errors.ts";
 import { HookSettingsError } from "../errors.ts";
 import { compileMatcher, hasMatcherSupport, type MatcherTest } from "./matcher.ts";

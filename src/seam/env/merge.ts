@@ -8,7 +8,7 @@
 
 import { isCredentialName, isCredentialValue } from "./credential.ts";
 import { AmbientMemo } from "./ambient_memo.ts";
-import { ownValue } from "../resolve/own_fields.ts";
+import { ownValue } from "../own_fields.ts";
 
 /**
  * The prefix of the managed channel. Ambient entries with it (matched

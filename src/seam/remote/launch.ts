@@ -26,7 +26,7 @@ import type { EngineFailure, EngineProcess } from "../engine.ts";
 import { mergeEnvWith } from "../env/merge.ts";
 import { markNestedShell } from "../env/shell_level.ts";
 import { ShellEngineError, ShellSpawnError } from "../errors.ts";
-import { ownValue } from "../resolve/own_fields.ts";
+import { ownValue } from "../own_fields.ts";
 import type { Launched } from "../spawn/launch.ts";
 import { Deadline, type StopCause } from "../terminate/deadline.ts";
 import { sharedTimer } from "../terminate/shared_timer.ts";

@@ -7,7 +7,7 @@
 
 import { ShellSpecError } from "../errors.ts";
 import type { ShellExecOptions, ShellExecRequest, ShellObserver } from "../types.ts";
-import { ownFields } from "./own_fields.ts";
+import { ownFields } from "../own_fields.ts";
 
 /**
  * Splits `exec()`'s options into the request `resolve()` checks (with

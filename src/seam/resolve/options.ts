@@ -8,10 +8,11 @@
 import process from "node:process";
 import { resolve as resolvePath } from "node:path";
 import { SPILL_DIR_MISSING, spillDirProblem } from "../capture/spill.ts";
+import { DEFAULTS } from "../defaults.ts";
 import { ShellSpecError } from "../errors.ts";
 import { type ResolvedSandbox, resolveSandbox } from "../sandbox/policy.ts";
 import type { LocalShellOptions } from "../types.ts";
-import { ownValue } from "./own_fields.ts";
+import { ownValue } from "../own_fields.ts";
 import { optionsSchema } from "./schemas.ts";
 import { parseOrThrow } from "./to_spec_error.ts";
 
@@ -42,30 +43,6 @@ export interface ResolvedShellOptions {
   /** The sandbox policy with its paths resolved, or undefined for no sandbox. */
   sandbox: ResolvedSandbox | undefined;
 }
-
-/**
- * The defaults of {@linkcode LocalShellOptions}, in one place.
- *
- * @example
- * ```ts
- * import { createLocalShell, DEFAULTS } from "@dsh/shell";
- * import assert from "node:assert/strict";
- * assert.equal(DEFAULTS.timeoutMs, 120_000);
- * assert.equal(DEFAULTS.graceMs, 3_000);
- * await using shell = createLocalShell();
- * assert.equal(shell.resolve({ command: "true", owner: null }).timeoutMs, DEFAULTS.timeoutMs);
- * ```
- */
-export const DEFAULTS = {
-  timeoutMs: 120_000,
-  maxTimeoutMs: 600_000,
-  maxOutputBytes: 64_000,
-  maxSpillBytes: 64 * 1024 * 1024,
-  graceMs: 3_000,
-  shell: "bash",
-  maxTasksPerOwner: 10,
-  maxFinishedTasks: 100,
-} as const;
 
 /** Validates `options` and fills in every default. Throws {@linkcode ShellSpecError} naming the option. */
 export function resolveOptions(options: LocalShellOptions | undefined): ResolvedShellOptions {

@@ -9,7 +9,7 @@ import { resolve as resolvePath } from "node:path";
 import type { ShellExecRequest, ShellExecSpec } from "../types.ts";
 import type { ResolvedShellOptions } from "./options.ts";
 import { ShellSpecError } from "../errors.ts";
-import { ownValue } from "./own_fields.ts";
+import { ownValue } from "../own_fields.ts";
 import { commonRequest, requestSchema, specSchema } from "./schemas.ts";
 import { parseOrThrow } from "./to_spec_error.ts";
 

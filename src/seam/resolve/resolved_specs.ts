@@ -6,7 +6,7 @@
  */
 
 import type { ShellExecSpec } from "../types.ts";
-import { ownValue } from "./own_fields.ts";
+import { ownValue } from "../own_fields.ts";
 
 /**
  * The specs one shell's `resolve()` returned, so that `run()` and `start()`

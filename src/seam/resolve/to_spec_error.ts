@@ -7,7 +7,7 @@
 
 import type { z } from "zod";
 import { ShellSpecError } from "../errors.ts";
-import { ownFields } from "./own_fields.ts";
+import { ownFields } from "../own_fields.ts";
 
 /**
  * Parses `input` with `schema`, turning the first failure into a

@@ -16,7 +16,7 @@ import { markNestedShell } from "../env/shell_level.ts";
 import { ShellSpawnError } from "../errors.ts";
 import { MARK_VARIABLE, newMark } from "../guard/record.ts";
 import type { HostProcess } from "../host.ts";
-import { ownValue } from "../resolve/own_fields.ts";
+import { ownValue } from "../own_fields.ts";
 import type { SessionRegistry } from "../session/registry.ts";
 import { CommandSession } from "../session/session.ts";
 import { settle } from "../settle/settle.ts";
