@@ -264,13 +264,23 @@ function assertContained(seen: SandboxSeen, who: string): void {
   assert.doesNotMatch(seen.tmpOtherOwner.out, /owner-file|mine/, at("tmpOtherOwner"));
   assert.equal(seen.tmpOnHost, false, at("tmpOnHost"));
 
+  // The owner's spill file is at its path inside, read-only; another owner's command does not see it.
   assert.equal(typeof seen.spillPath, "string", at("spillPath"));
-  assert.notEqual(seen.spillFromInside.out.trim(), "5000", at("spillFromInside"));
+  assert.deepEqual([seen.spillFromInside.code, seen.spillFromInside.out], [0, "5000\nxxx"], at("spillFromInside"));
+  assert.notEqual(seen.spillWrite.code, 0, at("spillWrite"));
+  assert.match(seen.spillWrite.err, /Read-only file system/, at("spillWrite"));
+  assert.equal(seen.spillOnHost, "x".repeat(5000), at("spillOnHost"));
   assert.notEqual(seen.spillFromOther.code, 0, at("spillFromOther"));
+  assert.match(seen.spillFromOther.err, /No such file or directory/, at("spillFromOther"));
 
   assert.equal(seen.hostServerFromHost, "connected", at("hostServerFromHost"));
   assert.notEqual(seen.hostServer.code, 0, at("hostServer"));
   assert.doesNotMatch(seen.hostServer.out, /connected/, at("hostServer"));
+  // The host's unix socket: refused inside, and its listener saw no connection before the host's own.
+  assert.notEqual(seen.unixCurl.code, 0, at("unixCurl"));
+  assert.doesNotMatch(seen.unixCurl.out, /hello from the host|HTTP/, at("unixCurl"));
+  assert.equal(seen.unixPython.out, "socketpair p\nEPERM\n", at("unixPython"));
+  assert.equal(seen.unixBeforeHost, 0, at("unixBeforeHost"));
 
   assert.doesNotMatch(seen.ps.out, /sleep/, at("ps"));
   assert.equal(seen.procHost.out, "hidden\n", at("procHost"));
@@ -313,6 +323,11 @@ function assertContained(seen: SandboxSeen, who: string): void {
 
   assert.equal(seen.deniedHint.denied, true, at("deniedHint"));
   assert.equal(seen.writeWorkdir.denied, false, at("writeWorkdir"));
+
+  // Leaders that exit: the result came long before the sleeps would end, and none of them was left.
+  for (const name of ["setsid", "nohup", "doubleFork", "sleeps600"]) {
+    assert.deepEqual(seen.leaderExits[name], { out: "started\n", beforeSleepEnds: true, left: 0 }, at("leaderExits"));
+  }
 
   assert.equal(seen.timeoutEnded, true, at("timeoutEnded"));
   assert.deepEqual(seen.afterTimeout, [], at("afterTimeout"));
@@ -372,7 +387,7 @@ describe("the host's death ends every sandboxed process", { skip }, () => {
   after(() => rmSync(scratch, { recursive: true, force: true }));
 
   for (const who of ["this user", "an ordinary user"] as const) {
-    it(`setsid, double-forked and nohup'd survivors die when the host is SIGKILLed (${who})`, {
+    it(`a task and its setsid, double-forked and nohup'd children die when the host is SIGKILLed (${who})`, {
       timeout: 60_000,
       skip: who === "an ordinary user" && !IS_ROOT && "only root can make and become another user",
     }, async () => {
@@ -384,9 +399,10 @@ describe("the host's death ends every sandboxed process", { skip }, () => {
       const dir = mkdtempSync(join(tmpdir(), "dsh-sandbox-host-run-"));
       chmodSync(dir, 0o777);
       const marker = `host-${process.pid}-${Date.now()}`;
+      // A task: the survivors of a command that has ended are gone with it already.
       const command = "setsid sleep 300 </dev/null >/dev/null 2>&1 & (sleep 300 </dev/null >/dev/null 2>&1 &) ; " +
-        "nohup sleep 300 </dev/null >/dev/null 2>&1 & echo started";
-      const extra = JSON.stringify({ sandbox: {}, dshEnv: { DSH_SANDBOX_MARK: marker } });
+        "nohup sleep 300 </dev/null >/dev/null 2>&1 & echo started; sleep 300";
+      const extra = JSON.stringify({ sandbox: {}, dshEnv: { DSH_SANDBOX_MARK: marker }, task: true });
       // The host's temp dir is the test's: its sandbox state (every owner's /tmp) must not outlive it.
       const tmp = join(dir, "tmp");
       mkdirSync(tmp, { mode: 0o777 });

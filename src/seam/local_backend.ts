@@ -46,7 +46,9 @@ export class LocalBackend implements ShellBackend {
       adapter,
       options,
       host,
-      spillDirectory: () => spill.path(),
+      // A sandboxed shell shows each owner its own spill files (bwrap_args.ts): they go in a directory per owner.
+      spillDirectory: (owner) =>
+        sandbox === undefined ? spill.path() : spill.subdirectory(sandbox.state.ownerName(owner)),
       ambient: ambientSource(adapter, options.ambientEnv),
       sessions,
       sandbox,

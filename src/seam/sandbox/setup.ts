@@ -35,6 +35,8 @@ export interface ShellSandbox {
   hidden(): string[];
   /** Every real path masked so far (see `SandboxPlacement.masked`). */
   readonly masked: Set<string>;
+  /** The spill directory (the one `hidden()` names): each owner's subdirectory is shown to that owner read-only. */
+  readonly spill: SpillDirectory;
 }
 
 /**
@@ -53,7 +55,7 @@ export function setUpSandbox(
   const policy: ResolvedSandbox = { ...resolved, bwrapPath: findBwrap(resolved.bwrapPath, writable) };
   const shell = options.shell.includes("/") ? options.shell : findOnPath(options.shell, writable) ?? options.shell;
   const bash = findBash(writable);
-  const state = new SandboxState(tmpdir(), seccompProgram(hostSeccompArch()));
+  const state = new SandboxState(tmpdir(), seccompProgram(hostSeccompArch(), policy.network));
   const wrapper: SandboxWrapper = { bash, seccompPath: state.seccompPath };
   try {
     // The spill directory holds every command's complete output: it is made now, so that it is masked from the
@@ -69,7 +71,7 @@ export function setUpSandbox(
       masked,
     };
     probeSandbox(adapter, table, policy, placement, state.statusPath(), wrapper);
-    return { policy, shell, state, wrapper, hidden, masked };
+    return { policy, shell, state, wrapper, hidden, masked, spill };
   } catch (error) {
     state.dispose();
     throw error;

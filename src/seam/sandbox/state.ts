@@ -42,13 +42,22 @@ export class SandboxState {
    * which may hold any character.
    */
   ownerTmp(owner: string | null): string {
+    return join(this.dir, this.ownerName(owner));
+  }
+
+  /**
+   * The name standing for `owner` on the host (its `/tmp` directory's, and
+   * its spill files' subdirectory's): a counter, never the owner itself.
+   * Makes the owner's `/tmp` directory at the first use.
+   */
+  ownerName(owner: string | null): string {
     let name = this.#owners.get(owner);
     if (name === undefined) {
       name = `owner-${this.#owners.size}`;
       this.#owners.set(owner, name);
       mkdirSync(join(this.dir, name), { mode: 0o700 });
     }
-    return join(this.dir, name);
+    return name;
   }
 
   /** A fresh path for one command's status file (the wrapper creates it). */
