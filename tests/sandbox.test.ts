@@ -264,6 +264,17 @@ function assertContained(seen: SandboxSeen, who: string): void {
   assert.doesNotMatch(seen.tmpOtherOwner.out, /owner-file|mine/, at("tmpOtherOwner"));
   assert.equal(seen.tmpOnHost, false, at("tmpOnHost"));
 
+  // /tmp: 1 GiB by default; with tmpMaxBytes 1 MiB a write stops there with ENOSPC, the file stays the owner's,
+  // another owner has a /tmp of its own, the host's disk holds none of it, and close() ends the holder.
+  assert.equal(seen.tmpDefaultSize.out, "1073741824\n", at("tmpDefaultSize"));
+  assert.equal(seen.tmpFill.out, "No space left on device\n1048576\n", at("tmpFill"));
+  assert.equal(seen.tmpFillKept.out, "1048576\n", at("tmpFillKept"));
+  assert.equal(seen.tmpFillOther.out, "524288\n", at("tmpFillOther"));
+  assert.ok(seen.tmpHostBytes < 64 * 1024, at("tmpHostBytes"));
+  assert.equal(seen.tmpHolderRan, true, at("tmpHolderRan"));
+  assert.equal(seen.tmpHolderAfterClose, 0, at("tmpHolderAfterClose"));
+  assert.deepEqual(seen.tmpStateAfterClose, [], at("tmpStateAfterClose"));
+
   // The owner's spill file is at its path inside, read-only; another owner's command does not see it.
   assert.equal(typeof seen.spillPath, "string", at("spillPath"));
   assert.deepEqual([seen.spillFromInside.code, seen.spillFromInside.out], [0, "5000\nxxx"], at("spillFromInside"));
@@ -467,6 +478,15 @@ describe("the sandbox fails closed", { skip }, () => {
     const error = thrown(() => createLocalShell({ sandbox: { bwrapPath: "/nonexistent/bwrap" } }));
     assert.ok(error instanceof ShellSandboxError, String(error));
     assert.match(error.message, /bubblewrap .* was not found: install bubblewrap/);
+  });
+
+  it("a tmpMaxBytes that is not a whole number of bytes, at least 4096: a ShellSpecError naming it", () => {
+    for (const tmpMaxBytes of [0, 4095, 1.5, -1, Number.NaN, 2 ** 60, "1G", null]) {
+      const error = thrown(() => createLocalShell({ sandbox: { tmpMaxBytes: tmpMaxBytes as number } }));
+      assert.ok(error instanceof ShellSpecError, String(error));
+      assert.equal(error.field, `sandbox["tmpMaxBytes"]`);
+      assert.match(error.message, /must be a whole number of bytes, at least 4096/);
+    }
   });
 
   it("a writableRoots entry that does not exist: a ShellSpecError naming it", () => {

@@ -7,7 +7,7 @@
  * @module
  */
 
-import { mkdirSync, mkdtempSync, rmSync, writeFileSync } from "node:fs";
+import { mkdirSync, mkdtempSync, rmdirSync, rmSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
 
 /** The private directory of one sandboxed shell. */
@@ -19,6 +19,9 @@ export class SandboxState {
   /** Owner → the name of its `/tmp` directory; unowned commands share one (the `null` key). */
   readonly #owners = new Map<string | null, string>();
   #statusFiles = 0;
+
+  /** Makes an owner's new `/tmp` directory bounded (`tmp_holder.ts`) before any command uses it. */
+  bound: ((dir: string) => void) | undefined;
 
   /**
    * @param parent Where the directory is made (the OS temp dir).
@@ -54,8 +57,16 @@ export class SandboxState {
     let name = this.#owners.get(owner);
     if (name === undefined) {
       name = `owner-${this.#owners.size}`;
+      const dir = join(this.dir, name);
+      mkdirSync(dir, { mode: 0o700 });
+      // Only once bounded is it the owner's: a failed mount is tried again at the next command, never skipped.
+      try {
+        this.bound?.(dir);
+      } catch (error) {
+        rmdirSync(dir);
+        throw error;
+      }
       this.#owners.set(owner, name);
-      mkdirSync(join(this.dir, name), { mode: 0o700 });
     }
     return name;
   }
