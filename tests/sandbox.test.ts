@@ -31,7 +31,7 @@ import { dispatchHookEvent } from "../src/hooks/mod.ts";
 import { settingsWith } from "./helpers/hooks.ts";
 import type { SandboxSeen } from "./fixtures/sandbox_seen.ts";
 import { rejection, thrown } from "./helpers/errors.ts";
-import { childrenOf, Leftovers, procInfo, runningWithEnv } from "./helpers/proc.ts";
+import { childrenOf, isRunning, Leftovers, procInfo, runningWithEnv } from "./helpers/proc.ts";
 import { IS_DENO } from "./helpers/runtime.ts";
 import { eventually } from "./helpers/wait.ts";
 import { SANDBOX_REQUIRED, sandboxSkip, sandboxUnavailable } from "./helpers/sandbox.ts";
@@ -425,9 +425,14 @@ describe("the host's death ends every sandboxed process", { skip }, () => {
         assert.ok(await eventually(() => existsSync(join(dir, "host")), 30_000), "the host never ran its command");
         assert.ok(await eventually(() => survivors().length >= 3), `no survivors to kill: ${survivors()}`);
         assert.equal(states().length, 1, "the host's sandbox state is in its temp dir");
+        // The holder of the owners' bounded /tmp, found by the FIFO in its environment: it must end too.
+        const holder = (): number[] => runningWithEnv("DSH_HOLDER_READY", join(tmp, states()[0] ?? "", "holder.ready"));
+        const holders = holder();
+        assert.ok(holders.length > 0, "the holder of the owners' /tmp is not running");
         // The host itself: under runuser, killing runuser would leave the host running.
         process.kill(Number(readFileSync(join(dir, "host.host"), "utf8")), "SIGKILL");
         assert.ok(await eventually(() => survivors().length === 0, 10_000), `still running: ${survivors()}`);
+        assert.ok(await eventually(() => holders.every((pid) => !isRunning(pid)), 10_000), `holder: ${holders}`);
         assert.ok(await eventually(() => states().length === 0, 10_000), `left behind: ${states()}`);
       } finally {
         child.kill("SIGKILL");
