@@ -31,7 +31,7 @@ import { dispatchHookEvent } from "../src/hooks/mod.ts";
 import { settingsWith } from "./helpers/hooks.ts";
 import type { SandboxSeen } from "./fixtures/sandbox_seen.ts";
 import { rejection, thrown } from "./helpers/errors.ts";
-import { childrenOf, Leftovers, procInfo, runningWithEnv } from "./helpers/proc.ts";
+import { childrenOf, isRunning, Leftovers, procInfo, runningWithEnv } from "./helpers/proc.ts";
 import { IS_DENO } from "./helpers/runtime.ts";
 import { eventually } from "./helpers/wait.ts";
 import { SANDBOX_REQUIRED, sandboxSkip, sandboxUnavailable } from "./helpers/sandbox.ts";
@@ -264,13 +264,34 @@ function assertContained(seen: SandboxSeen, who: string): void {
   assert.doesNotMatch(seen.tmpOtherOwner.out, /owner-file|mine/, at("tmpOtherOwner"));
   assert.equal(seen.tmpOnHost, false, at("tmpOnHost"));
 
+  // /tmp: 1 GiB by default; with tmpMaxBytes 1 MiB a write stops there with ENOSPC, the file stays the owner's,
+  // another owner has a /tmp of its own, the host's disk holds none of it, and close() ends the holder.
+  assert.equal(seen.tmpDefaultSize.out, "1073741824\n", at("tmpDefaultSize"));
+  assert.equal(seen.tmpFill.out, "No space left on device\n1048576\n", at("tmpFill"));
+  assert.equal(seen.tmpFillKept.out, "1048576\n", at("tmpFillKept"));
+  assert.equal(seen.tmpFillOther.out, "524288\n", at("tmpFillOther"));
+  assert.ok(seen.tmpHostBytes < 64 * 1024, at("tmpHostBytes"));
+  assert.equal(seen.tmpHolderRan, true, at("tmpHolderRan"));
+  assert.equal(seen.tmpHolderAfterClose, 0, at("tmpHolderAfterClose"));
+  assert.deepEqual(seen.tmpStateAfterClose, [], at("tmpStateAfterClose"));
+
+  // The owner's spill file is at its path inside, read-only; another owner's command does not see it.
   assert.equal(typeof seen.spillPath, "string", at("spillPath"));
-  assert.notEqual(seen.spillFromInside.out.trim(), "5000", at("spillFromInside"));
+  assert.deepEqual([seen.spillFromInside.code, seen.spillFromInside.out], [0, "5000\nxxx"], at("spillFromInside"));
+  assert.notEqual(seen.spillWrite.code, 0, at("spillWrite"));
+  assert.match(seen.spillWrite.err, /Read-only file system/, at("spillWrite"));
+  assert.equal(seen.spillOnHost, "x".repeat(5000), at("spillOnHost"));
   assert.notEqual(seen.spillFromOther.code, 0, at("spillFromOther"));
+  assert.match(seen.spillFromOther.err, /No such file or directory/, at("spillFromOther"));
 
   assert.equal(seen.hostServerFromHost, "connected", at("hostServerFromHost"));
   assert.notEqual(seen.hostServer.code, 0, at("hostServer"));
   assert.doesNotMatch(seen.hostServer.out, /connected/, at("hostServer"));
+  // The host's unix socket: refused inside, and its listener saw no connection before the host's own.
+  assert.notEqual(seen.unixCurl.code, 0, at("unixCurl"));
+  assert.doesNotMatch(seen.unixCurl.out, /hello from the host|HTTP/, at("unixCurl"));
+  assert.equal(seen.unixPython.out, "socketpair p\nEPERM\n", at("unixPython"));
+  assert.equal(seen.unixBeforeHost, 0, at("unixBeforeHost"));
 
   assert.doesNotMatch(seen.ps.out, /sleep/, at("ps"));
   assert.equal(seen.procHost.out, "hidden\n", at("procHost"));
@@ -313,6 +334,11 @@ function assertContained(seen: SandboxSeen, who: string): void {
 
   assert.equal(seen.deniedHint.denied, true, at("deniedHint"));
   assert.equal(seen.writeWorkdir.denied, false, at("writeWorkdir"));
+
+  // Leaders that exit: the result came long before the sleeps would end, and none of them was left.
+  for (const name of ["setsid", "nohup", "doubleFork", "sleeps600"]) {
+    assert.deepEqual(seen.leaderExits[name], { out: "started\n", beforeSleepEnds: true, left: 0 }, at("leaderExits"));
+  }
 
   assert.equal(seen.timeoutEnded, true, at("timeoutEnded"));
   assert.deepEqual(seen.afterTimeout, [], at("afterTimeout"));
@@ -372,7 +398,7 @@ describe("the host's death ends every sandboxed process", { skip }, () => {
   after(() => rmSync(scratch, { recursive: true, force: true }));
 
   for (const who of ["this user", "an ordinary user"] as const) {
-    it(`setsid, double-forked and nohup'd survivors die when the host is SIGKILLed (${who})`, {
+    it(`a task and its setsid, double-forked and nohup'd children die when the host is SIGKILLed (${who})`, {
       timeout: 60_000,
       skip: who === "an ordinary user" && !IS_ROOT && "only root can make and become another user",
     }, async () => {
@@ -384,9 +410,10 @@ describe("the host's death ends every sandboxed process", { skip }, () => {
       const dir = mkdtempSync(join(tmpdir(), "dsh-sandbox-host-run-"));
       chmodSync(dir, 0o777);
       const marker = `host-${process.pid}-${Date.now()}`;
+      // A task: the survivors of a command that has ended are gone with it already.
       const command = "setsid sleep 300 </dev/null >/dev/null 2>&1 & (sleep 300 </dev/null >/dev/null 2>&1 &) ; " +
-        "nohup sleep 300 </dev/null >/dev/null 2>&1 & echo started";
-      const extra = JSON.stringify({ sandbox: {}, dshEnv: { DSH_SANDBOX_MARK: marker } });
+        "nohup sleep 300 </dev/null >/dev/null 2>&1 & echo started; sleep 300";
+      const extra = JSON.stringify({ sandbox: {}, dshEnv: { DSH_SANDBOX_MARK: marker }, task: true });
       // The host's temp dir is the test's: its sandbox state (every owner's /tmp) must not outlive it.
       const tmp = join(dir, "tmp");
       mkdirSync(tmp, { mode: 0o777 });
@@ -398,9 +425,14 @@ describe("the host's death ends every sandboxed process", { skip }, () => {
         assert.ok(await eventually(() => existsSync(join(dir, "host")), 30_000), "the host never ran its command");
         assert.ok(await eventually(() => survivors().length >= 3), `no survivors to kill: ${survivors()}`);
         assert.equal(states().length, 1, "the host's sandbox state is in its temp dir");
+        // The holder of the owners' bounded /tmp, found by the FIFO in its environment: it must end too.
+        const holder = (): number[] => runningWithEnv("DSH_HOLDER_READY", join(tmp, states()[0] ?? "", "holder.ready"));
+        const holders = holder();
+        assert.ok(holders.length > 0, "the holder of the owners' /tmp is not running");
         // The host itself: under runuser, killing runuser would leave the host running.
         process.kill(Number(readFileSync(join(dir, "host.host"), "utf8")), "SIGKILL");
         assert.ok(await eventually(() => survivors().length === 0, 10_000), `still running: ${survivors()}`);
+        assert.ok(await eventually(() => holders.every((pid) => !isRunning(pid)), 10_000), `holder: ${holders}`);
         assert.ok(await eventually(() => states().length === 0, 10_000), `left behind: ${states()}`);
       } finally {
         child.kill("SIGKILL");
@@ -451,6 +483,15 @@ describe("the sandbox fails closed", { skip }, () => {
     const error = thrown(() => createLocalShell({ sandbox: { bwrapPath: "/nonexistent/bwrap" } }));
     assert.ok(error instanceof ShellSandboxError, String(error));
     assert.match(error.message, /bubblewrap .* was not found: install bubblewrap/);
+  });
+
+  it("a tmpMaxBytes that is not a whole number of bytes, at least 4096: a ShellSpecError naming it", () => {
+    for (const tmpMaxBytes of [0, 4095, 1.5, -1, Number.NaN, 2 ** 60, "1G", null]) {
+      const error = thrown(() => createLocalShell({ sandbox: { tmpMaxBytes: tmpMaxBytes as number } }));
+      assert.ok(error instanceof ShellSpecError, String(error));
+      assert.equal(error.field, `sandbox["tmpMaxBytes"]`);
+      assert.match(error.message, /must be a whole number of bytes, at least 4096/);
+    }
   });
 
   it("a writableRoots entry that does not exist: a ShellSpecError naming it", () => {

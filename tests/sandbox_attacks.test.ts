@@ -363,12 +363,14 @@ describe("close() leaves no empty spill directory behind", { skip }, () => {
       rmSync(first.stdout.spillPath);
       await emptied.close();
       assert.equal(existsSync(dirname(first.stdout.spillPath)), false);
+      assert.equal(existsSync(dirname(dirname(first.stdout.spillPath))), false);
       const kept = createLocalShell({ workdir: base, graceMs: 300, maxOutputBytes: 100, sandbox: {} });
       const second = await kept.exec("seq 1 2000");
       await kept.close();
       assert.ok(second.stdout.spillPath !== undefined);
       assert.equal(readFileSync(second.stdout.spillPath, "utf8").split("\n").length, 2001);
-      rmSync(dirname(second.stdout.spillPath), { recursive: true });
+      // A sandboxed shell's spill files sit in a directory per owner, inside the spill directory.
+      rmSync(dirname(dirname(second.stdout.spillPath)), { recursive: true });
     } finally {
       rmSync(base, { recursive: true, force: true });
     }

@@ -46,7 +46,9 @@ export class LocalBackend implements ShellBackend {
       adapter,
       options,
       host,
-      spillDirectory: () => spill.path(),
+      // A sandboxed shell shows each owner its own spill files (bwrap_args.ts): they go in a directory per owner.
+      spillDirectory: (owner) =>
+        sandbox === undefined ? spill.path() : spill.subdirectory(sandbox.state.ownerName(owner)),
       ambient: ambientSource(adapter, options.ambientEnv),
       sessions,
       sandbox,
@@ -68,6 +70,8 @@ export class LocalBackend implements ShellBackend {
     );
     if (sessions.all().length === 0) {
       await this.#watchdog.stop();
+      // No command runs in its namespaces any more: every owner's /tmp goes with it.
+      await this.#sandbox?.holder.close();
       host.exitGuard.release(adapter, sessions);
       // Every owner's /tmp goes: nothing of any session is left to use it.
       this.#sandbox?.state.dispose();

@@ -362,7 +362,12 @@ export interface LocalShellOptions {
  * ```ts
  * import type { SandboxPolicy } from "@dsh/shell";
  * import assert from "node:assert/strict";
- * const policy: SandboxPolicy = { writableRoots: ["/var/cache/build"], network: "none", protectGit: true };
+ * const policy: SandboxPolicy = {
+ *   writableRoots: ["/var/cache/build"],
+ *   network: "none",
+ *   protectGit: true,
+ *   tmpMaxBytes: 256 * 1024 * 1024,
+ * };
  * assert.equal(policy.network, "none");
  * ```
  */
@@ -388,6 +393,13 @@ export interface SandboxPolicy {
   protectGit?: boolean;
   /** The bubblewrap binary (default `bwrap` on `PATH`). */
   bwrapPath?: string;
+  /**
+   * The most bytes an owner's private `/tmp` holds (default 1 GiB; at least
+   * 4096): a write past it fails inside with ENOSPC ("No space left on
+   * device"). It is a tmpfs, in memory (and swap), never on the host's
+   * disk, and it lasts until `close()`.
+   */
+  tmpMaxBytes?: number;
 }
 
 /**

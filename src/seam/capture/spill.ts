@@ -12,6 +12,7 @@ import {
   mkdirSync,
   mkdtempSync,
   openSync,
+  readdirSync,
   rmdirSync,
   type Stats,
   unlinkSync,
@@ -98,6 +99,8 @@ export class SpillDirectory {
     return this.#resolved ?? this.#configured;
   }
   #resolved: string | undefined;
+  /** The names of the subdirectories {@linkcode subdirectory} made, removed with the directory when empty. */
+  readonly #subdirectories = new Set<string>();
 
   /**
    * @param configured The caller's `spillDir`, or `undefined` for a private
@@ -122,16 +125,47 @@ export class SpillDirectory {
   }
 
   /**
+   * The subdirectory `name` of the directory, made (0700) when missing and
+   * checked like the directory itself. A sandboxed shell keeps each owner's
+   * spill files in one, so that only that owner's commands are shown them.
+   * Throws like {@linkcode path}.
+   */
+  subdirectory(name: string): string {
+    const dir = join(this.path(), name);
+    if (spillDirProblem(dir) === SPILL_DIR_MISSING) {
+      // Exclusive: a path that appeared in between is checked below, never taken over.
+      try {
+        mkdirSync(dir, { mode: 0o700 });
+      } catch (error) {
+        if ((error as { code?: unknown }).code !== "EEXIST") throw error;
+      }
+    }
+    checkUsable(dir);
+    this.#subdirectories.add(name);
+    return dir;
+  }
+
+  /**
    * Removes the directory this shell made under the OS temp dir when it
-   * holds nothing (a sandboxed shell makes it before the first spill). A
-   * caller's `spillDir`, and one holding spill files, stay.
+   * holds nothing (a sandboxed shell makes it before the first spill), and
+   * the empty subdirectories it made in any. A caller's `spillDir`, and a
+   * directory holding spill files, stay.
    */
   removeIfEmpty(): void {
-    if (this.#configured !== undefined || this.#resolved === undefined) return;
+    const dir = this.#resolved;
+    if (dir === undefined) return;
+    for (const name of this.#subdirectories) {
+      try {
+        rmdirSync(join(dir, name));
+      } catch {
+        // Holds spill files (the caller's to read), or gone already.
+      }
+    }
+    if (this.#configured !== undefined) return;
     try {
-      rmdirSync(this.#resolved);
+      if (readdirSync(dir).length === 0) rmdirSync(dir);
     } catch {
-      // Not empty (the spill files are the caller's to read), or gone already.
+      // Gone already.
     }
   }
 

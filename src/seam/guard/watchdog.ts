@@ -313,8 +313,21 @@ export class Watchdog {
   }
 }
 
-/** Whether `handle`'s process exits within `ms`; the timer holds the event loop open meanwhile. */
-async function exitedWithin(handle: WatchdogHandle, ms: number): Promise<boolean> {
+/**
+ * Whether `handle`'s process exits within `ms`; the timer holds the event
+ * loop open meanwhile, which a helper's own exit does not.
+ *
+ * @example
+ * ```ts
+ * import assert from "node:assert/strict";
+ * import { exitedWithin } from "./watchdog.ts";
+ * const gone = { pid: 0, exited: Promise.resolve(), close: () => {} };
+ * assert.equal(await exitedWithin(gone, 1_000), true);
+ * const stuck = { pid: 0, exited: new Promise<void>(() => {}), close: () => {} };
+ * assert.equal(await exitedWithin(stuck, 10), false);
+ * ```
+ */
+export async function exitedWithin(handle: WatchdogHandle, ms: number): Promise<boolean> {
   let timer: ReturnType<typeof setTimeout> | undefined;
   const timedOut = new Promise<false>((resolve) => {
     timer = setTimeout(() => resolve(false), ms);

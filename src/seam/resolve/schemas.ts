@@ -318,6 +318,11 @@ const sandboxPolicy = z.strictObject({
   network: z.enum(["none", "host"], { error: 'must be "none" or "host"' }).optional(),
   protectGit: z.boolean({ error: "must be true or false" }).optional(),
   bwrapPath: path.optional(),
+  // A refinement of any value, not z.number(): a type refusal (a string, NaN) would abort the object branch, and the
+  // union above it would then say "must be false or a sandbox policy object" instead of naming the field.
+  tmpMaxBytes: (z.unknown().refine((n) => typeof n === "number" && Number.isSafeInteger(n) && n >= 4096, {
+    error: "must be a whole number of bytes, at least 4096",
+  }) as z.ZodType<number>).optional(),
 }, { error: (issue) => issue.code === "unrecognized_keys" ? undefined : "must be false or a sandbox policy object" });
 
 /** The zod schema of {@linkcode LocalShellOptions} (internal; see the public alias below). */

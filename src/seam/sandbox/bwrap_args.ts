@@ -32,6 +32,13 @@ export interface SandboxPlacement {
    * link must not make the next command skip it. The arguments add to it.
    */
   readonly masked?: Set<string>;
+  /**
+   * The spill directory and the command's owner's subdirectory of it, both
+   * real: the subdirectory is shown read-only at its own path, so that the
+   * path the bash tool names works inside; the rest of the spill directory
+   * stays hidden (it is in `hidden`).
+   */
+  readonly spill?: { readonly dir: string; readonly own: string };
   /** The fd bubblewrap writes its JSON status lines to. */
   readonly statusFd: number;
   /** The fd bubblewrap reads the seccomp program from (`seccomp.ts`). */
@@ -54,6 +61,10 @@ export function bwrapArgs(sandbox: ResolvedSandbox, placement: SandboxPlacement)
     "--disable-userns",
     // A pid namespace of its own: host processes are invisible and cannot be signalled.
     "--unshare-pid",
+    // The init gets SIGKILL when bubblewrap's outer process exits, which it does as soon as the command's leader
+    // has: the pid namespace ends with its init, so nothing the command started (setsid, nohup, a double fork)
+    // outlives it, and the result never waits on such a survivor holding the pipes.
+    "--die-with-parent",
     "--unshare-ipc",
     "--unshare-uts",
     "--unshare-cgroup-try",
@@ -91,7 +102,7 @@ export function bwrapArgs(sandbox: ResolvedSandbox, placement: SandboxPlacement)
     args.push("--bind", pin, pin);
     expected.push({ point: pin, sameAsHost: true });
   }
-  for (const mount of [...git, ...masks]) {
+  for (const mount of [...git, ...withOwnSpill(masks, placement.spill)]) {
     args.push(...mount.args);
     expected.push(...mount.expected);
   }
@@ -141,6 +152,32 @@ function maskedPaths(paths: readonly string[], binds: readonly string[], masked:
       : ["--ro-bind", "/dev/null", path],
     expected: [{ point: path, sameAsHost: false }],
   }));
+}
+
+/**
+ * `masks`, with the owner's spill subdirectory `spill.own` bound read-only
+ * at its own path. Where the spill directory is masked, the bind goes into
+ * its mask, which is then searchable (0711) so that the command can reach
+ * the one directory in it; where it is not visible (under the host's
+ * `/tmp`, which inside is the owner's own), bubblewrap makes the mount
+ * point in the owner's `/tmp`, and the mount check refuses a bind that a
+ * command's link sent elsewhere. Inside another mask (a denied directory),
+ * it stays hidden with it.
+ */
+function withOwnSpill(masks: readonly Mask[], spill: SandboxPlacement["spill"]): Mask[] {
+  if (spill === undefined) return [...masks];
+  const bind = ["--ro-bind", spill.own, spill.own];
+  const shown = { point: spill.own, sameAsHost: true };
+  if (masks.some((mask) => mask.path !== spill.dir && isUnder(spill.own, mask.path))) return [...masks];
+  const own = masks.find((mask) => mask.path === spill.dir);
+  if (own === undefined) return [...masks, { path: spill.own, args: bind, expected: [shown] }];
+  return masks.map((mask) =>
+    mask !== own ? mask : {
+      path: mask.path,
+      args: ["--perms", "0711", "--tmpfs", mask.path, ...bind, "--remount-ro", mask.path],
+      expected: [...mask.expected, shown],
+    }
+  );
 }
 
 /**

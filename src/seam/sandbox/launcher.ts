@@ -28,6 +28,12 @@ export interface SandboxWrapper {
   readonly bash: string;
   /** The seccomp program's file (`seccomp.ts`), opened by the wrapper for bubblewrap. */
   readonly seccompPath: string;
+  /**
+   * The argv that starts bubblewrap in the namespaces of the holder of the
+   * owners' bounded `/tmp` (`tmp_holder.ts`), and the host user's ids, which
+   * bubblewrap then gives the command (the holder's root is that user).
+   */
+  readonly enter?: { readonly argv: readonly string[]; readonly uid: number; readonly gid: number };
 }
 
 /**
@@ -78,6 +84,8 @@ export function sandboxedRequest(
   wrapper: SandboxWrapper,
 ): SpawnRequest {
   const { args: inner, expected } = bwrapArgs(sandbox, { ...placement, statusFd: STATUS_FD, seccompFd: SECCOMP_FD });
+  const enter = wrapper.enter;
+  if (enter !== undefined) inner.unshift("--uid", String(enter.uid), "--gid", String(enter.gid));
   inner.push("--clearenv");
   for (const [name, value] of Object.entries(request.env)) inner.push("--setenv", name, value);
   return {
@@ -93,6 +101,7 @@ export function sandboxedRequest(
       "dsh-sandbox",
       statusPath,
       wrapper.seccompPath,
+      ...(enter?.argv ?? []),
       sandbox.bwrapPath,
       ...inner,
       "--",

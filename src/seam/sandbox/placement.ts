@@ -35,6 +35,7 @@ const SANDBOX_OWN = ["/tmp", "/dev", "/proc", "/run"] as const;
  *   network: "none",
  *   protectGit: true,
  *   bwrapPath: "/usr/bin/bwrap",
+ *   tmpMaxBytes: 1 << 30,
  * } as const;
  * assert.equal(startingPoint(sandbox, "/usr"), "/usr");
  * assert.throws(() => startingPoint(sandbox, "/proc"), { name: "ShellSandboxError" });

@@ -53,6 +53,9 @@ export const DEFAULT_DENY_READ: readonly string[] = Object.freeze([
   "~/.s3cfg",
 ]);
 
+/** What an owner's private `/tmp` holds at most unless the policy says otherwise: 1 GiB. */
+export const DEFAULT_TMP_MAX_BYTES = 1024 * 1024 * 1024;
+
 /** A policy with its defaults filled in and its paths resolved. Internal. */
 export interface ResolvedSandbox {
   /**
@@ -70,6 +73,8 @@ export interface ResolvedSandbox {
   readonly protectGit: boolean;
   /** The bubblewrap binary: a path, or a name looked up on `PATH`. */
   readonly bwrapPath: string;
+  /** The size of each owner's `/tmp` (a tmpfs), in bytes. */
+  readonly tmpMaxBytes: number;
 }
 
 /**
@@ -93,6 +98,7 @@ export function resolveSandbox(policy: SandboxPolicy, workdir: string): Resolved
     network: policy.network ?? "none",
     protectGit: policy.protectGit ?? true,
     bwrapPath: policy.bwrapPath ?? "bwrap",
+    tmpMaxBytes: policy.tmpMaxBytes ?? DEFAULT_TMP_MAX_BYTES,
   };
 }
 

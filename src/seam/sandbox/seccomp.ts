@@ -17,6 +17,13 @@
  *   namespaced; the command would share the harness's session keyring.
  * - `socket(AF_VSOCK, …)`: the hypervisor's sockets cross every network
  *   namespace.
+ * - `socket(AF_UNIX, …)` under network `"none"`: a socket file of the host
+ *   is reachable wherever the command can see it, read-only mount or not
+ *   (`connect` needs only write permission on the socket, which its owner
+ *   has), and the filter cannot read the path `connect` is given. So no
+ *   unix socket can be made at all; `socketpair` (another call) still
+ *   works, and so do pipes. Abstract sockets belong to the network
+ *   namespace, which is the sandbox's own.
  * - `chmod`, `fchmod`, `fchmodat`, `fchmodat2` with a mode holding
  *   S_ISUID or S_ISGID, and `open`, `openat`, `creat`, `mknod`, `mknodat`
  *   creating a file with such a mode: inside, every mount is `nosuid`, but
@@ -134,6 +141,8 @@ export const ENOSYS = 38;
 export const X32_SYSCALL_BIT = 0x40000000;
 /** Protocol family of the hypervisor's sockets (`AF_VSOCK`). */
 export const AF_VSOCK = 40;
+/** Protocol family of local sockets (`AF_UNIX`, also `AF_LOCAL`). */
+export const AF_UNIX = 1;
 /** The mode bits a command may not set: S_ISUID | S_ISGID. */
 export const SET_ID_BITS = 0o6000;
 /** The open flags under which the mode argument is used (`O_CREAT`, `__O_TMPFILE`; same value on both architectures). */
@@ -176,6 +185,8 @@ export function hostSeccompArch(): SeccompArch {
 
 /**
  * The filter for `arch`, as the bytes bubblewrap reads from `--seccomp FD`.
+ * With `network` `"none"` (the default) it also refuses `socket(AF_UNIX,
+ * …)`: see the module's comment.
  *
  * @example
  * ```ts
@@ -185,9 +196,11 @@ export function hostSeccompArch(): SeccompArch {
  * assert.equal(program.length % INSTRUCTION_BYTES, 0); // whole instructions
  * // The first one loads seccomp_data.arch (offset 4): BPF_LD | BPF_W | BPF_ABS.
  * assert.deepEqual([...program.subarray(0, 8)], [0x20, 0, 0, 0, 4, 0, 0, 0]);
+ * // With the host's network the filter leaves unix sockets alone, and is shorter.
+ * assert.ok(seccompProgram("x86_64", "host").length < program.length);
  * ```
  */
-export function seccompProgram(arch: SeccompArch): Uint8Array {
+export function seccompProgram(arch: SeccompArch, network: "none" | "host" = "none"): Uint8Array {
   const nr = SYSCALLS[arch];
   const drafts: Draft[] = [
     { op: "ld", offset: OFFSET_ARCH },
@@ -231,6 +244,7 @@ export function seccompProgram(arch: SeccompArch): Uint8Array {
   drafts.push({ op: "ret", k: SECCOMP_RET_ALLOW });
 
   drafts.push({ op: "label", name: "socket" }, { op: "ld", offset: argLow(0) });
+  if (network === "none") drafts.push({ op: "jeq", k: AF_UNIX, yes: "eperm", no: 0 });
   drafts.push({ op: "jeq", k: AF_VSOCK, yes: "eperm", no: "allow" });
   for (const index of new Set(modeAt.filter(([call]) => call !== undefined).map(([, index]) => index))) {
     drafts.push({ op: "label", name: `mode${index}` }, ...modeCheck(index));

@@ -7,6 +7,8 @@
  */
 
 import { tmpdir } from "node:os";
+import process from "node:process";
+import { ShellSandboxError } from "../errors.ts";
 import type { ProcessAdapter } from "../adapter.ts";
 import type { SpillDirectory } from "../capture/spill.ts";
 import type { ProcTable } from "../session/proc_table.ts";
@@ -17,6 +19,7 @@ import { findOnPath } from "./lookup.ts";
 import { startingPoint } from "./placement.ts";
 import { hostSeccompArch, seccompProgram } from "./seccomp.ts";
 import { SandboxState } from "./state.ts";
+import { TmpHolder } from "./tmp_holder.ts";
 
 /** A sandboxed shell's sandbox: the policy, its private files, and what commands must not see. */
 export interface ShellSandbox {
@@ -35,6 +38,10 @@ export interface ShellSandbox {
   hidden(): string[];
   /** Every real path masked so far (see `SandboxPlacement.masked`). */
   readonly masked: Set<string>;
+  /** The spill directory (the one `hidden()` names): each owner's subdirectory is shown to that owner read-only. */
+  readonly spill: SpillDirectory;
+  /** What keeps each owner's `/tmp` bounded; ended by `close()` once no command runs. */
+  readonly holder: TmpHolder;
 }
 
 /**
@@ -53,9 +60,32 @@ export function setUpSandbox(
   const policy: ResolvedSandbox = { ...resolved, bwrapPath: findBwrap(resolved.bwrapPath, writable) };
   const shell = options.shell.includes("/") ? options.shell : findOnPath(options.shell, writable) ?? options.shell;
   const bash = findBash(writable);
-  const state = new SandboxState(tmpdir(), seccompProgram(hostSeccompArch()));
-  const wrapper: SandboxWrapper = { bash, seccompPath: state.seccompPath };
+  const tools = ["nsenter", "mount", "mkfifo"].map((name) => {
+    const found = findOnPath(name, writable);
+    if (found !== undefined) return found;
+    throw new ShellSandboxError(
+      `${name} was not found on PATH outside the writable directories: the sandbox needs it to bound each ` +
+        "owner's /tmp (Debian/Ubuntu: apt-get install util-linux coreutils)",
+    );
+  });
+  const state = new SandboxState(tmpdir(), seccompProgram(hostSeccompArch(), policy.network));
+  let holder: TmpHolder | undefined;
   try {
+    const [nsenter, mount, mkfifo] = tools;
+    holder = TmpHolder.start(
+      adapter,
+      { bwrap: policy.bwrapPath, bash, nsenter, mount, mkfifo },
+      state.dir,
+      policy.tmpMaxBytes,
+    );
+    const started = holder;
+    state.bound = (dir) => started.mountTmp(dir);
+    const ids = { uid: process.getuid?.() ?? 0, gid: process.getgid?.() ?? 0 };
+    const wrapper: SandboxWrapper = {
+      bash,
+      seccompPath: state.seccompPath,
+      enter: { argv: holder.enterArgs(), ...ids },
+    };
     // The spill directory holds every command's complete output: it is made now, so that it is masked from the
     // first command on (a workdir or writable root may contain it), and asked again at each spawn (a deleted one
     // is made again under a new name).
@@ -69,8 +99,10 @@ export function setUpSandbox(
       masked,
     };
     probeSandbox(adapter, table, policy, placement, state.statusPath(), wrapper);
-    return { policy, shell, state, wrapper, hidden, masked };
+    return { policy, shell, state, wrapper, hidden, masked, spill, holder };
   } catch (error) {
+    // Its pipe closes; it ends on its own, and nothing of it is on the disk.
+    void holder?.close();
     state.dispose();
     throw error;
   }

@@ -7,7 +7,7 @@
  * @module
  */
 
-import { mkdirSync, mkdtempSync, rmSync, writeFileSync } from "node:fs";
+import { mkdirSync, mkdtempSync, rmdirSync, rmSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
 
 /** The private directory of one sandboxed shell. */
@@ -19,6 +19,9 @@ export class SandboxState {
   /** Owner → the name of its `/tmp` directory; unowned commands share one (the `null` key). */
   readonly #owners = new Map<string | null, string>();
   #statusFiles = 0;
+
+  /** Makes an owner's new `/tmp` directory bounded (`tmp_holder.ts`) before any command uses it. */
+  bound: ((dir: string) => void) | undefined;
 
   /**
    * @param parent Where the directory is made (the OS temp dir).
@@ -42,13 +45,30 @@ export class SandboxState {
    * which may hold any character.
    */
   ownerTmp(owner: string | null): string {
+    return join(this.dir, this.ownerName(owner));
+  }
+
+  /**
+   * The name standing for `owner` on the host (its `/tmp` directory's, and
+   * its spill files' subdirectory's): a counter, never the owner itself.
+   * Makes the owner's `/tmp` directory at the first use.
+   */
+  ownerName(owner: string | null): string {
     let name = this.#owners.get(owner);
     if (name === undefined) {
       name = `owner-${this.#owners.size}`;
+      const dir = join(this.dir, name);
+      mkdirSync(dir, { mode: 0o700 });
+      // Only once bounded is it the owner's: a failed mount is tried again at the next command, never skipped.
+      try {
+        this.bound?.(dir);
+      } catch (error) {
+        rmdirSync(dir);
+        throw error;
+      }
       this.#owners.set(owner, name);
-      mkdirSync(join(this.dir, name), { mode: 0o700 });
     }
-    return join(this.dir, name);
+    return name;
   }
 
   /** A fresh path for one command's status file (the wrapper creates it). */

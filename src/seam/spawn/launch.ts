@@ -7,6 +7,8 @@
  * @module
  */
 
+import { realpathSync } from "node:fs";
+import { dirname } from "node:path";
 import type { ChildHandle, ProcessAdapter, SpawnRequest } from "../adapter.ts";
 import { OutputCollector } from "../capture/collector.ts";
 import { OutputEvents } from "../capture/output_events.ts";
@@ -24,6 +26,7 @@ import { Deadline, type StopCause } from "../terminate/deadline.ts";
 import type { ResolvedShellOptions } from "../resolve/options.ts";
 import type { ShellExecSpec, ShellObserver, ShellRunResult } from "../types.ts";
 import { findSandboxInit, killEscapedInit } from "../sandbox/init.ts";
+import type { SandboxPlacement } from "../sandbox/bwrap_args.ts";
 import { sandboxedRequest } from "../sandbox/launcher.ts";
 import { startingPoint } from "../sandbox/placement.ts";
 import type { ShellSandbox } from "../sandbox/setup.ts";
@@ -38,8 +41,8 @@ export interface LaunchContext {
   readonly options: ResolvedShellOptions;
   /** The host process's shared state: process table, terminations, abort listeners. */
   readonly host: HostProcess;
-  /** The spill directory, created on first use. */
-  readonly spillDirectory: () => string;
+  /** The spill directory of an owner's commands, created on first use. */
+  readonly spillDirectory: (owner: string | null) => string;
   /** The ambient environment, read at each spawn. */
   readonly ambient: AmbientSource;
   /** The shell's sessions. */
@@ -89,8 +92,8 @@ export function launch(
   const { adapter, options, host } = context;
   const startedAt = performance.now();
   checkWorkdir(spec.workdir);
-  const stdout = newCollector(context, spec.stdoutMaxBytes, "stdout");
-  const stderr = newCollector(context, options.maxOutputBytes, "stderr");
+  const stdout = newCollector(context, spec, spec.stdoutMaxBytes, "stdout");
+  const stderr = newCollector(context, spec, options.maxOutputBytes, "stderr");
   const events = new OutputEvents(observer);
   // Own properties only: an `env` on a polluted Object.prototype must not reach the child.
   const env = ownValue(spec, "env");
@@ -188,13 +191,28 @@ function spawn(adapter: ProcessAdapter, role: "shell" | "program", request: Spaw
   }
 }
 
-function newCollector(context: LaunchContext, budget: number, label: string): OutputCollector {
+function newCollector(context: LaunchContext, spec: ShellExecSpec, budget: number, label: string): OutputCollector {
   return new OutputCollector({
     budget,
     maxSpillBytes: context.options.maxSpillBytes,
-    spillDirectory: context.spillDirectory,
+    spillDirectory: () => context.spillDirectory(spec.owner),
     label,
   });
+}
+
+/**
+ * The spill directory and the owner's subdirectory of it, both real, for
+ * the owner's spill files to be shown read-only at their own path
+ * (`bwrap_args.ts`); undefined when the directory is unusable now: the
+ * command runs without it, and a spill fails as it would anyway.
+ */
+function ownSpill(sandbox: ShellSandbox, owner: string): SandboxPlacement["spill"] {
+  try {
+    const own = realpathSync(sandbox.spill.subdirectory(owner));
+    return { dir: dirname(own), own };
+  } catch {
+    return undefined;
+  }
 }
 
 /**
@@ -209,11 +227,13 @@ function inSandbox(
   const explicit = { ...ownValue(spec, "env"), ...ownValue(spec, "dshEnv") } as Record<string, string | undefined>;
   const env = Object.hasOwn(explicit, "TMPDIR") ? request.env : { ...request.env, TMPDIR: "/tmp" };
   const statusPath = sandbox.state.statusPath();
+  const owner = sandbox.state.ownerName(spec.owner);
   const placement = {
     workdir: startingPoint(sandbox.policy, spec.workdir),
     ownerTmp: sandbox.state.ownerTmp(spec.owner),
     hidden: sandbox.hidden(),
     masked: sandbox.masked,
+    spill: ownSpill(sandbox, owner),
   };
   return {
     request: sandboxedRequest({ ...request, env }, sandbox.policy, placement, statusPath, sandbox.wrapper),
