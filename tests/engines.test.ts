@@ -63,7 +63,7 @@ for (const missing of [dockerMissing, sshMissing]) {
 /** The grace every shell here uses: the no-orphans budget is this + 5 s. */
 const GRACE_MS = 500;
 /**
- * How many 150 MB floods the SSH flood test runs in a row: two here, twenty in `deno task stress --engine-floods`
+ * How many 150 MB floods the SSH flood test runs in a row: two here, twenty in `deno task stress --engine-floods 20`
  * (DSH_ENGINE_FLOODS=20).
  */
 const FLOODS = Number(process.env.DSH_ENGINE_FLOODS ?? 2);
