@@ -24,7 +24,9 @@
  * environment), then `dsh-sup ready PID DIR`, or `dsh-sup fail REASON` and
  * ends. `DIR` is its private record directory (0700): each wrapper records
  * its session there before its command runs, so that a command started
- * just as the harness dies is still ended.
+ * just as the harness dies is still ended, and keeps its output FIFOs
+ * there (`SID.o`, `SID.e`), which go with the record once the session is
+ * seen gone: one `rm` fewer per command.
  *
  * Requests, one per line: `r SID` (the harness saw session SID start:
  * remember it, even if its record file is removed), `f SID` (forget it),
@@ -94,11 +96,11 @@ settle() {
 terminate() {
   signal TERM "$1"
   settle "$1" $(((g + 9) / 10)) || settle "$1" 500 KILL
-  rm -f "$d/$1"
+  rm -f "$d/$1" "$d/$1.o" "$d/$1.e"
 }
 watch() {
   while [ -d "$d" ]; do
-    members "$1"; [ -z "$M" ] && { rm -f "$d/$1"; say "gone $1"; return; }
+    members "$1"; [ -z "$M" ] && { rm -f "$d/$1" "$d/$1.o" "$d/$1.e"; say "gone $1"; return; }
     sleep 0.5 </dev/null >/dev/null 2>&1
   done
 }
@@ -238,7 +240,6 @@ fi
 if [ "$dsh_stdin" = 1 ]; then (run "$@") >"$o" 2>"$e"; else (run "$@") < /dev/null >"$o" 2>"$e"; fi
 st=$?
 exec </dev/null >/dev/null 2>&1
-rm -f "$o" "$e"
 (trap 'kill "$w_" 2>/dev/null; exit 0' TERM; sleep "$dsh_grace" & w_=$!; wait "$w_"; kill -9 "$co" "$ce") & k=$!
 for c_ in "$co" "$ce"; do
   wait "$c_"; while [ "$?" -gt 128 ] && kill -0 "$c_" 2>/dev/null; do wait "$c_"; done
