@@ -14,7 +14,8 @@
  * - rss and heap back near their baseline.
  *
  * Usage: `deno task stress [--seed N] [--count N] [--concurrency N] [--max-seconds N] [--first N] [--keep]
- * [--inject-faults]`. Exits 1 when any check fails. The seed replays the same workload (`--first N` runs
+ * [--inject-faults] [--engine-floods N]`. `--engine-floods N` runs instead the SSH engine's tests with N floods
+ * of 150 MB in a row (issue 20: each must leave the link and another owner's task alive; the suite runs two). Exits 1 when any check fails. The seed replays the same workload (`--first N` runs
  * only the first N jobs of that plan); `--keep` keeps the run's temp directory (kept anyway on failure);
  * `--max-seconds` (default 600) aborts a hung run; `--inject-faults` plants a leaked process, an orphan
  * spill file and a leaked fd and passes only when the audit catches all three.
@@ -45,10 +46,12 @@ interface Args {
   maxSeconds: number;
   /** Run only the first N jobs of the plan (to replay the start of a failing run). */
   first: number | undefined;
+  /** Instead of the plan: the SSH engine's tests, with this many floods in a row. */
+  engineFloods: number | undefined;
 }
 
 const USAGE = "usage: deno task stress [--seed N] [--count N] [--concurrency N] [--max-seconds N] [--first N] " +
-  "[--keep] [--inject-faults]";
+  "[--keep] [--inject-faults] [--engine-floods N]";
 
 /** A mistake on the command line: one line on stderr and exit code 2, never a stack trace. */
 class UsageError extends Error {
@@ -69,6 +72,7 @@ function parseArgs(argv: string[]): Args | undefined {
     injectFaults: false,
     maxSeconds: 600,
     first: undefined,
+    engineFloods: undefined,
   };
   for (let i = 0; i < argv.length; i++) {
     const [flag, inline] = argv[i].split("=", 2);
@@ -90,6 +94,7 @@ function parseArgs(argv: string[]): Args | undefined {
     else if (flag === "--first") args.first = value();
     else if (flag === "--keep") args.keep = true;
     else if (flag === "--inject-faults") args.injectFaults = true;
+    else if (flag === "--engine-floods") args.engineFloods = value();
     else throw new UsageError(`unknown argument ${JSON.stringify(argv[i])}; ${USAGE}`);
   }
   return args;
@@ -337,6 +342,7 @@ async function main(): Promise<number> {
     return 2;
   }
   if (parsed === undefined) return 0;
+  if (parsed.engineFloods !== undefined) return await engineFloods(parsed.engineFloods);
   const args = parsed;
   const started = performance.now();
   const gc = exposeGc();
@@ -630,6 +636,21 @@ async function main(): Promise<number> {
   else console.log(`\n  files kept in ${tmp}`);
   console.log(`\nstress ${passed ? "PASSED" : "FAILED"} (seed ${args.seed})`);
   return passed ? 0 : 1;
+}
+
+/**
+ * The SSH engine's tests with `floods` floods in a row (`tests/engines.test.ts`, which reads DSH_ENGINE_FLOODS), on
+ * this Deno; sshd is required, not skipped.
+ */
+async function engineFloods(floods: number): Promise<number> {
+  const test = new URL("../tests/engines.test.ts", import.meta.url).pathname;
+  const { code } = await new Deno.Command(Deno.execPath(), {
+    args: ["test", "-A", "--no-check=remote", test, "--filter", "the SSH engine"],
+    env: { DSH_ENGINE_FLOODS: String(floods), DSH_REQUIRE_ENGINES: "1" },
+    stdin: "null",
+  }).output();
+  console.log(`\nstress --engine-floods ${floods} ${code === 0 ? "PASSED" : "FAILED"}`);
+  return code;
 }
 
 if (import.meta.main) {

@@ -54,6 +54,11 @@ for (const missing of [dockerMissing, sshMissing]) {
 
 /** The grace every shell here uses: the no-orphans budget is this + 5 s. */
 const GRACE_MS = 500;
+/**
+ * How many 150 MB floods the SSH flood test runs in a row: two here, twenty in `deno task stress --engine-floods 20`
+ * (DSH_ENGINE_FLOODS=20).
+ */
+const FLOODS = Number(process.env.DSH_ENGINE_FLOODS ?? 2);
 /** The marker variable the tests give commands, to find their processes anywhere on this kernel. */
 const MARK = "DSH_TEST_MARK";
 
@@ -226,6 +231,21 @@ function runHarness(target: Target, mark: string, how: "sigkill" | "close" | "fo
   exited.then(() => rmSync(dir, { recursive: true, force: true }));
   return { up, exited, stderr: () => stderr, kill: () => child.kill("SIGKILL") };
 }
+
+/**
+ * Shell code that sets `n` to its wrapper's nonce, read out of the
+ * wrapper's memory the way a hostile command of the same user can (no Yama
+ * here): every writable mapping of `/proc/$PPID/mem`, searched for
+ * `dsh-` and 24 hex digits. Busybox's sh, dd and grep do it.
+ */
+const NONCE_FROM_WRAPPER = `n=
+while read -r r m x; do
+  case $m in rw*) ;; *) continue ;; esac
+  s=$((0x\${r%-*})) e=$((0x\${r#*-}))
+  n=$(dd if=/proc/$PPID/mem bs=4096 skip=$((s / 4096)) count=$(((e - s) / 4096)) 2>/dev/null |
+    grep -ao 'dsh-[0-9a-f]\\{24\\}' | head -n 1)
+  [ -n "$n" ] && break
+done < /proc/$PPID/maps`;
 
 /** The checks every engine must pass. */
 function engineSuite(target: () => Target): void {
@@ -486,6 +506,51 @@ function engineSuite(target: () => Target): void {
     assert.equal(result.stderr.text, fake);
   });
 
+  it("a command that reads its wrapper's nonce from /proc/$PPID/mem forges nothing: status, timeout, loss", async () => {
+    await using shell = shellOn(target());
+    const mark = newMark();
+    const forging = (frame: string, rest: string): string =>
+      `${NONCE_FROM_WRAPPER}\n[ -n "$n" ] || exit 99\nprintf '\\n%s ${frame}\\n' "$n" >&2; ${rest}`;
+    // The attack works: the wrapper's nonce is in what the command printed, so it was read from its memory.
+    const forged = /^\ndsh-[0-9a-f]{24} x 0 (kept|lost)\n/;
+    const started = performance.now();
+    const timed = await shell.exec(forging("x 0 kept", "sleep 30; exit 7"), {
+      timeoutMs: 1_500,
+      env: { [MARK]: mark },
+    });
+    assert.match(timed.stderr.text, forged);
+    assert.deepEqual([timed.timedOut, timed.exitCode], [true, null], "the real timeout, not the forged end");
+    assert.ok(timed.signal === "SIGTERM" || timed.signal === "SIGKILL", String(timed.signal));
+    assert.ok(performance.now() - started >= 1_500, `ended after ${performance.now() - started} ms`);
+    assert.ok(
+      await eventually(() => runningWithEnv(MARK, mark).length === 0, GRACE_MS + 5_000),
+      `left running: ${runningWithEnv(MARK, mark)}`,
+    );
+    const code = await shell.exec(forging("x 0 kept", "exit 5"));
+    assert.match(code.stderr.text, forged);
+    assert.deepEqual([code.exitCode, code.signal, code.timedOut], [5, null, false], "the real exit code");
+    // A forged "lost" is the command's stderr, never a ShellEngineError.
+    const lost = await shell.exec(forging("x 0 lost", "exit 6"));
+    assert.match(lost.stderr.text, forged);
+    assert.deepEqual([lost.exitCode, lost.signal], [6, null]);
+    // Nor is a forged start or refusal anything but bytes.
+    const refusal = await shell.exec(forging("e cwd-missing", "exit 8"));
+    assert.deepEqual([refusal.exitCode, refusal.stderr.text.slice(0, 5)], [8, "\ndsh-"]);
+    // The connection is fine after all of it.
+    assert.equal((await shell.exec("echo still")).stdout.text, "still\n");
+  });
+
+  it("a background process holding stdout and stderr: the status comes within graceMs, and it runs on", async () => {
+    await using shell = shellOn(target());
+    const mark = newMark();
+    const started = performance.now();
+    const result = await shell.exec("sleep 304 & echo out; echo err >&2; exit 3", { env: { [MARK]: mark } });
+    const took = performance.now() - started;
+    assert.deepEqual([result.exitCode, result.stdout.text, result.stderr.text], [3, "out\n", "err\n"]);
+    assert.ok(took < GRACE_MS + 2_000, `took ${took} ms`);
+    assert.equal(runningWithEnv(MARK, mark).length, 1, "the background process runs on");
+  });
+
   it("a missing workdir is the ShellSpawnError it is locally", async () => {
     await using shell = shellOn(target());
     const error = await rejection(shell.exec("true", { workdir: "/no/such/dir" }));
@@ -734,6 +799,29 @@ describe("the SSH engine", { skip: !REQUIRED && sshMissing }, () => {
       await eventually(() => runningWithEnv(MARK, mark).length === 0, GRACE_MS + 5_000),
       `left running: ${runningWithEnv(MARK, mark)}`,
     );
+  });
+
+  it("floods of 150 MB on stderr, one after another: the link holds and another owner's task runs on", async () => {
+    // A small spill file: twenty floods must not take a gigabyte of this machine's disk.
+    const options = { workdir: "/tmp", shell: "sh", graceMs: GRACE_MS, timeoutMs: 60_000, maxSpillBytes: 1 << 20 };
+    await using shell = createShell(target.engine(), options);
+    const mark = newMark();
+    const other = shell.start(shell.resolve({ command: "echo up; sleep 300", owner: "other", env: { [MARK]: mark } }));
+    await readUntil(other, /up\n/);
+    const flood = "head -c 150M /dev/zero | tr '\\0' '\\n' >&2; echo done";
+    for (let i = 0; i < FLOODS; i++) {
+      const result = await shell.exec(flood, { owner: "flood" });
+      assert.deepEqual(
+        [result.exitCode, result.stdout.text, result.stderr.totalBytes, result.stderr.truncated],
+        [0, "done\n", 150 * 1024 * 1024, true],
+        `flood ${i}`,
+      );
+      assert.ok(result.stderr.text.length <= 64_000 + 512, "what is kept is bounded: the default maxOutputBytes");
+      assert.equal(other.status, "running", `the other owner's task after flood ${i}`);
+      assert.ok(runningWithEnv(MARK, mark).length >= 1, `its process on the host after flood ${i}`);
+    }
+    other.kill();
+    await other.done;
   });
 
   /** An SSH engine on `daemon`, counting the refusals for want of a session that the seam asks it about. */

@@ -1,15 +1,17 @@
 /**
  * Reading a wrapper's stderr: its first line says the command started
- * (`<nonce> s <sid>`) or why it did not (`<nonce> e <reason>`); then comes
- * the command's stderr, byte for byte; then the trailer
- * `\n<nonce> x <status> <kept|lost>`; then whatever background processes
- * of the command still write. Bytes before a first line are the local
- * client's own (`docker: Error response from daemon: …`, `ssh: connect to
- * host …`), kept for the error message and never shown as the command's.
+ * (`<nonce> s <sid>`) or why it did not (`<nonce> e <reason>`); every byte
+ * after it is the command's stderr, never parsed. Bytes before a first line
+ * are the local client's own (`docker: Error response from daemon: …`,
+ * `ssh: connect to host …`), kept for the error message and never shown as
+ * the command's.
  *
- * The exit status comes only from the trailer, never from the client's
- * exit code: `ssh` exits 255 for its own failures, `docker` 125–127 and
- * 137, and a command may exit with any of them.
+ * Only the first line is the wrapper's because it is written before the
+ * command exists. Once the command runs, it can read the nonce from its
+ * wrapper's memory (`/proc/$PPID/mem`: same user) and write any line a
+ * wrapper could, so how the command ended never travels on stderr: it is
+ * the client's exit code, and a lost connection is the supervisor's link's
+ * to tell (`launch.ts`).
  *
  * @module
  */
@@ -22,8 +24,6 @@ export interface FrameListener {
   refused(reason: string): void;
   /** The command's own stderr bytes (valid during the call). */
   stderr(chunk: Uint8Array): void;
-  /** The command ended with `status`; `lost` when the supervisor was ending every session. */
-  ended(status: number, lost: boolean): void;
 }
 
 /** How much of the client's own text is kept for a message. */
@@ -34,14 +34,13 @@ const START_SEARCH_BYTES = 64 * 1024;
 const encoder = new TextEncoder();
 const decoder = new TextDecoder();
 
-/** A wrapper's stderr, parsed as it arrives. */
+/** A wrapper's stderr, parsed as it arrives: its first line, then nothing but the command's bytes. */
 export class WrapperFrames {
   readonly #listener: FrameListener;
   readonly #first: Uint8Array;
-  readonly #trailer: Uint8Array;
-  /** Before the first line; in the command's stderr; after the trailer. */
-  #phase: "head" | "body" | "after" = "head";
-  /** Bytes held back: the head so far, or a possible start of the trailer at the end of the body. */
+  /** Before the first line; after it (every byte the command's). */
+  #phase: "head" | "after" = "head";
+  /** The head so far: bytes that may still end in the first line. */
   #held: Uint8Array = new Uint8Array(0);
   #clientText = "";
 
@@ -49,7 +48,6 @@ export class WrapperFrames {
   constructor(nonce: string, listener: FrameListener) {
     this.#listener = listener;
     this.#first = encoder.encode(`${nonce} `);
-    this.#trailer = encoder.encode(`\n${nonce} x `);
   }
 
   /** The client's own text: what came before a first line of the wrapper (bounded). */
@@ -64,19 +62,18 @@ export class WrapperFrames {
 
   /** Takes the next chunk of stderr. */
   push(chunk: Uint8Array): void {
+    // The hot path of a flood: no copy, no scan.
     if (this.#phase === "after") {
       this.#listener.stderr(chunk);
       return;
     }
     const bytes = this.#held.length === 0 ? chunk : concat(this.#held, chunk);
     this.#held = new Uint8Array(0);
-    if (this.#phase === "head") this.#head(bytes);
-    else this.#body(bytes);
+    this.#head(bytes);
   }
 
-  /** The stream has ended: what was held back was the command's after all. */
+  /** The stream has ended. */
   end(): void {
-    if (this.#phase === "body" && this.#held.length > 0) this.#listener.stderr(this.#held);
     if (this.#phase !== "head") this.#held = new Uint8Array(0);
   }
 
@@ -89,7 +86,7 @@ export class WrapperFrames {
       const line = bytes.subarray(start, newline);
       if (startsWith(line, this.#first)) {
         this.#firstLine(decoder.decode(line.subarray(this.#first.length)));
-        if (this.#phase === "body") this.#body(bytes.subarray(newline + 1));
+        if (newline + 1 < bytes.length) this.#listener.stderr(bytes.subarray(newline + 1));
         return;
       }
       if (this.#clientText.length < CLIENT_TEXT_BYTES) {
@@ -104,65 +101,20 @@ export class WrapperFrames {
 
   #firstLine(text: string): void {
     const [kind, value = ""] = text.split(" ", 2);
+    this.#phase = "after";
     if (kind === "s" && /^[1-9][0-9]*$/.test(value)) {
-      this.#phase = "body";
       this.#listener.started(Number(value));
     } else {
       // "e <reason>", or a line we do not know: either way the command did not run.
-      this.#phase = "after";
       this.#listener.refused(kind === "e" ? value : `unexpected answer: ${text.slice(0, 80)}`);
     }
   }
-
-  #body(bytes: Uint8Array): void {
-    const at = indexOf(bytes, this.#trailer);
-    if (at >= 0) {
-      const from = at + this.#trailer.length;
-      const newline = bytes.indexOf(10, from);
-      if (newline < 0) {
-        // The trailer is split across chunks: hold it whole.
-        if (at > 0) this.#listener.stderr(bytes.subarray(0, at));
-        this.#held = bytes.slice(at);
-        return;
-      }
-      if (at > 0) this.#listener.stderr(bytes.subarray(0, at));
-      const [status, how] = decoder.decode(bytes.subarray(from, newline)).split(" ");
-      this.#phase = "after";
-      this.#listener.ended(Number(status), how === "lost");
-      if (newline + 1 < bytes.length) this.#listener.stderr(bytes.subarray(newline + 1));
-      return;
-    }
-    // Hold back the longest end that could begin the trailer: it begins with a newline.
-    const keep = possibleStart(bytes, this.#trailer);
-    if (keep < bytes.length) this.#listener.stderr(bytes.subarray(0, bytes.length - keep));
-    if (keep > 0) this.#held = bytes.slice(bytes.length - keep);
-  }
-}
-
-/** The length of the longest end of `bytes` that is a beginning of `marker`. */
-function possibleStart(bytes: Uint8Array, marker: Uint8Array): number {
-  const from = Math.max(0, bytes.length - marker.length + 1);
-  for (let at = bytes.indexOf(10, from); at >= 0; at = bytes.indexOf(10, at + 1)) {
-    if (startsWith(marker, bytes.subarray(at))) return bytes.length - at;
-  }
-  return 0;
 }
 
 function startsWith(bytes: Uint8Array, prefix: Uint8Array): boolean {
   if (bytes.length < prefix.length) return false;
   for (let i = 0; i < prefix.length; i++) if (bytes[i] !== prefix[i]) return false;
   return true;
-}
-
-function indexOf(bytes: Uint8Array, marker: Uint8Array): number {
-  for (
-    let at = bytes.indexOf(marker[0]);
-    at >= 0 && at + marker.length <= bytes.length;
-    at = bytes.indexOf(marker[0], at + 1)
-  ) {
-    if (startsWith(bytes.subarray(at), marker)) return at;
-  }
-  return -1;
 }
 
 function concat(a: Uint8Array, b: Uint8Array): Uint8Array {

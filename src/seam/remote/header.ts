@@ -20,13 +20,15 @@ export interface HeaderInput {
   recordDir: string;
   /** Whether the command gets the bytes after the header as stdin (else `/dev/null`). */
   stdin: boolean;
+  /** How long the wrapper lets its output copies drain once the command has ended. */
+  graceMs: number;
   /** A command line run by `shell -c`, or the argv form's program and arguments. */
   run: { shell: string; command: string } | { argv: readonly string[] };
 }
 
 /** A header and the nonce that frames the wrapper's answers. */
 export interface Header {
-  /** The wrapper's stderr lines start with it (`<nonce> s <sid>`, `\n<nonce> x <status>`). */
+  /** The wrapper's first line of stderr starts with it (`<nonce> s <sid>`, `<nonce> e <reason>`). */
   nonce: string;
   /** The bytes to write before the command's stdin. */
   bytes: Uint8Array;
@@ -84,6 +86,8 @@ function headerBody(input: HeaderInput): string {
   lines.push(`dsh_cwd=${shellQuote(input.workdir)}`);
   lines.push(`dsh_dir=${shellQuote(input.recordDir)}`);
   lines.push(`dsh_stdin=${input.stdin ? 1 : 0}`);
+  // Seconds with a fraction, as `sleep` takes them (busybox, coreutils).
+  lines.push(`dsh_grace=${(Math.max(0, input.graceMs) / 1000).toFixed(3)}`);
   if (Object.hasOwn(input.env, "PATH")) lines.push(`dsh_path=${shellQuote(input.env.PATH)}`);
   if ("argv" in input.run) {
     // Words for `eval "set -- $dsh_argv"`: a function could not set the wrapper's own arguments.

@@ -2,20 +2,29 @@
  * One command on a remote engine, from spec to result: the connection, the
  * environment built here from the engine's ambient one, the wrapper started
  * through the engine's link with the header and the command's stdin, its
- * stderr read frame by frame (`frames.ts`), its deadline wired to a
+ * first line of stderr read (`frames.ts`), its deadline wired to a
  * termination of its whole session on the engine's side, and the result.
  *
  * How it ends, and what the caller sees:
- * - the wrapper's trailer gives the status. When we ended the command and
- *   the status is 128+15 or 128+9, the result says `signal: "SIGTERM"` or
- *   `"SIGKILL"` (a shell cannot tell `exit 143` from a death by SIGTERM;
- *   a command's own signal death reports its code, 128+n, as shells do);
- * - no trailer after our termination: the wrapper was SIGKILLed with its
- *   session: `signal: "SIGKILL"`;
+ * - the command's status is the exit code of the engine's client (`ssh`
+ *   and `docker exec` exit with their program's: the wrapper exits with
+ *   its command's), once the supervisor's link has answered a question
+ *   after it: a client that ended because the connection did is never
+ *   taken for a status. Nothing on stderr after its first line counts:
+ *   the command can write anything there, the wrapper's nonce included.
+ *   When we ended the command and the status is 128+15 or 128+9 (or 255,
+ *   ssh's word for a wrapper that died by a signal: our SIGKILL), the
+ *   result says `signal: "SIGTERM"` or `"SIGKILL"` (a shell cannot tell
+ *   `exit 143` from a death by SIGTERM; a command's own signal death
+ *   reports its code, 128+n, as shells do);
+ * - after our termination, the supervisor's word that nothing of the
+ *   session runs, and no exit of the client within the grace:
+ *   `signal: "SIGKILL"`;
  * - a refusal (`e …`) is the `ShellSpawnError` the same mistake gets
  *   locally (workdir, shell or program missing), or a `ShellEngineError`;
- * - no first line at all, a lost connection, a trailer saying `lost`, or no
- *   trailer without our termination: a `ShellEngineError`, never a status.
+ * - no first line at all, or a lost connection (the supervisor's link
+ *   ended, or did not answer after the client exited): a
+ *   `ShellEngineError`, never a status.
  *
  * @module
  */
@@ -73,10 +82,9 @@ export class RemoteCommand {
   #terminateWhenStarted = false;
   #settled = false;
   #endingSurvivors = false;
-  /** The wrapper's trailer: its status, and whether the supervisor was ending everything. */
-  #status: { code: number; lost: boolean } | undefined;
+  /** How the current wrapper's client exited, once it has. */
+  #exit: { code: number | null; signal: string | null } | undefined;
   #refusal: string | undefined;
-  #announceEnd: () => void = () => {};
   #announceGone: () => void = () => {};
   #backstop: ReturnType<typeof setTimeout> | undefined;
   #unconfirmed = false;
@@ -129,48 +137,49 @@ export class RemoteCommand {
       if (supervisor.failure !== undefined && !this.#settled) this.#process?.abandon();
     });
     const { graceMs } = shell.options;
-    const trailer = new Promise<void>((resolve) => this.#announceEnd = resolve);
     const ended = new Promise<void>((resolve) => this.#announceGone = resolve);
     let room: Room = "no";
     do {
       if (room === "retry") process = this.#start(supervisor);
       const current = process;
-      // The end: the trailer; the client's exit once its last bytes are read; or, after our termination, the
-      // supervisor's word that nothing of the session runs (a client can take seconds to see its program die).
+      // The end: the client's exit once its last bytes are read (the wrapper drains what a background process holds
+      // for at most graceMs, then exits); or, after our termination, the supervisor's word that nothing of the session
+      // runs (a client can take seconds to see its program die).
       await Promise.race([
-        trailer,
         current.exited.then(() => firstOf(current.drained, graceMs)),
-        ended.then(() => firstOf(current.drained, graceMs)),
+        ended.then(() => firstOf(current.exited.then(() => firstOf(current.drained, graceMs)), graceMs)),
       ]);
       room = await this.#waitForRoom(supervisor, current, deadline);
     } while (room === "retry");
-    if (this.#status !== undefined) {
-      // As locally: what a background process holds open is drained for at most graceMs, cut short by a stop.
-      const drained = await Promise.race([firstOf(process.drained, graceMs), deadline.fired]);
-      if (drained !== undefined) this.#release(process);
-    } else {
-      this.#release(process);
-    }
+    const exit = this.#exit;
+    this.#release(process);
     const cause = deadline.cause;
     deadline.dispose();
     clearTimeout(this.#backstop);
-    if (this.#status !== undefined) {
-      if (this.#status.lost) throw this.#lost(supervisor);
-      if (this.#session !== undefined) this.#backend.settled(this.#session);
-      const { code } = this.#status;
-      const signal = cause === undefined ? null : code === 143 ? "SIGTERM" : code === 137 ? "SIGKILL" : null;
-      return this.#result(signal === null ? code : null, signal, cause);
-    }
     if (this.#refusal !== undefined) throw this.#refused(this.#refusal, supervisor);
     // Stopped while it waited for a session: it never ran, as when stopped before the connection answered.
     if (room === "stopped") return this.#result(null, null, cause);
-    const exit = await process.exited;
     if (this.#session === undefined) {
+      const exited = exit ?? await process.exited;
       if (supervisor.failure !== undefined) throw supervisor.failure;
-      throw new ShellEngineError(engine.name, engine.target, supervisor.link.explain(this.#clientFailure(exit)));
+      throw new ShellEngineError(engine.name, engine.target, supervisor.link.explain(this.#clientFailure(exited)));
     }
-    // It started, and its wrapper ended without a trailer.
+    // It started. Its client's exit is its status only while the link is up: a connection that dropped ends its
+    // clients too (ssh's 255), and whether it did is the supervisor's link's to say, never the command's.
     if (supervisor.failure !== undefined || !await supervisor.confirm()) throw this.#lost(supervisor);
+    if (exit !== undefined && exit.code !== null) {
+      this.#backend.settled(this.#session);
+      const { code } = exit;
+      const signal = cause === undefined
+        ? null
+        : code === 143
+        ? "SIGTERM"
+        : code === 137 || code === 255
+        ? "SIGKILL"
+        : null;
+      return this.#result(signal === null ? code : null, signal, cause);
+    }
+    // After our termination: gone on the engine's side, and its client did not exit in time, or was ended by us.
     if (cause !== undefined && !this.#unconfirmed) return this.#result(null, "SIGKILL", cause);
     this.#backend.shell.track(this.#backend.terminate(this.#session));
     throw new ShellEngineError(
@@ -178,7 +187,8 @@ export class RemoteCommand {
       engine.target,
       this.#unconfirmed
         ? `the end of the command was not confirmed within ${graceMs + CONFIRM_AFTER_GRACE_MS} ms of its termination`
-        : "the command's wrapper was killed on the engine's side before it could report how the command ended",
+        : `the command's wrapper was ended by ${exit?.signal ?? "a signal"} on the engine's side before it could ` +
+          "report how the command ended",
     );
   }
 
@@ -195,7 +205,7 @@ export class RemoteCommand {
    * the failure is reported as before.
    */
   async #waitForRoom(supervisor: Supervisor, process: EngineProcess, deadline: Deadline): Promise<Room> {
-    if (this.#status !== undefined || this.#refusal !== undefined || this.#session !== undefined) return "no";
+    if (this.#refusal !== undefined || this.#session !== undefined) return "no";
     const busy = supervisor.link.busy;
     if (busy === undefined || supervisor.failure !== undefined) return "no";
     const exit = await process.exited;
@@ -261,6 +271,7 @@ export class RemoteCommand {
       workdir: this.#spec.workdir,
       recordDir: supervisor.recordDir,
       stdin: stdin !== undefined,
+      graceMs: options.graceMs,
       run: args === undefined
         ? { shell: options.shell, command: this.#spec.command }
         : { argv: [this.#spec.command, ...args] },
@@ -277,10 +288,6 @@ export class RemoteCommand {
         this.#stderr.write(chunk);
         this.#events.stderr(chunk);
       },
-      ended: (code, lost) => {
-        this.#status = { code, lost };
-        this.#announceEnd();
-      },
     });
     this.#frames = frames;
     const bytes = typeof stdin === "string" ? encoder.encode(stdin) : stdin;
@@ -293,6 +300,10 @@ export class RemoteCommand {
       onStderr: (chunk) => frames.push(chunk),
     });
     this.#process = process;
+    this.#exit = undefined;
+    process.exited.then((exit) => {
+      if (this.#process === process) this.#exit = exit;
+    });
     this.#backend.holds(process);
     process.drained.then(() => frames.end());
     return process;

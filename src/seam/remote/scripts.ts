@@ -24,7 +24,9 @@
  * environment), then `dsh-sup ready PID DIR`, or `dsh-sup fail REASON` and
  * ends. `DIR` is its private record directory (0700): each wrapper records
  * its session there before its command runs, so that a command started
- * just as the harness dies is still ended.
+ * just as the harness dies is still ended, and keeps its output FIFOs
+ * there (`SID.o`, `SID.e`), which go with the record once the session is
+ * seen gone: one `rm` fewer per command.
  *
  * Requests, one per line: `r SID` (the harness saw session SID start:
  * remember it, even if its record file is removed), `f SID` (forget it),
@@ -94,11 +96,11 @@ settle() {
 terminate() {
   signal TERM "$1"
   settle "$1" $(((g + 9) / 10)) || settle "$1" 500 KILL
-  rm -f "$d/$1"
+  rm -f "$d/$1" "$d/$1.o" "$d/$1.e"
 }
 watch() {
   while [ -d "$d" ]; do
-    members "$1"; [ -z "$M" ] && { rm -f "$d/$1"; say "gone $1"; return; }
+    members "$1"; [ -z "$M" ] && { rm -f "$d/$1" "$d/$1.o" "$d/$1.e"; say "gone $1"; return; }
     sleep 0.5 </dev/null >/dev/null 2>&1
   done
 }
@@ -158,23 +160,34 @@ cleanup
  * Its stdin starts with a header: a line with a fresh nonce, shell code
  * defining `dsh_env` (the `export`s of the command's environment, every
  * value single-quoted), `dsh_cwd`, `dsh_dir` (the supervisor's record
- * directory), `dsh_stdin`, `dsh_path` (the command's `PATH`, for the
- * program lookup) and either `dsh_shell` + `dsh_cmd` or `dsh_argv` (the
- * argv as quoted words), then the nonce line again; every byte after
- * it is the command's stdin, untouched (`read` on a pipe never reads past
- * the newline).
+ * directory), `dsh_stdin`, `dsh_grace` (seconds, for `sleep`), `dsh_path`
+ * (the command's `PATH`, for the program lookup) and either `dsh_shell` +
+ * `dsh_cmd` or `dsh_argv` (the argv as quoted words), then the nonce line
+ * again; every byte after it is the command's stdin, untouched (`read` on a
+ * pipe never reads past the newline).
  *
  * It checks, in order, that it leads its own session (the engine must start
  * it so), the workdir, and the program; records its session; and says
- * `<nonce> s <sid>` as the first line of stderr. Any refusal is one line
- * `<nonce> e <reason>` instead, and nothing runs. The command runs in the
- * foreground, in the wrapper's session, with the header's environment
- * applied last (so no name in it can change the wrapper's own variables).
- * After it, `\n<nonce> x <status> <kept|lost>` ends the wrapper's stderr:
- * `lost` when the record had gone, which means the supervisor was ending
- * every session (the connection was lost), not that the command ended by
- * itself. The wrapper catches SIGTERM, so it outlives a termination that
- * its command does not, to report the status; SIGKILL ends it too.
+ * `<nonce> s <sid>` as the first line of stderr, before anything of the
+ * command runs. Any refusal is one line `<nonce> e <reason>` instead, and
+ * nothing runs. After that line nothing the wrapper writes is a frame: a
+ * command of the same user can read the nonce out of the wrapper's memory
+ * (`/proc/$PPID/mem`), so no later line of stderr could be trusted. How the
+ * command ended is the wrapper's exit status, which the engine's client
+ * exits with (sshd and Docker read it from the kernel).
+ *
+ * The command runs in the foreground, in the wrapper's session, with the
+ * header's environment applied last (so no name in it can change the
+ * wrapper's own variables). Its stdout and stderr are FIFOs that two `cat`s
+ * (which ignore SIGTERM, so the output of a command's own TERM trap still
+ * gets out) copy to the wrapper's: a background process left holding them
+ * keeps only the FIFO open, so once the command has ended and the copies
+ * have drained for at most `dsh_grace`, the wrapper kills the copies and
+ * exits, and the client exits with the status instead of waiting for that
+ * process. Without `mkfifo` the command writes to the wrapper's stdout and
+ * stderr directly, and such a process holds the client until it ends. The
+ * wrapper catches SIGTERM, so it outlives a termination that its command
+ * does not, to exit with the command's status; SIGKILL ends it too.
  */
 export const WRAPPER_SCRIPT = `IFS= read -r n || exit 97
 [ -n "$n" ] || exit 97
@@ -194,7 +207,6 @@ if [ -d "$dsh_cwd" ]; then cd -- "$dsh_cwd" 2>/dev/null || fail cwd-access
 elif [ -e "$dsh_cwd" ]; then fail cwd-not-dir
 else fail cwd-missing
 fi
-unset PATH SHLVL PWD OLDPWD
 found() {
   case $1 in */*) [ -f "$1" ] && [ -x "$1" ]; return ;; esac
   o_=$IFS; IFS=:; set -f
@@ -212,11 +224,27 @@ else
 fi
 { true > "$dsh_dir/$sid"; } 2>/dev/null || fail supervisor
 trap : TERM
+o="$dsh_dir/$sid.o" e="$dsh_dir/$sid.e"
+if mkfifo -m 600 "$o" "$e" 2>/dev/null; then
+  (trap '' TERM; exec cat "$o") & co=$!
+  (trap '' TERM; exec cat "$e" >&2) & ce=$!
+else
+  rm -f "$o" "$e" 2>/dev/null; co=
+fi
 printf '%s s %s\\n' "$n" "$sid" >&2
-if [ "$dsh_stdin" = 1 ]; then (dsh_env; exec "$@"); else (dsh_env; exec "$@") < /dev/null; fi
+run() { unset PATH SHLVL PWD OLDPWD; dsh_env; exec "$@"; }
+if [ -z "$co" ]; then
+  if [ "$dsh_stdin" = 1 ]; then (run "$@"); else (run "$@") < /dev/null; fi
+  exit
+fi
+if [ "$dsh_stdin" = 1 ]; then (run "$@") >"$o" 2>"$e"; else (run "$@") < /dev/null >"$o" 2>"$e"; fi
 st=$?
-if [ -e "$dsh_dir/$sid" ]; then how=kept; else how=lost; fi
-printf '\\n%s x %s %s\\n' "$n" "$st" "$how" >&2
+exec </dev/null >/dev/null 2>&1
+(trap 'kill "$w_" 2>/dev/null; exit 0' TERM; sleep "$dsh_grace" & w_=$!; wait "$w_"; kill -9 "$co" "$ce") & k=$!
+for c_ in "$co" "$ce"; do
+  wait "$c_"; while [ "$?" -gt 128 ] && kill -0 "$c_" 2>/dev/null; do wait "$c_"; done
+done
+kill "$k" 2>/dev/null
 exit "$st"
 `;
 
