@@ -23,6 +23,7 @@ import type { EngineLink, EngineProcess, RemoteEngine } from "../engine.ts";
 import type { Launched } from "../spawn/launch.ts";
 import type { ShellExecSpec, ShellObserver } from "../types.ts";
 import { RemoteCommand } from "./launch.ts";
+import type { RemoteSession, RemoteSessions } from "./sessions.ts";
 import { Supervisor } from "./supervisor.ts";
 
 /** Default silence after which the engine's side ends everything (see `docs/engines.md`). */
@@ -30,20 +31,8 @@ export const DEFAULT_HEARTBEAT_MS = 3_000;
 /** Default time a connection may take to answer. */
 export const DEFAULT_CONNECT_TIMEOUT_MS = 15_000;
 
-/** A session a command started on the engine, until it is seen gone. */
-export interface RemoteSession {
-  /** Its id on the engine's side (the wrapper's pid). */
-  readonly sid: number;
-  /** The connection that ends it (a fresh one once its own was lost). */
-  supervisor: Supervisor;
-  /** Seen gone: nothing of it runs any more. */
-  gone: boolean;
-  /** A termination under way. */
-  ending: Promise<void> | undefined;
-}
-
 /** A shell's commands on one remote engine. */
-export class RemoteBackend implements ShellBackend {
+export class RemoteBackend implements ShellBackend, RemoteSessions {
   readonly engine: RemoteEngine;
   readonly shell: BackendContext;
   readonly spill: SpillDirectory;

@@ -40,7 +40,7 @@ import type { Launched } from "../spawn/launch.ts";
 import { Deadline, type StopCause } from "../terminate/deadline.ts";
 import { sharedTimer } from "../terminate/shared_timer.ts";
 import type { ShellExecSpec, ShellObserver, ShellRunResult } from "../types.ts";
-import type { RemoteBackend, RemoteSession } from "./backend.ts";
+import type { RemoteSession, RemoteSessions } from "./sessions.ts";
 import { WrapperFrames } from "./frames.ts";
 import { checkPortableNames, commandHeader, isShellName } from "./header.ts";
 import { WRAPPER_ARGV } from "./scripts.ts";
@@ -65,7 +65,7 @@ const encoder = new TextEncoder();
 export class RemoteCommand {
   /** What the shell and its task see. */
   readonly launched: Launched;
-  readonly #backend: RemoteBackend;
+  readonly #backend: RemoteSessions;
   readonly #spec: ShellExecSpec;
   readonly #timeoutMs: number | undefined;
   readonly #startedAt = performance.now();
@@ -96,7 +96,7 @@ export class RemoteCommand {
    * Checks what can be checked before connecting, and starts. Throws
    * `ShellSpecError` for an explicit variable no shell can pass.
    */
-  constructor(backend: RemoteBackend, spec: ShellExecSpec, timeoutMs: number | undefined, observer?: ShellObserver) {
+  constructor(backend: RemoteSessions, spec: ShellExecSpec, timeoutMs: number | undefined, observer?: ShellObserver) {
     this.#backend = backend;
     this.#spec = spec;
     this.#timeoutMs = timeoutMs;
