@@ -11,8 +11,10 @@
 
 import type { HostProcess } from "./host.ts";
 import type { ResolvedShellOptions } from "./resolve/options.ts";
-import type { Launched } from "./spawn/launch.ts";
-import type { ShellExecSpec, ShellObserver } from "./types.ts";
+import type { OutputCollector } from "./capture/collector.ts";
+import type { OutputEvents } from "./capture/output_events.ts";
+import type { StopCause } from "./terminate/deadline.ts";
+import type { ShellExecSpec, ShellObserver, ShellRunResult } from "./types.ts";
 
 /** What a backend gets from the shell that owns it. */
 export interface BackendContext {
@@ -41,4 +43,23 @@ export interface ShellBackend {
    * the backend holds (watchdog, connections).
    */
   shutDown(): Promise<void>;
+}
+
+/** A started command, on whichever backend: what the shell and its task see. */
+export interface Launched {
+  /** The leader's pid, which is also its session's id. */
+  readonly pid: number;
+  /** The collector of stdout, readable while the command runs. */
+  readonly stdout: OutputCollector;
+  /** The collector of stderr. */
+  readonly stderr: OutputCollector;
+  /** Settles with the result; never rejects. */
+  readonly result: Promise<ShellRunResult>;
+  /** The output as it arrives: for waiters (a task's `waitForOutput`). */
+  readonly events: OutputEvents;
+  /**
+   * Starts termination of the whole session with `cause`: before the result settles, the result says so; after, it
+   * ends the survivors only. False when termination had already begun or nothing of the session runs.
+   */
+  stop(cause: StopCause): boolean;
 }

@@ -9,13 +9,13 @@
  */
 
 import type { ProcessAdapter } from "./adapter.ts";
-import type { BackendContext, ShellBackend } from "./backend.ts";
+import type { BackendContext, Launched, ShellBackend } from "./backend.ts";
 import { SpillDirectory } from "./capture/spill.ts";
 import { ambientSource } from "./env/ambient_source.ts";
 import { Watchdog } from "./guard/watchdog.ts";
 import { setUpSandbox, type ShellSandbox } from "./sandbox/setup.ts";
 import { SessionRegistry } from "./session/registry.ts";
-import { launch, type LaunchContext, type Launched } from "./spawn/launch.ts";
+import { launch, type LaunchContext } from "./spawn/launch.ts";
 import type { ShellExecSpec, ShellObserver } from "./types.ts";
 
 /** Process groups on this machine, through `adapter`. */

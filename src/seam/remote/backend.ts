@@ -20,7 +20,7 @@
 import type { BackendContext, ShellBackend } from "../backend.ts";
 import { SpillDirectory } from "../capture/spill.ts";
 import type { EngineLink, EngineProcess, RemoteEngine } from "../engine.ts";
-import type { Launched } from "../spawn/launch.ts";
+import type { Launched } from "../backend.ts";
 import type { ShellExecSpec, ShellObserver } from "../types.ts";
 import { RemoteCommand } from "./launch.ts";
 import type { RemoteSession, RemoteSessions } from "./sessions.ts";

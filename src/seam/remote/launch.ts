@@ -36,8 +36,9 @@ import { mergeEnvWith } from "../env/merge.ts";
 import { markNestedShell } from "../env/shell_level.ts";
 import { ShellEngineError, ShellSpawnError } from "../errors.ts";
 import { ownValue } from "../own_fields.ts";
-import type { Launched } from "../spawn/launch.ts";
+import type { Launched } from "../backend.ts";
 import { Deadline, type StopCause } from "../terminate/deadline.ts";
+import { buildResult } from "../settle/result.ts";
 import { sharedTimer } from "../terminate/shared_timer.ts";
 import type { ShellExecSpec, ShellObserver, ShellRunResult } from "../types.ts";
 import type { RemoteSession, RemoteSessions } from "./sessions.ts";
@@ -352,19 +353,16 @@ export class RemoteCommand {
   }
 
   #result(exitCode: number | null, signal: string | null, cause: StopCause | undefined): ShellRunResult {
-    const result: ShellRunResult = {
+    return buildResult({
       exitCode,
       signal,
-      timedOut: cause === "timeout",
-      aborted: cause === "abort",
+      cause,
       timeoutMs: this.#timeoutMs ?? this.#spec.timeoutMs,
-      durationMs: performance.now() - this.#startedAt,
-      stdout: this.#stdout.finish(),
-      stderr: this.#stderr.finish(),
-    };
-    const failure = this.#events.observerError;
-    if (failure !== undefined) result.observerError = failure.error;
-    return result;
+      startedAt: this.#startedAt,
+      stdout: this.#stdout,
+      stderr: this.#stderr,
+      events: this.#events,
+    });
   }
 
   /** Settles: a failure goes on stderr too (a task's reader sees it), and the collectors are finished. */

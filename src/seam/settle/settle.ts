@@ -19,6 +19,7 @@ import { setupFailureReason, takeStatus } from "../sandbox/launcher.ts";
 import { isMountRefusal } from "../sandbox/mount_check.ts";
 import type { ShellRunResult } from "../types.ts";
 import { sharedTimer } from "../terminate/shared_timer.ts";
+import { buildResult } from "./result.ts";
 
 /** One command, as far as its settling needs to know it. */
 export interface Settling {
@@ -60,18 +61,16 @@ export async function settle(command: Settling): Promise<ShellRunResult> {
   const cause = deadline.cause;
   deadline.dispose();
   command.sessions.settled(command.session);
-  const result: ShellRunResult = {
+  const result = buildResult({
     exitCode: exit.signal === null ? exit.code : null,
     signal: exit.signal,
-    timedOut: cause === "timeout",
-    aborted: cause === "abort",
+    cause,
     timeoutMs: command.timeoutMs,
-    durationMs: performance.now() - command.startedAt,
-    stdout: command.stdout.finish(),
-    stderr: command.stderr.finish(),
-  };
-  const failure = command.events.observerError;
-  if (failure !== undefined) result.observerError = failure.error;
+    startedAt: command.startedAt,
+    stdout: command.stdout,
+    stderr: command.stderr,
+    events: command.events,
+  });
   if (command.sandboxStatus !== undefined) {
     const status = takeStatus(command.sandboxStatus);
     if (status.exitCode === undefined && exit.signal === null) {

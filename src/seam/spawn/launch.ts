@@ -22,9 +22,10 @@ import { ownValue } from "../own_fields.ts";
 import type { SessionRegistry } from "../session/registry.ts";
 import { CommandSession } from "../session/session.ts";
 import { settle } from "../settle/settle.ts";
-import { Deadline, type StopCause } from "../terminate/deadline.ts";
+import { Deadline } from "../terminate/deadline.ts";
 import type { ResolvedShellOptions } from "../resolve/options.ts";
-import type { ShellExecSpec, ShellObserver, ShellRunResult } from "../types.ts";
+import type { Launched } from "../backend.ts";
+import type { ShellExecSpec, ShellObserver } from "../types.ts";
 import { findSandboxInit, killEscapedInit } from "../sandbox/init.ts";
 import type { SandboxPlacement } from "../sandbox/bwrap_args.ts";
 import { sandboxedRequest } from "../sandbox/launcher.ts";
@@ -53,25 +54,6 @@ export interface LaunchContext {
   readonly closeSignal: AbortSignal;
   /** Keeps a background termination that `close()` must await. */
   readonly track: (work: Promise<unknown>) => void;
-}
-
-/** A started command. */
-export interface Launched {
-  /** The leader's pid, which is also its session's id. */
-  readonly pid: number;
-  /** The collector of stdout, readable while the command runs. */
-  readonly stdout: OutputCollector;
-  /** The collector of stderr. */
-  readonly stderr: OutputCollector;
-  /** Settles with the result; never rejects. */
-  readonly result: Promise<ShellRunResult>;
-  /** The output as it arrives: for waiters (a task's `waitForOutput`). */
-  readonly events: OutputEvents;
-  /**
-   * Starts termination of the whole session with `cause`: before the result settles, the result says so; after, it
-   * ends the survivors only. False when termination had already begun or nothing of the session runs.
-   */
-  stop(cause: StopCause): boolean;
 }
 
 const encoder = new TextEncoder();

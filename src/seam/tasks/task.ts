@@ -8,7 +8,7 @@
 import type { OutputCollector } from "../capture/collector.ts";
 import { isStartFailure } from "../error_checks.ts";
 import { type ShellEngineError, ShellSandboxError, type ShellSpawnError } from "../errors.ts";
-import type { Launched } from "../spawn/launch.ts";
+import type { Launched } from "../backend.ts";
 import type {
   ShellRunResult,
   ShellTask,
