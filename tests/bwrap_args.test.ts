@@ -13,7 +13,7 @@ import { join } from "node:path";
 import { bwrapArgs } from "../src/seam/sandbox/bwrap_args.ts";
 import type { ResolvedSandbox } from "../src/seam/sandbox/policy.ts";
 import { isUnder, realOrUndefined } from "../src/seam/sandbox/paths.ts";
-import { removeDir, withFreshDir } from "./helpers/dirs.ts";
+import { freshDir, removeDir } from "./helpers/dirs.ts";
 
 /** What every sandboxed command gets first: namespaces, capabilities, seccomp, the read-only root, /dev, /proc. */
 function head(network: "none" | "host"): string[] {
@@ -48,13 +48,23 @@ function head(network: "none" | "host"): string[] {
   ];
 }
 
+/** Runs `body` in a fresh temporary directory, removed afterwards. */
+function inFreshDir(body: (dir: string) => void): void {
+  const dir = freshDir("dsh-bwrap-");
+  try {
+    body(dir);
+  } finally {
+    removeDir(dir);
+  }
+}
+
 function policy(fields: Partial<ResolvedSandbox> & { writableRoots: string[] }): ResolvedSandbox {
   return { denyRead: [], network: "none", protectGit: false, bwrapPath: "bwrap", tmpMaxBytes: 1 << 30, ...fields };
 }
 
 describe("bwrapArgs", () => {
-  it("a workdir as the only writable root, network none", async () => {
-    await withFreshDir("dsh-bwrap-", async (dir) => {
+  it("a workdir as the only writable root, network none", () => {
+    inFreshDir((dir) => {
       const work = realpathSync(dir);
       const tmp = join(work, "owner-tmp");
       const { args, expected } = bwrapArgs(policy({ writableRoots: [work] }), {
@@ -81,8 +91,8 @@ describe("bwrapArgs", () => {
     });
   });
 
-  it("network host: no network namespace, and resolv.conf kept where /run would hide it", async () => {
-    await withFreshDir("dsh-bwrap-", async (dir) => {
+  it("network host: no network namespace, and resolv.conf kept where /run would hide it", () => {
+    inFreshDir((dir) => {
       const work = realpathSync(dir);
       const { args } = bwrapArgs(policy({ writableRoots: [work], network: "host" }), {
         workdir: work,
@@ -200,8 +210,8 @@ describe("bwrapArgs", () => {
     }
   });
 
-  it("a spill directory inside a writable root: masked, searchable, with only the owner's own shown in it", async () => {
-    await withFreshDir("dsh-bwrap-", async (dir) => {
+  it("a spill directory inside a writable root: masked, searchable, with only the owner's own shown in it", () => {
+    inFreshDir((dir) => {
       const work = realpathSync(dir);
       const spill = join(work, ".spill");
       const own = join(spill, "owner");

@@ -14,6 +14,7 @@ import { SpillDirectory } from "./capture/spill.ts";
 import { ambientSource } from "./env/ambient_source.ts";
 import { Watchdog } from "./guard/watchdog.ts";
 import { setUpSandbox, type ShellSandbox } from "./sandbox/setup.ts";
+import { sandboxWrapper } from "./sandbox/wrapper.ts";
 import { SessionRegistry } from "./session/registry.ts";
 import { launch, type LaunchContext } from "./spawn/launch.ts";
 import type { ShellExecSpec, ShellObserver } from "./types.ts";
@@ -51,7 +52,7 @@ export class LocalBackend implements ShellBackend {
         sandbox === undefined ? spill.path() : spill.subdirectory(sandbox.state.ownerName(owner)),
       ambient: ambientSource(adapter, options.ambientEnv),
       sessions,
-      sandbox,
+      wrapper: sandbox === undefined ? undefined : sandboxWrapper(sandbox, adapter, host.procTable),
       closeSignal: shell.closeSignal,
       track: shell.track,
     };

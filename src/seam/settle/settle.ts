@@ -13,10 +13,7 @@ import type { OutputEvents } from "../capture/output_events.ts";
 import type { SessionRegistry } from "../session/registry.ts";
 import type { CommandSession } from "../session/session.ts";
 import type { Deadline } from "../terminate/deadline.ts";
-import { ShellSandboxError } from "../errors.ts";
-import { deniedBySandbox } from "../sandbox/denied.ts";
-import { setupFailureReason, takeStatus } from "../sandbox/launcher.ts";
-import { isMountRefusal } from "../sandbox/mount_check.ts";
+import type { WrappedCommand } from "../wrapper.ts";
 import type { ShellRunResult } from "../types.ts";
 import { sharedTimer } from "../terminate/shared_timer.ts";
 import { buildResult } from "./result.ts";
@@ -42,13 +39,13 @@ export interface Settling {
   readonly stderr: OutputCollector;
   /** The output's observer and waiters: what the observer threw goes on the result. */
   readonly events: OutputEvents;
-  /** For a sandboxed command: bubblewrap's status file, which tells a command's exit from a failed set-up. */
-  readonly sandboxStatus?: string;
+  /** What wrapped the spawn (the sandbox), which reads the end its own way. */
+  readonly wrapped?: WrappedCommand;
 }
 
 /**
  * Settles `command`'s result once its leader has exited. Rejects only with
- * a `ShellSandboxError`, when the sandbox never started the command.
+ * the error of a wrapper that never ran the command (a `ShellSandboxError`).
  */
 export async function settle(command: Settling): Promise<ShellRunResult> {
   const { child, deadline } = command;
@@ -71,23 +68,7 @@ export async function settle(command: Settling): Promise<ShellRunResult> {
     stderr: command.stderr,
     events: command.events,
   });
-  if (command.sandboxStatus !== undefined) {
-    const status = takeStatus(command.sandboxStatus);
-    if (status.exitCode === undefined && exit.signal === null) {
-      // bubblewrap exited by itself without running the command: its set-up failed. A failure after its clone
-      // leaves the sandbox's init waiting for ever in the session: end the whole session.
-      command.session.signal("SIGKILL");
-      throw new ShellSandboxError(
-        `the sandbox could not start the command: ${setupFailureReason(result.stderr.text)}`,
-      );
-    }
-    if (isMountRefusal(status.exitCode, result.stderr.text)) {
-      throw new ShellSandboxError(
-        `the sandbox refused to start the command: ${setupFailureReason(result.stderr.text)}`,
-      );
-    }
-    result.sandbox = { denied: deniedBySandbox(result) };
-  }
+  command.wrapped?.ended(result, exit, command.session);
   return result;
 }
 

@@ -7,8 +7,6 @@
  * @module
  */
 
-import { realpathSync } from "node:fs";
-import { dirname } from "node:path";
 import type { ChildHandle, ProcessAdapter, SpawnRequest } from "../adapter.ts";
 import { OutputCollector } from "../capture/collector.ts";
 import { OutputEvents } from "../capture/output_events.ts";
@@ -26,13 +24,9 @@ import { Deadline } from "../terminate/deadline.ts";
 import type { ResolvedShellOptions } from "../resolve/options.ts";
 import type { Launched } from "../backend.ts";
 import type { ShellExecSpec, ShellObserver } from "../types.ts";
-import { findSandboxInit, killEscapedInit } from "../sandbox/init.ts";
-import type { SandboxPlacement } from "../sandbox/bwrap_args.ts";
-import { sandboxedRequest } from "../sandbox/launcher.ts";
-import { startingPoint } from "../sandbox/placement.ts";
-import type { ShellSandbox } from "../sandbox/setup.ts";
 import { describeSpawnFailure } from "./failure.ts";
 import { checkWorkdir } from "./workdir.ts";
+import type { SpawnWrapper } from "../wrapper.ts";
 
 /** What a launch needs from the shell that owns it. */
 export interface LaunchContext {
@@ -48,8 +42,8 @@ export interface LaunchContext {
   readonly ambient: AmbientSource;
   /** The shell's sessions. */
   readonly sessions: SessionRegistry;
-  /** The shell's sandbox, when it has one: every command runs in it unless its spec says `sandbox: false`. */
-  readonly sandbox: ShellSandbox | undefined;
+  /** What wraps the spawns (the shell's sandbox), when anything does. */
+  readonly wrapper: SpawnWrapper | undefined;
   /** Aborted by `close()`: ends every command in flight. */
   readonly closeSignal: AbortSignal;
   /** Keeps a background termination that `close()` must await. */
@@ -90,7 +84,7 @@ export function launch(
   childEnv[MARK_VARIABLE] = mark;
   let request: SpawnRequest = {
     // A command line is run by the shell; the argv form runs the program itself, with no shell in between.
-    program: args === undefined ? context.sandbox?.shell ?? options.shell : spec.command,
+    program: args === undefined ? context.wrapper?.shell ?? options.shell : spec.command,
     args: args === undefined ? ["-c", spec.command] : args,
     cwd: spec.workdir,
     env: childEnv,
@@ -104,10 +98,8 @@ export function launch(
       events.stderr(chunk);
     },
   };
-  const sandboxed = context.sandbox !== undefined && ownValue(spec, "sandbox") !== false
-    ? inSandbox(request, context.sandbox, spec)
-    : undefined;
-  if (sandboxed !== undefined) request = sandboxed.request;
+  const wrapped = context.wrapper?.wrap(request, spec);
+  if (wrapped !== undefined) request = wrapped.request;
   // Before the spawn: the command may kill its host before spawn() has even returned.
   context.sessions.starting(mark);
   const child = spawn(adapter, args === undefined ? "shell" : "program", request);
@@ -115,14 +107,9 @@ export function launch(
   context.sessions.started(session);
   const signals = [ownValue(spec, "signal"), context.closeSignal];
   const deadline = new Deadline(timeoutMs, signals, host.abortListeners, () => {
-    // Noted before the SIGTERM ends bubblewrap's outer process, while the sandbox's init is still its child.
-    const init = sandboxed === undefined
-      ? undefined
-      : findSandboxInit(sandboxed.statusPath, session.id, host.procTable);
+    const after = wrapped?.terminating(session);
     const ended = host.terminations.terminate(session, options.graceMs);
-    context.track(
-      init === undefined ? ended : ended.finally(() => killEscapedInit(init, session.id, host.procTable, adapter)),
-    );
+    context.track(after === undefined ? ended : after(ended));
   });
   let endingSurvivors = false;
   const result = settle({
@@ -136,7 +123,7 @@ export function launch(
     stdout,
     stderr,
     events,
-    sandboxStatus: sandboxed?.statusPath,
+    wrapped,
   });
   return {
     pid: child.pid,
@@ -180,45 +167,4 @@ function newCollector(context: LaunchContext, spec: ShellExecSpec, budget: numbe
     spillDirectory: () => context.spillDirectory(spec.owner),
     label,
   });
-}
-
-/**
- * The spill directory and the owner's subdirectory of it, both real, for
- * the owner's spill files to be shown read-only at their own path
- * (`bwrap_args.ts`); undefined when the directory is unusable now: the
- * command runs without it, and a spill fails as it would anyway.
- */
-function ownSpill(sandbox: ShellSandbox, owner: string): SandboxPlacement["spill"] {
-  try {
-    const own = realpathSync(sandbox.spill.subdirectory(owner));
-    return { dir: dirname(own), own };
-  } catch {
-    return undefined;
-  }
-}
-
-/**
- * `request` in the shell's sandbox: the owner's private `/tmp`, `TMPDIR`
- * pointing at it unless the caller set one, and bubblewrap's status file.
- */
-function inSandbox(
-  request: SpawnRequest,
-  sandbox: ShellSandbox,
-  spec: ShellExecSpec,
-): { request: SpawnRequest; statusPath: string } {
-  const explicit = { ...ownValue(spec, "env"), ...ownValue(spec, "dshEnv") } as Record<string, string | undefined>;
-  const env = Object.hasOwn(explicit, "TMPDIR") ? request.env : { ...request.env, TMPDIR: "/tmp" };
-  const statusPath = sandbox.state.statusPath();
-  const owner = sandbox.state.ownerName(spec.owner);
-  const placement = {
-    workdir: startingPoint(sandbox.policy, spec.workdir),
-    ownerTmp: sandbox.state.ownerTmp(spec.owner),
-    hidden: sandbox.hidden(),
-    masked: sandbox.masked,
-    spill: ownSpill(sandbox, owner),
-  };
-  return {
-    request: sandboxedRequest({ ...request, env }, sandbox.policy, placement, statusPath, sandbox.wrapper),
-    statusPath,
-  };
 }
