@@ -71,11 +71,31 @@ describe("the child's environment", () => {
     assert.equal(env.DSH_SESSION, "trusted");
   });
 
+  it("gives each command a mark of its own that neither env nor dshEnv can set", async () => {
+    const forged = "0".repeat(32);
+    const first = await childEnv({ env: { DSH_COMMAND_MARK: forged }, dshEnv: { DSH_COMMAND_MARK: forged } });
+    const second = await childEnv();
+    assert.match(first.DSH_COMMAND_MARK ?? "", /^[0-9a-f]{32}$/);
+    assert.notEqual(first.DSH_COMMAND_MARK, forged);
+    assert.notEqual(first.DSH_COMMAND_MARK, second.DSH_COMMAND_MARK);
+  });
+
   it("passes no variable it was not given (no inherited PWD, SHLVL aside)", async () => {
     const env = await childEnv();
-    // bash itself sets PWD, SHLVL and _; everything else must come from the merge.
-    const expected = new Set(["PATH", "HOME", "GIT_AUTHOR_NAME", ...Object.keys(ENV_OVERRIDES), "PWD", "SHLVL", "_"]);
+    // bash itself sets PWD, SHLVL and _; the launch adds the command's mark for the watchdog; everything else must
+    // come from the merge.
+    const expected = new Set([
+      "PATH",
+      "HOME",
+      "GIT_AUTHOR_NAME",
+      ...Object.keys(ENV_OVERRIDES),
+      "PWD",
+      "SHLVL",
+      "_",
+      "DSH_COMMAND_MARK",
+    ]);
     for (const name of Object.keys(env)) assert.ok(expected.has(name), `unexpected variable ${name}`);
+    assert.match(env.DSH_COMMAND_MARK ?? "", /^[0-9a-f]{32}$/);
   });
 
   it("reads the process environment at each spawn when ambientEnv is not given", async () => {
