@@ -149,6 +149,32 @@ describe("the architecture's claims", () => {
     assert.deepEqual(phases.filter((phase) => !existsSync(join(hooks, phase))), [], "a phase folder is missing");
   });
 
+  it("a consumer reaches the seam and other features only through their entries or the seam's top level", () => {
+    const src = join(ROOT, "src");
+    const seam = join(src, "seam");
+    const entryFiles = new Set(entries().values());
+    /**
+     * The feature a module of src/ belongs to: its folder under src/ (the seam is one), or undefined for the files at
+     * src/'s top (the adapters, and `createLocalShell`, which put the features together).
+     */
+    const featureOf = (file: string): string | undefined => {
+      const parts = relative(src, file).split("/");
+      return parts.length > 1 ? parts[0] : undefined;
+    };
+    const crossings: string[] = [];
+    for (const file of libraryModules()) {
+      const from = featureOf(file);
+      for (const target of importsOf(file)) {
+        const to = featureOf(target);
+        if (from === undefined || to === undefined || to === from || entryFiles.has(target)) continue;
+        // The seam's top level (contracts, errors, shared helpers) is open to every consumer; its folders are not.
+        if (to === "seam" && dirname(target) === seam) continue;
+        crossings.push(`${relative(ROOT, file)} -> ${relative(ROOT, target)}`);
+      }
+    }
+    assert.deepEqual(crossings, [], "imports of another feature's internals");
+  });
+
   it("the circle check finds a circle where there is one, and reads every kind of import", () => {
     const graph = new Map([["a.ts", ["b.ts"]], ["b.ts", ["c.ts"]], ["c.ts", ["a.ts"]], ["d.ts", ["a.ts"]]]);
     assert.deepEqual(circles(graph).map((circle) => circle.join(" -> ")), ["a.ts -> b.ts -> c.ts -> a.ts"]);

@@ -22,7 +22,7 @@ import process from "node:process";
 import type { ProcessAdapter } from "../seam/adapter.ts";
 import type { EngineFailure, EngineLink, RemoteEngine } from "../seam/engine.ts";
 import { ShellSpecError } from "../seam/errors.ts";
-import { shellQuote } from "../seam/remote/header.ts";
+import { shellQuote } from "../seam/shell_quote.ts";
 import { runtimeAdapter } from "../runtime_adapter.ts";
 import { clientEnv, firstLines, startChannel, startProcess } from "./client.ts";
 import { checkTimings } from "./timings.ts";

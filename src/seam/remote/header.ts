@@ -9,6 +9,7 @@
  */
 
 import { ShellSpecError } from "../errors.ts";
+import { shellQuote } from "../shell_quote.ts";
 
 /** What one command needs on the engine's side. */
 export interface HeaderInput {
@@ -62,11 +63,6 @@ export function checkPortableNames(
       );
     }
   }
-}
-
-/** `value` as one single-quoted shell word. */
-export function shellQuote(value: string): string {
-  return `'${value.replaceAll("'", `'\\''`)}'`;
 }
 
 const encoder = new TextEncoder();
