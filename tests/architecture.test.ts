@@ -175,6 +175,24 @@ describe("the architecture's claims", () => {
     assert.deepEqual(crossings, [], "imports of another feature's internals");
   });
 
+  it("each folder of the seam imports only from folders listed above it in docs/architecture.md", () => {
+    const doc = readFileSync(join(ROOT, "docs", "architecture.md"), "utf8");
+    const tree = doc.slice(doc.indexOf("`src/seam/` now"));
+    const block = tree.slice(tree.indexOf("```\n") + 4, tree.indexOf("\n```", tree.indexOf("```\n") + 4));
+    const order = [...block.matchAll(/^([a-z_]+)\/ /gm)].map(([, folder]) => folder);
+    const seam = join(ROOT, "src", "seam");
+    const onDisk = readdirSync(seam, { withFileTypes: true }).filter((entry) => entry.isDirectory()).map((e) => e.name);
+    assert.deepEqual([...order].sort(), onDisk.sort(), "the list names every folder of the seam, once");
+    const rank = (file: string): number => order.indexOf(relative(seam, file).split("/")[0]);
+    const upward: string[] = [];
+    for (const file of libraryModules().filter((file) => dirname(file) !== seam && rank(file) >= 0)) {
+      for (const target of importsOf(file)) {
+        if (rank(target) > rank(file)) upward.push(`${relative(seam, file)} -> ${relative(seam, target)}`);
+      }
+    }
+    assert.deepEqual(upward, [], "a folder imports one listed below it");
+  });
+
   it("the circle check finds a circle where there is one, and reads every kind of import", () => {
     const graph = new Map([["a.ts", ["b.ts"]], ["b.ts", ["c.ts"]], ["c.ts", ["a.ts"]], ["d.ts", ["a.ts"]]]);
     assert.deepEqual(circles(graph).map((circle) => circle.join(" -> ")), ["a.ts -> b.ts -> c.ts -> a.ts"]);
