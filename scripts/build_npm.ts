@@ -19,13 +19,15 @@
  *    pointed at the package's own exports and `npm:` specifiers made bare,
  *    and runs `node --test` with each Node binary given.
  *
- * Usage: `deno run -A scripts/build_npm.ts [--no-test | --test-only] [--node <path>]…`
- * - `--no-test`: build the package only;
+ * Usage: `deno run -A scripts/build_npm.ts [--test | --test-only] [--node <path>]…`
+ * - no flag: build the package only (`--no-test`, the 1.0 way to say it,
+ *   is accepted and means the same);
+ * - `--test`: build the package and the tests, and run the tests under Node;
  * - `--test-only`: run the compiled tests of an earlier build, without
  *   building (for running one build on several Node versions);
- * - `--node <path>` (repeatable; default `node`): the Node binaries to run
- *   the tests with, one after the other; every one runs even if an earlier
- *   one failed.
+ * - `--node <path>` (repeatable; default `node`; with `--test` or
+ *   `--test-only`): the Node binaries to run the tests with, one after the
+ *   other; every one runs even if an earlier one failed.
  *
  * @module
  */
@@ -49,7 +51,7 @@ interface BuildArgs {
 }
 
 /**
- * Runs the build and, unless `--no-test`, the Node test runs; with
+ * Runs the build and, with `--test`, the Node test runs; with
  * `--test-only`, only the test runs.
  *
  * @returns The process exit code.
@@ -79,32 +81,36 @@ async function main(argv: string[]): Promise<number> {
 }
 
 /** The usage line, for argument errors. */
-const USAGE = "usage: build_npm.ts [--no-test | --test-only] [--node <path>]...";
+const USAGE = "usage: build_npm.ts [--test | --test-only] [--node <path>]...";
 
 /**
- * Reads `--no-test`, `--test-only` and `--node <path>` (or `--node=<path>`,
- * repeatable).
+ * Reads `--test`, `--test-only`, `--no-test` (the default, accepted as it
+ * was in 1.0) and `--node <path>` (or `--node=<path>`, repeatable).
  *
  * @throws On an unknown argument, so a typo does not silently change the run.
  */
 function parseArgs(argv: string[]): BuildArgs {
-  let mode = "build-and-test" as BuildMode;
+  let mode: BuildMode | undefined;
   const nodeBinaries: string[] = [];
   const setMode = (next: BuildMode) => {
-    if (mode !== "build-and-test" && mode !== next) {
-      throw new Error(`--no-test and --test-only exclude each other; ${USAGE}`);
+    if (mode !== undefined && mode !== next) {
+      throw new Error(`--test, --test-only and --no-test exclude each other; ${USAGE}`);
     }
     mode = next;
   };
   for (let i = 0; i < argv.length; i++) {
     const arg = argv[i];
-    if (arg === "--no-test") setMode("build");
+    if (arg === "--test") setMode("build-and-test");
+    else if (arg === "--no-test") setMode("build");
     else if (arg === "--test-only") setMode("test-only");
     else if (arg === "--node" && i + 1 < argv.length) nodeBinaries.push(argv[++i]);
     else if (arg.startsWith("--node=")) nodeBinaries.push(arg.slice("--node=".length));
     else throw new Error(`unknown argument ${JSON.stringify(arg)}; ${USAGE}`);
   }
-  if (mode === "build" && nodeBinaries.length > 0) throw new Error(`--node means nothing with --no-test; ${USAGE}`);
+  mode ??= "build";
+  if (mode === "build" && nodeBinaries.length > 0) {
+    throw new Error(`--node means nothing without --test or --test-only; ${USAGE}`);
+  }
   return { mode, nodeBinaries: nodeBinaries.length > 0 ? nodeBinaries : ["node"] };
 }
 

@@ -60,7 +60,7 @@ export interface MatrixNode {
 function legs(nodeLegArgs: string[]): Leg[] {
   return [
     { name: "deno", args: ["test", "-A", "tests/"] },
-    { name: "node", args: ["run", "-A", "scripts/build_npm.ts", ...nodeLegArgs] },
+    { name: "node", args: ["run", "-A", "scripts/build_npm.ts", "--test", ...nodeLegArgs] },
   ];
 }
 
@@ -78,7 +78,7 @@ function matrixLegs(nodes: MatrixNode[]): Leg[] {
       result.push({ name, args: [] });
       continue;
     }
-    const mode = built ? ["--test-only"] : [];
+    const mode = built ? ["--test-only"] : ["--test"];
     result.push({ name, args: ["run", "-A", "scripts/build_npm.ts", ...mode, "--node", binary] });
     built = true;
   }

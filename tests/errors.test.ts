@@ -277,6 +277,18 @@ describe("createLocalShell validates its options", () => {
     assert.match(error.message, /\btimeout\b/);
   });
 
+  it("a shell's workdir that is missing, or a file, is refused when the shell is made, naming workdir", () => {
+    // Before, the shell was made and every command failed with a ShellSpawnError far from the mistake.
+    const missing = thrown(() => createLocalShell({ workdir: join(dir, "no-such-dir"), graceMs: GRACE_MS }));
+    assertSpecError(missing, "workdir");
+    assert.match((missing as Error).message, /no such directory: .*no-such-dir$/);
+    const file = join(dir, "workdir-file");
+    writeFileSync(file, "x");
+    const notDir = thrown(() => createLocalShell({ workdir: file, graceMs: GRACE_MS }));
+    assertSpecError(notDir, "workdir");
+    assert.match((notDir as Error).message, /is not a directory/);
+  });
+
   it("spillDir pointing at a regular file is refused", () => {
     const file = join(dir, "a-file");
     writeFileSync(file, "x");

@@ -6,6 +6,7 @@
  */
 
 import process from "node:process";
+import { statSync } from "node:fs";
 import { resolve as resolvePath } from "node:path";
 import { SPILL_DIR_MISSING, spillDirProblem } from "../capture/spill.ts";
 import { DEFAULTS } from "../defaults.ts";
@@ -44,10 +45,27 @@ export interface ResolvedShellOptions {
   sandbox: ResolvedSandbox | undefined;
 }
 
+/**
+ * A shell's workdir that does not exist, or is no directory, is refused
+ * when the shell is made, naming the option: every command would fail
+ * otherwise, far from the mistake.
+ */
+function checkShellWorkdir(workdir: string): void {
+  let isDirectory: boolean;
+  try {
+    isDirectory = statSync(workdir).isDirectory();
+  } catch {
+    throw new ShellSpecError("workdir", `no such directory: ${workdir}`);
+  }
+  if (!isDirectory) throw new ShellSpecError("workdir", `is not a directory: ${workdir}`);
+}
+
 /** Validates `options` and fills in every default. Throws {@linkcode ShellSpecError} naming the option. */
 export function resolveOptions(options: LocalShellOptions | undefined): ResolvedShellOptions {
   const given = parseOrThrow<LocalShellOptions>(optionsSchema, options ?? {}, "options");
   const workdir = resolvePath(process.cwd(), given.workdir ?? ".");
+  // Only a workdir the caller gave: the process's own directory is what it is (commands then fail by name).
+  if (given.workdir !== undefined) checkShellWorkdir(workdir);
   const spillDir = given.spillDir === undefined ? undefined : resolvePath(workdir, given.spillDir);
   if (spillDir !== undefined) checkSpillDir(spillDir);
   return {
