@@ -17,7 +17,14 @@ import assert from "node:assert/strict";
 import { existsSync, readFileSync } from "node:fs";
 import { join } from "node:path";
 import { ShellClosedError, type ShellExecRequest, type ShellRunResult, TaskAccessError } from "../mod.ts";
-import { bashTool, type BashToolContext, type BashToolInput, runBashTool, ToolInputError } from "../src/tool/mod.ts";
+import {
+  bashTool,
+  type BashToolContext,
+  type BashToolInput,
+  executeBashTool,
+  runBashTool,
+  ToolInputError,
+} from "../src/tool/mod.ts";
 import { shQuote } from "./helpers/bash.ts";
 import { seqText } from "./helpers/capture.ts";
 import { rejection, thrown } from "./helpers/errors.ts";
@@ -252,6 +259,55 @@ describe("toRequest", () => {
     assert.ok(thrown(() => bashTool.toRequest({ command: "ls" }, noOwner)) instanceof TypeError);
     await withSpiedShell({}, async (shell, _dir, calls) => {
       assert.ok(await rejection(runBashTool(shell, { command: "ls" }, noOwner)) instanceof TypeError);
+      assert.deepEqual(calls, []);
+    });
+  });
+});
+
+describe("the harness sees the output as it arrives", () => {
+  it("onStdout gets the first line while the command still runs; the model still gets the rendered result", async () => {
+    await withSpiedShell({}, async (shell) => {
+      const controller = new AbortController();
+      const seen: string[] = [];
+      const decoder = new TextDecoder();
+      let firstLine!: () => void;
+      const first = new Promise<void>((resolve) => firstLine = resolve);
+      let settled = false;
+      // Both lines were written before the sleep; each arrives on its own pipe, in either order.
+      const bothSeen = (): boolean => {
+        const text = seen.join("");
+        return text.includes("first\n") && text.includes("[err]oops\n");
+      };
+      const call = executeBashTool(shell, { command: "echo first; echo oops >&2; sleep 30; echo never" }, {
+        owner: "alice",
+        signal: controller.signal,
+        onStdout: (chunk) => {
+          seen.push(decoder.decode(chunk));
+          if (bothSeen()) firstLine();
+        },
+        onStderr: (chunk) => {
+          seen.push(`[err]${decoder.decode(chunk)}`);
+          if (bothSeen()) firstLine();
+        },
+      }).finally(() => settled = true);
+      // Without the listener wired, the call would settle (after the sleep) with no output seen.
+      await Promise.race([first, call.then(() => assert.fail(`settled before any output was seen: ${seen}`))]);
+      // The command is in its 30 s sleep: the call cannot have settled.
+      assert.equal(settled, false);
+      controller.abort();
+      const outcome = await call;
+      assert.equal(outcome.isError, true);
+      assert.match(outcome.text, /^first\n/);
+      assert.ok(seen.some((part) => part.startsWith("[err]") && part.includes("oops")), JSON.stringify(seen));
+      assert.ok(!seen.join("").includes("never"));
+    });
+  });
+
+  it("refuses a listener that is not a function, naming it: the harness's mistake", async () => {
+    await withSpiedShell({}, async (shell, _dir, calls) => {
+      const context = { owner: null, onStdout: "print" } as unknown as BashToolContext;
+      const error = await rejection(executeBashTool(shell, { command: "true" }, context));
+      assert.ok(error instanceof TypeError && /onStdout/.test(error.message), String(error));
       assert.deepEqual(calls, []);
     });
   });

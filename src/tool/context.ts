@@ -7,13 +7,14 @@
  */
 
 import { ownValue } from "../seam/own_fields.ts";
+import type { ShellObserver } from "../seam/types.ts";
 import type { BashToolContext } from "./types.ts";
 
 /**
- * The context's `owner` and `signal`, read as own properties only. Throws
- * `TypeError` naming the field when the context has no valid `owner` (a
- * string, or `null` for unowned work) or a `signal` that is not an
- * `AbortSignal`.
+ * The context's `owner`, `signal` and output listeners, read as own
+ * properties only. Throws `TypeError` naming the field when the context has
+ * no valid `owner` (a string, or `null` for unowned work), a `signal` that
+ * is not an `AbortSignal`, or a listener that is not a function.
  *
  * @param tool The tool's name, for the message: `"bash"`, `"bash_output"`.
  */
@@ -29,5 +30,21 @@ export function checkContext(context: BashToolContext, tool: string): BashToolCo
   if (signal !== undefined && !(signal instanceof AbortSignal)) {
     throw new TypeError("signal: must be an AbortSignal or absent");
   }
-  return signal === undefined ? { owner } : { owner, signal };
+  const checked: BashToolContext = signal === undefined ? { owner } : { owner, signal };
+  for (const name of ["onStdout", "onStderr"] as const) {
+    const listener = ownValue(context, name);
+    if (listener === undefined) continue;
+    if (typeof listener !== "function") throw new TypeError(`${name}: must be a function or absent`);
+    checked[name] = listener;
+  }
+  return checked;
+}
+
+/** The context's output listeners as the shell's observer, or undefined when it has none. */
+export function observerOf(context: BashToolContext): ShellObserver | undefined {
+  if (context.onStdout === undefined && context.onStderr === undefined) return undefined;
+  const observer: ShellObserver = {};
+  if (context.onStdout !== undefined) observer.onStdout = context.onStdout;
+  if (context.onStderr !== undefined) observer.onStderr = context.onStderr;
+  return observer;
 }

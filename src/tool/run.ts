@@ -8,7 +8,8 @@
  */
 
 import { hasErrorCode } from "../seam/error_checks.ts";
-import type { Shell, ShellExecSpec, ShellRunResult } from "../seam/types.ts";
+import type { Shell, ShellExecSpec, ShellObserver, ShellRunResult } from "../seam/types.ts";
+import { checkContext, observerOf } from "./context.ts";
 import { parse } from "./parse.ts";
 import { render } from "./render.ts";
 import { toRequest } from "./request.ts";
@@ -30,8 +31,8 @@ function failed(result: ShellRunResult): boolean {
 }
 
 /** Starts `spec` in the background; a spawn that failed at once is reported as an error, without an id. */
-function startInBackground(shell: Shell, spec: ShellExecSpec): BashToolOutcome {
-  const task = shell.start(spec);
+function startInBackground(shell: Shell, spec: ShellExecSpec, observer: ShellObserver | undefined): BashToolOutcome {
+  const task = shell.start(spec, observer);
   if (task.spawnError !== undefined) return { text: `[error] ${task.spawnError.message}`, isError: true };
   return { text: `started background task ${task.id}\n${BACKGROUND_NOTE}`, isError: false, taskId: task.id };
 }
@@ -46,11 +47,12 @@ export async function runCheckedBashCall(
   context: BashToolContext,
 ): Promise<BashToolOutcome> {
   const request = toRequest(input, context);
+  const observer = observerOf(checkContext(context, "bash"));
   request.signal?.throwIfAborted();
   try {
     const spec = shell.resolve(request);
-    if (input.run_in_background === true) return startInBackground(shell, spec);
-    const result = await shell.run(spec);
+    if (input.run_in_background === true) return startInBackground(shell, spec, observer);
+    const result = await shell.run(spec, observer);
     return { text: render(result), isError: failed(result), result };
   } catch (error) {
     const abortReason = request.signal?.aborted === true && error === request.signal.reason;

@@ -64,6 +64,15 @@ export interface BashToolContext {
    * tool rejects with its reason and does nothing.
    */
   signal?: AbortSignal;
+  /**
+   * The bash tool's output as it arrives, for a harness that shows the
+   * command live: each stdout chunk, in order, as its own copy, while the
+   * command runs (the foreground's and a background task's alike). What
+   * the model is sent is still the rendered result.
+   */
+  onStdout?(chunk: Uint8Array): void;
+  /** Each stderr chunk, as {@linkcode BashToolContext.onStdout} has stdout's. */
+  onStderr?(chunk: Uint8Array): void;
 }
 
 /**
