@@ -2,7 +2,7 @@ import { after, before, describe, it } from "node:test";
 import assert from "node:assert/strict";
 import { mkdirSync, readdirSync, rmSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
-import { type CliRun, dshShell } from "./helpers/cli.ts";
+import { type CliRun, dshShell, spawnCli } from "./helpers/cli.ts";
 import { freshDir, removeDir } from "./helpers/dirs.ts";
 import { examplesDir } from "./helpers/examples.ts";
 
@@ -79,20 +79,53 @@ describe("dsh-shell", () => {
       assert.equal((await dshShell(["run", "--", "exit 3"])).stderr, "", "an ordinary exit needs no note");
     });
 
-    it("--no-spill keeps no spill file: the marker says so, and nothing is left behind", async () => {
-      const spillParent = join(dir, "tmp-no-spill");
+    it("prints the output as it arrives: the first line is read while the command still runs", async () => {
+      const child = spawnCli(["run", "--", "echo first; echo oops >&2; sleep 30; echo never"]);
+      try {
+        let stdout = "";
+        let stderr = "";
+        const both = new Promise<void>((resolve) => {
+          const check = (): void => {
+            if (stdout.includes("first\n") && stderr.includes("oops\n")) resolve();
+          };
+          child.stdout.on("data", (chunk) => (stdout += chunk, check()));
+          child.stderr.on("data", (chunk) => (stderr += chunk, check()));
+        });
+        const exited = new Promise<string>((resolve) =>
+          child.once("close", (code, signal) => resolve(`${code ?? signal}`))
+        );
+        // Before, nothing was printed until the command ended (here: after its 30 s sleep).
+        assert.equal(await Promise.race([both.then(() => "printed"), exited.then(() => "exited")]), "printed");
+        assert.equal(child.exitCode, null, "the command still runs");
+        child.kill("SIGINT");
+        // Interrupted: exit 130 on Node; Deno ends a process that took a SIGINT by that signal, which a shell
+        // reports as 130 too.
+        assert.ok(["130", "SIGINT"].includes(await exited));
+        assert.ok(!stdout.includes("never"));
+      } finally {
+        child.kill("SIGKILL");
+      }
+    });
+
+    it("a long output reaches the terminal whole, and no spill file is left; --json keeps head, tail and a spill file", async () => {
+      const spillParent = join(dir, "tmp-spill");
       mkdirSync(spillParent);
       const env = { TMPDIR: spillParent };
+      const spillFiles = (): string[] => readdirSync(spillParent).filter((name) => name.startsWith("dsh-shell-"));
       const long = "head -c 200000 /dev/zero | tr '\\0' x";
-      const kept = await dshShell(["run", "--", long], { env });
-      assert.match(kept.stdout, /full output: /);
-      assert.equal(readdirSync(spillParent).filter((name) => name.startsWith("dsh-shell-")).length, 1);
+      const live = await dshShell(["run", "--", long], { env });
+      assert.equal(live.code, 0);
+      assert.equal(live.stdout, "x".repeat(200_000));
+      assert.deepEqual(spillFiles(), []);
+      const kept = await dshShell(["run", "--json", "--", long], { env });
+      assert.match(JSON.parse(kept.stdout).stdout.text, /full output: /);
+      assert.equal(spillFiles().length, 1);
       rmSync(spillParent, { recursive: true });
       mkdirSync(spillParent);
-      const none = await dshShell(["run", "--no-spill", "--", long], { env });
+      const none = await dshShell(["run", "--json", "--no-spill", "--", long], { env });
       assert.equal(none.code, 0);
-      assert.match(none.stdout, /full output unavailable \(not kept: maxSpillBytes is 0\)/);
-      assert.deepEqual(readdirSync(spillParent).filter((name) => name.startsWith("dsh-shell-")), []);
+      assert.match(JSON.parse(none.stdout).stdout.text, /full output unavailable \(not kept: maxSpillBytes is 0\)/);
+      assert.deepEqual(spillFiles(), []);
     });
 
     it("--stdin FILE gives the file to the command", async () => {

@@ -23,7 +23,7 @@ hook exits 2 when the event is blocked; 64 means a usage mistake; 125 means dsh-
 export const RUN_HELP = `Usage: dsh-shell run [options] -- COMMAND
 
 Runs COMMAND as 'bash -c COMMAND' in its own process group, with the credential-scrubbed environment,
-and prints its captured stdout and stderr (head and tail kept when long; the full stream is in a spill file).
+and prints its stdout and stderr as they arrive, all of them.
 A timeout, an interruption or a killing signal is said on stderr after the output.
 
 Options:
@@ -31,8 +31,9 @@ Options:
   --env K=V          set a variable for the command (repeatable); it wins over the scrub
   --timeout MS       kill the command's whole process group after MS milliseconds (default 120000)
   --workdir DIR      run in DIR (default: the current directory)
-  --no-spill         keep no spill file: long output shows its head and tail only
-  --json             print the full result as JSON instead of the output
+  --json             print the result as JSON instead, once the command ends (a long output keeps its
+                     head and tail, the full stream in a spill file)
+  --no-spill         with --json: keep no spill file, only the head and tail
   --help             show this help
 
 Exit code: the command's own; 124 when it timed out; 128+n when signal n ended it; 130 when interrupted;

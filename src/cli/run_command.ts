@@ -7,7 +7,7 @@
 
 import process from "node:process";
 import { createLocalShell } from "../local_shell.ts";
-import type { ShellRunResult } from "../seam/types.ts";
+import type { ShellObserver, ShellRunResult } from "../seam/types.ts";
 import { parseArgs, parseEnvFlags, parseMs, UsageError } from "./args.ts";
 import { runExitCode } from "./exit_codes.ts";
 import { RUN_HELP } from "./help.ts";
@@ -41,19 +41,22 @@ export async function runCommand(args: readonly string[], output: CliOutput): Pr
     ...(workdir === undefined ? {} : { workdir }),
     ...(stdinSource === undefined ? {} : { stdin: await readInput(stdinSource, "--stdin") }),
   };
-  // --no-spill: a long output keeps its head and tail only, and no file is left behind.
-  await using shell = createLocalShell(parsed.switches.has("no-spill") ? { maxSpillBytes: 0 } : {});
+  const json = parsed.switches.has("json");
+  // Printed live, the whole output reaches the terminal: no spill file to keep. With --json the result keeps head and
+  // tail, and the complete stream in a spill file unless --no-spill.
+  await using shell = createLocalShell(!json || parsed.switches.has("no-spill") ? { maxSpillBytes: 0 } : {});
   // Ctrl-C reaches this process, not the command's own process group: pass it on as an abort.
   const interrupt = new AbortController();
   const onSignal = (): void => interrupt.abort();
   process.once("SIGINT", onSignal);
   process.once("SIGTERM", onSignal);
+  // Printed as it arrives, as a shell would: all of it, whatever the library keeps of it for the result.
+  const live = json ? undefined : new LiveOutput(output);
   try {
-    const result = await shell.run(shell.resolve({ ...request, signal: interrupt.signal }));
-    if (parsed.switches.has("json")) output.out(`${JSON.stringify(result, null, 2)}\n`);
+    const result = await shell.run(shell.resolve({ ...request, signal: interrupt.signal }), live);
+    if (live === undefined) output.out(`${JSON.stringify(result, null, 2)}\n`);
     else {
-      output.out(result.stdout.text);
-      output.err(result.stderr.text);
+      live.flush();
       const note = endNote(result);
       if (note !== undefined) output.err(`dsh-shell run: ${note}\n`);
     }
@@ -61,6 +64,36 @@ export async function runCommand(args: readonly string[], output: CliOutput): Pr
   } finally {
     process.off("SIGINT", onSignal);
     process.off("SIGTERM", onSignal);
+  }
+}
+
+/**
+ * The command's output passed on as it arrives: each stream decoded on its
+ * own, a character split across two chunks kept until its end comes.
+ */
+class LiveOutput implements ShellObserver {
+  readonly #output: CliOutput;
+  readonly #stdout = new TextDecoder();
+  readonly #stderr = new TextDecoder();
+
+  constructor(output: CliOutput) {
+    this.#output = output;
+  }
+
+  onStdout(chunk: Uint8Array): void {
+    this.#output.out(this.#stdout.decode(chunk, { stream: true }));
+  }
+
+  onStderr(chunk: Uint8Array): void {
+    this.#output.err(this.#stderr.decode(chunk, { stream: true }));
+  }
+
+  /** Writes what a stream's last chunk left undecoded (an incomplete character, as U+FFFD). */
+  flush(): void {
+    const out = this.#stdout.decode();
+    const err = this.#stderr.decode();
+    if (out !== "") this.#output.out(out);
+    if (err !== "") this.#output.err(err);
   }
 }
 

@@ -5,7 +5,7 @@
  * Nothing here imports the library.
  */
 
-import { spawn } from "node:child_process";
+import { type ChildProcessWithoutNullStreams, spawn } from "node:child_process";
 import process from "node:process";
 import { fileURLToPath } from "node:url";
 import { IS_DENO, scriptArgs } from "./runtime.ts";
@@ -20,15 +20,17 @@ export interface CliRun {
   stderr: string;
 }
 
+/** Starts `dsh-shell args…` as a subprocess with extra `env`, its three streams piped, for a test to drive. */
+export function spawnCli(args: string[], env: Record<string, string> = {}): ChildProcessWithoutNullStreams {
+  return spawn(process.execPath, scriptArgs(CLI, args), { env: { ...process.env, ...env }, stdio: "pipe" });
+}
+
 /** Runs `dsh-shell args…` as a subprocess, with `stdin` and extra `env`. */
 export function dshShell(
   args: string[],
   options: { stdin?: string; env?: Record<string, string> } = {},
 ): Promise<CliRun> {
-  const child = spawn(process.execPath, scriptArgs(CLI, args), {
-    env: { ...process.env, ...options.env },
-    stdio: ["pipe", "pipe", "pipe"],
-  });
+  const child = spawnCli(args, options.env);
   let stdout = "";
   let stderr = "";
   child.stdout.on("data", (chunk) => stdout += chunk);
