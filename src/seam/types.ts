@@ -8,7 +8,11 @@
  */
 
 import type { ProcessAdapter } from "./adapter.ts";
+import type { CollectedOutput, ShellObserver } from "./capture/types.ts";
 import type { ShellEngineError, ShellSandboxError, ShellSpawnError } from "./errors.ts";
+
+// The shapes of each feature live beside it; the root entry takes them from here, with the shell's own contract.
+export type { CollectedOutput, ShellObserver } from "./capture/types.ts";
 
 /**
  * Environment variables in the managed `DSH_*` channel.
@@ -146,40 +150,6 @@ export interface ShellExecSpec {
 }
 
 /**
- * One captured stream. `text` is the whole stream when it fit its budget,
- * otherwise its head and tail around a marker line.
- *
- * @example
- * ```ts
- * import { type CollectedOutput, createLocalShell } from "@dsh/shell";
- * import assert from "node:assert/strict";
- * import { mkdtempSync, readFileSync, rmSync } from "node:fs";
- * import { tmpdir } from "node:os";
- * import { join } from "node:path";
- * function describe(output: CollectedOutput): string {
- *   if (!output.truncated) return `${output.totalBytes} bytes`;
- *   return `${output.totalBytes} bytes, truncated; full stream: ${output.spillPath ?? "not kept"}`;
- * }
- * const spillDir = mkdtempSync(join(tmpdir(), "spill-")); // spill files are kept: put them where we clean up
- * await using shell = createLocalShell({ maxOutputBytes: 1_000, spillDir });
- * const result = await shell.run(shell.resolve({ command: "seq 1 10000", owner: null }));
- * assert.match(describe(result.stdout), /^48894 bytes, truncated; full stream: .+\/stdout-.+\.log$/);
- * assert.equal(readFileSync(result.stdout.spillPath ?? "", "utf8").length, 48_894);
- * rmSync(spillDir, { recursive: true });
- * ```
- */
-export interface CollectedOutput {
-  /** The text (UTF-8), possibly truncated in the middle. */
-  text: string;
-  /** True when bytes were left out of `text`. */
-  truncated: boolean;
-  /** How many bytes the stream had in all. */
-  totalBytes: number;
-  /** A file holding the complete stream, when one was kept. */
-  spillPath?: string;
-}
-
-/**
  * The settled outcome of one foreground command.
  *
  * @example
@@ -225,32 +195,6 @@ export interface ShellRunResult {
    * system, a protected path, no network), read from what it printed.
    */
   sandbox?: { denied: boolean };
-}
-
-/**
- * Sees a command's output as it arrives, next to the capture (which it does
- * not change): each chunk in order, as a copy it may keep. An observer that
- * throws is not called again, and what it threw is on the result as
- * `observerError`; the command and its capture go on.
- *
- * @example
- * ```ts
- * import { createLocalShell, type ShellObserver } from "@dsh/shell";
- * import assert from "node:assert/strict";
- * const lines: string[] = [];
- * const decoder = new TextDecoder();
- * const observer: ShellObserver = { onStdout: (chunk) => lines.push(decoder.decode(chunk, { stream: true })) };
- * await using shell = createLocalShell();
- * const result = await shell.run(shell.resolve({ command: "echo one; echo two", owner: null }), observer);
- * assert.equal(lines.join(""), "one\ntwo\n");
- * assert.equal(result.stdout.text, "one\ntwo\n"); // captured all the same
- * ```
- */
-export interface ShellObserver {
-  /** Receives each stdout chunk, in order, as its own copy. */
-  onStdout?(chunk: Uint8Array): void;
-  /** Receives each stderr chunk, in order, as its own copy. */
-  onStderr?(chunk: Uint8Array): void;
 }
 
 /**

@@ -7,6 +7,7 @@
  */
 
 import { z } from "zod";
+import { collectedOutputSchema } from "../capture/schema.ts";
 import type { ProcessAdapter } from "../adapter.ts";
 import type {
   CollectedOutput,
@@ -273,14 +274,6 @@ export const specSchema: z.ZodType<ShellExecSpec> = z.strictObject({
   timeoutMs: positiveFinite(),
   stdoutMaxBytes: outputBudget(),
 }, { error: (issue) => issue.code === "unrecognized_keys" ? undefined : "must be an object" });
-
-/** The zod schema of {@linkcode CollectedOutput} (internal; see the public alias below). */
-export const collectedOutputSchema: z.ZodType<CollectedOutput> = z.object({
-  text: z.string(),
-  truncated: z.boolean(),
-  totalBytes: z.number().int().nonnegative(),
-  spillPath: z.string().optional(),
-});
 
 /** The zod schema of {@linkcode ShellRunResult} (internal; see the public alias below). */
 export const runResultSchema: z.ZodType<ShellRunResult> = z.object({
