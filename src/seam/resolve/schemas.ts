@@ -8,6 +8,7 @@
 
 import { z } from "zod";
 import { collectedOutputSchema } from "../capture/schema.ts";
+import { runResultSchema } from "../settle/schema.ts";
 import type { ProcessAdapter } from "../adapter.ts";
 import type {
   CollectedOutput,
@@ -274,18 +275,6 @@ export const specSchema: z.ZodType<ShellExecSpec> = z.strictObject({
   timeoutMs: positiveFinite(),
   stdoutMaxBytes: outputBudget(),
 }, { error: (issue) => issue.code === "unrecognized_keys" ? undefined : "must be an object" });
-
-/** The zod schema of {@linkcode ShellRunResult} (internal; see the public alias below). */
-export const runResultSchema: z.ZodType<ShellRunResult> = z.object({
-  exitCode: z.number().int().nullable(),
-  signal: z.string().nullable(),
-  timedOut: z.boolean(),
-  aborted: z.boolean(),
-  timeoutMs: z.number().positive(),
-  durationMs: z.number().nonnegative(),
-  stdout: collectedOutputSchema,
-  stderr: collectedOutputSchema,
-});
 
 const timerMs = () => positiveFinite().refine((n) => n <= MAX_TIMER_MS, { error: `must be at most ${MAX_TIMER_MS}` });
 
