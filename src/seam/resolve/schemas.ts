@@ -9,6 +9,8 @@
 import { z } from "zod";
 import { collectedOutputSchema } from "../capture/schema.ts";
 import { runResultSchema } from "../settle/schema.ts";
+import { sandboxPolicySchema } from "../sandbox/schema.ts";
+import { LONE_SURROGATE_PROBLEM, noNul, path, wellFormed } from "../schema_parts.ts";
 import type { ProcessAdapter } from "../adapter.ts";
 import type {
   CollectedOutput,
@@ -74,17 +76,6 @@ const outputBudget = (): z.ZodType<number> =>
     error: `must be at most ${MAX_OUTPUT_BUDGET} (1 GiB)`,
   });
 
-const noNul = (value: string): boolean => !value.includes("\0");
-
-/**
- * A high surrogate not followed by a low one, or a low one not preceded by
- * a high one: a string the OS cannot be given. Encoding would silently turn
- * it into U+FFFD, so something else than asked would run or be set.
- */
-const LONE_SURROGATE = /[\uD800-\uDBFF](?![\uDC00-\uDFFF])|(?<![\uD800-\uDBFF])[\uDC00-\uDFFF]/;
-const wellFormed = (value: string): boolean => !LONE_SURROGATE.test(value);
-const LONE_SURROGATE_PROBLEM = "contains a lone UTF-16 surrogate, which has no UTF-8 encoding";
-
 /** Whether `text` takes at most `limit` bytes in UTF-8; counts only when the length alone cannot tell. */
 function fitsInUtf8Bytes(text: string, limit: number): boolean {
   // A UTF-16 unit is 1 to 3 UTF-8 bytes (a surrogate pair, 2 units, is 4).
@@ -129,11 +120,6 @@ const argument = z.string({ error: "must be a string" })
   });
 
 const args = z.array(argument, { error: "must be an array of strings (the program's arguments)" });
-
-const path = z.string({ error: "must be a string" })
-  .min(1, { error: "must not be empty" })
-  .refine(noNul, { error: "must not contain a NUL character" })
-  .refine(wellFormed, { error: LONE_SURROGATE_PROBLEM });
 
 const owner = z.union([z.string(), z.null()], {
   error: (issue) => issue.input === undefined ? "is required (use null for unowned work)" : "must be a string or null",
@@ -286,27 +272,6 @@ const adapter = z.custom<ProcessAdapter>(
   { error: `must be a ProcessAdapter (with ${ADAPTER_METHODS.join(", ")})` },
 );
 
-const absolutePath = path.refine((p) => p.startsWith("/"), { error: "must be an absolute path" });
-
-/** The sandbox policy's fields; the paths are resolved and checked for existence later (`sandbox/policy.ts`). */
-const sandboxPolicy = z.strictObject({
-  writableRoots: z.array(absolutePath, { error: "must be an array of absolute paths" }).optional(),
-  denyRead: z.array(
-    path.refine((p) => p.startsWith("/") || p === "~" || p.startsWith("~/"), {
-      error: "must be an absolute path or start with ~/",
-    }),
-    { error: "must be an array of paths" },
-  ).optional(),
-  network: z.enum(["none", "host"], { error: 'must be "none" or "host"' }).optional(),
-  protectGit: z.boolean({ error: "must be true or false" }).optional(),
-  bwrapPath: path.optional(),
-  // A refinement of any value, not z.number(): a type refusal (a string, NaN) would abort the object branch, and the
-  // union above it would then say "must be false or a sandbox policy object" instead of naming the field.
-  tmpMaxBytes: (z.unknown().refine((n) => typeof n === "number" && Number.isSafeInteger(n) && n >= 4096, {
-    error: "must be a whole number of bytes, at least 4096",
-  }) as z.ZodType<number>).optional(),
-}, { error: (issue) => issue.code === "unrecognized_keys" ? undefined : "must be false or a sandbox policy object" });
-
 /** The zod schema of {@linkcode LocalShellOptions} (internal; see the public alias below). */
 export const optionsSchema: z.ZodType<LocalShellOptions> = z.strictObject({
   workdir: path.optional(),
@@ -324,7 +289,7 @@ export const optionsSchema: z.ZodType<LocalShellOptions> = z.strictObject({
   maxTasksPerOwner: positiveInteger().optional(),
   maxFinishedTasks: positiveInteger().optional(),
   adapter: adapter.optional(),
-  sandbox: z.union([z.literal(false), sandboxPolicy], {
+  sandbox: z.union([z.literal(false), sandboxPolicySchema], {
     error: (issue) => issue.code === "invalid_union" ? "must be false or a sandbox policy object" : undefined,
   }).optional(),
 }, { error: (issue) => issue.code === "unrecognized_keys" ? undefined : "options must be an object" });
