@@ -7,40 +7,10 @@
  */
 
 import { z } from "zod";
-import { collectedOutputSchema } from "../capture/schema.ts";
-import { runResultSchema } from "../settle/schema.ts";
 import { sandboxPolicySchema } from "../sandbox/schema.ts";
 import { LONE_SURROGATE_PROBLEM, noNul, path, wellFormed } from "../schema_parts.ts";
 import type { ProcessAdapter } from "../adapter.ts";
-import type {
-  CollectedOutput,
-  DshEnv,
-  EnvPatch,
-  LocalShellOptions,
-  ShellExecRequest,
-  ShellExecSpec,
-  ShellRunResult,
-} from "../types.ts";
-
-/**
- * A validator for `T`: the part of a zod schema that callers need. The
- * exported schemas are zod 4 schemas; they are typed by this narrow
- * interface so the public API does not expose zod's internals.
- *
- * @example
- * ```ts
- * import { ShellExecRequestSchema } from "@dsh/shell/schemas";
- * import assert from "node:assert/strict";
- * assert.equal(ShellExecRequestSchema.safeParse({ command: "ls", owner: null }).success, true);
- * assert.equal(ShellExecRequestSchema.safeParse({ command: "ls" }).success, false); // owner is required
- * ```
- */
-export interface ShellSchema<T> {
-  /** Returns the validated value or throws the validation error. */
-  parse(input: unknown): T;
-  /** Returns the validated value or the validation error, without throwing. */
-  safeParse(input: unknown): { success: true; data: T } | { success: false; error: Error };
-}
+import type { DshEnv, EnvPatch, LocalShellOptions, ShellExecRequest, ShellExecSpec } from "../types.ts";
 
 /**
  * The largest delay a JavaScript timer honours (2 147 483 647 ms, some 24.8
@@ -193,7 +163,7 @@ const requestShape = {
   }).optional(),
 };
 
-/** The zod schema of {@linkcode ShellExecRequest} (internal; see the public alias below). Unknown keys are refused, so a misspelt field never goes unnoticed. */
+/** The zod schema of {@linkcode ShellExecRequest} (internal; the public alias is in `../schemas.ts`). Unknown keys are refused, so a misspelt field never goes unnoticed. */
 export const requestSchema: z.ZodType<ShellExecRequest> = z.strictObject(requestShape, {
   error: (issue) => issue.code === "unrecognized_keys" ? undefined : "must be an object",
 });
@@ -254,7 +224,7 @@ const OPTIONAL_COMMON_FIELDS: ReadonlySet<string> = new Set([
   "stdin",
 ]);
 
-/** The zod schema of {@linkcode ShellExecSpec} (internal; see the public alias below). */
+/** The zod schema of {@linkcode ShellExecSpec} (internal; the public alias is in `../schemas.ts`). */
 export const specSchema: z.ZodType<ShellExecSpec> = z.strictObject({
   ...requestShape,
   workdir: path.refine((p) => p.startsWith("/"), { error: "must be an absolute path" }),
@@ -272,7 +242,7 @@ const adapter = z.custom<ProcessAdapter>(
   { error: `must be a ProcessAdapter (with ${ADAPTER_METHODS.join(", ")})` },
 );
 
-/** The zod schema of {@linkcode LocalShellOptions} (internal; see the public alias below). */
+/** The zod schema of {@linkcode LocalShellOptions} (internal; the public alias is in `../schemas.ts`). */
 export const optionsSchema: z.ZodType<LocalShellOptions> = z.strictObject({
   workdir: path.optional(),
   timeoutMs: timerMs().optional(),
@@ -293,73 +263,3 @@ export const optionsSchema: z.ZodType<LocalShellOptions> = z.strictObject({
     error: (issue) => issue.code === "invalid_union" ? "must be false or a sandbox policy object" : undefined,
   }).optional(),
 }, { error: (issue) => issue.code === "unrecognized_keys" ? undefined : "options must be an object" });
-
-/**
- * Schema of {@linkcode ShellExecRequest}: validate a request that arrived as JSON before handing it over.
- *
- * @example
- * ```ts
- * import { ShellExecRequestSchema } from "@dsh/shell/schemas";
- * import assert from "node:assert/strict";
- * const request = ShellExecRequestSchema.parse(JSON.parse('{"command":"ls","owner":"s1"}'));
- * assert.deepEqual(request, { command: "ls", owner: "s1" });
- * // Unknown keys are refused, so a misspelt field never goes unnoticed:
- * assert.equal(ShellExecRequestSchema.safeParse({ command: "ls", owner: "s1", cwd: "/" }).success, false);
- * ```
- */
-export const ShellExecRequestSchema: ShellSchema<ShellExecRequest> = requestSchema;
-
-/**
- * Schema of {@linkcode ShellExecSpec}: what `run()` checks a hand-built spec with.
- *
- * @example
- * ```ts
- * import { ShellExecSpecSchema } from "@dsh/shell/schemas";
- * import assert from "node:assert/strict";
- * const spec = { command: "true", workdir: "relative/dir", timeoutMs: 1000, stdoutMaxBytes: 1000, owner: null };
- * assert.equal(ShellExecSpecSchema.safeParse(spec).success, false); // workdir must be absolute
- * ```
- */
-export const ShellExecSpecSchema: ShellSchema<ShellExecSpec> = specSchema;
-
-/**
- * Schema of {@linkcode CollectedOutput}.
- *
- * @example
- * ```ts
- * import { CollectedOutputSchema } from "@dsh/shell/schemas";
- * import assert from "node:assert/strict";
- * const output = CollectedOutputSchema.parse({ text: "hi\n", truncated: false, totalBytes: 3 });
- * assert.equal(output.totalBytes, 3);
- * ```
- */
-export const CollectedOutputSchema: ShellSchema<CollectedOutput> = collectedOutputSchema;
-
-/**
- * Schema of {@linkcode ShellRunResult}: check a result that crossed a process or network boundary.
- *
- * @example
- * ```ts
- * import { createLocalShell } from "@dsh/shell";
- * import { ShellRunResultSchema } from "@dsh/shell/schemas";
- * import assert from "node:assert/strict";
- * await using shell = createLocalShell();
- * const result = await shell.run(shell.resolve({ command: "echo hi", owner: null }));
- * const copy = ShellRunResultSchema.parse(JSON.parse(JSON.stringify(result)));
- * assert.equal(copy.stdout.text, "hi\n");
- * ```
- */
-export const ShellRunResultSchema: ShellSchema<ShellRunResult> = runResultSchema;
-
-/**
- * Schema of {@linkcode LocalShellOptions}: check options read from a configuration file.
- *
- * @example
- * ```ts
- * import { LocalShellOptionsSchema } from "@dsh/shell/schemas";
- * import assert from "node:assert/strict";
- * assert.equal(LocalShellOptionsSchema.safeParse({ graceMs: 0 }).success, false); // must be positive
- * assert.equal(LocalShellOptionsSchema.safeParse({ graceMs: 500 }).success, true);
- * ```
- */
-export const LocalShellOptionsSchema: ShellSchema<LocalShellOptions> = optionsSchema;
