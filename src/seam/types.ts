@@ -1,8 +1,12 @@
 /**
- * The public shapes of the seam: what a caller asks for (`ShellExecRequest`),
- * what the shell acts on (`ShellExecSpec`), what it returns
- * (`ShellRunResult`, `CollectedOutput`) and how it is configured
- * (`LocalShellOptions`).
+ * The shell's own contract: what a caller asks for (`ShellExecRequest`,
+ * `ShellExecOptions`), what the shell acts on (`ShellExecSpec`), how it is
+ * configured (`LocalShellOptions`) and the `Shell` itself. The shapes of
+ * each feature live beside the feature (the output and the observer in
+ * `capture/types.ts`, the result in `settle/types.ts`, the sandbox policy
+ * in `sandbox/types.ts`, a task's in `tasks/types.ts`); this file
+ * re-exports them, so the root entry and the seam's consumers take every
+ * public shape from one place at the seam's top.
  *
  * @module
  */
@@ -13,7 +17,7 @@ import type { SandboxPolicy } from "./sandbox/types.ts";
 import type { ShellRunResult } from "./settle/types.ts";
 import type { ShellTask } from "./tasks/types.ts";
 
-// The shapes of each feature live beside it; the root entry takes them from here, with the shell's own contract.
+// Consumers may not reach into the seam's folders (tests/architecture.test.ts), so the shapes they name pass through here.
 export type { CollectedOutput, ShellObserver } from "./capture/types.ts";
 export type { SandboxPolicy } from "./sandbox/types.ts";
 export type { ShellRunResult } from "./settle/types.ts";
