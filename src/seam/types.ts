@@ -1,14 +1,27 @@
 /**
- * The public shapes of the seam: what a caller asks for (`ShellExecRequest`),
- * what the shell acts on (`ShellExecSpec`), what it returns
- * (`ShellRunResult`, `CollectedOutput`) and how it is configured
- * (`LocalShellOptions`).
+ * The shell's own contract: what a caller asks for (`ShellExecRequest`,
+ * `ShellExecOptions`), what the shell acts on (`ShellExecSpec`), how it is
+ * configured (`LocalShellOptions`) and the `Shell` itself. The shapes of
+ * each feature live beside the feature (the output and the observer in
+ * `capture/types.ts`, the result in `settle/types.ts`, the sandbox policy
+ * in `sandbox/types.ts`, a task's in `tasks/types.ts`); this file
+ * re-exports them, so the root entry and the seam's consumers take every
+ * public shape from one place at the seam's top.
  *
  * @module
  */
 
 import type { ProcessAdapter } from "./adapter.ts";
-import type { ShellEngineError, ShellSandboxError, ShellSpawnError } from "./errors.ts";
+import type { ShellObserver } from "./capture/types.ts";
+import type { SandboxPolicy } from "./sandbox/types.ts";
+import type { ShellRunResult } from "./settle/types.ts";
+import type { ShellTask } from "./tasks/types.ts";
+
+// Consumers may not reach into the seam's folders (tests/architecture.test.ts), so the shapes they name pass through here.
+export type { CollectedOutput, ShellObserver } from "./capture/types.ts";
+export type { SandboxPolicy } from "./sandbox/types.ts";
+export type { ShellRunResult } from "./settle/types.ts";
+export type { ShellTask, TaskOutput, TaskOutputWait, TaskStatus, WaitForOutputOptions } from "./tasks/types.ts";
 
 /**
  * Environment variables in the managed `DSH_*` channel.
@@ -146,114 +159,6 @@ export interface ShellExecSpec {
 }
 
 /**
- * One captured stream. `text` is the whole stream when it fit its budget,
- * otherwise its head and tail around a marker line.
- *
- * @example
- * ```ts
- * import { type CollectedOutput, createLocalShell } from "@dsh/shell";
- * import assert from "node:assert/strict";
- * import { mkdtempSync, readFileSync, rmSync } from "node:fs";
- * import { tmpdir } from "node:os";
- * import { join } from "node:path";
- * function describe(output: CollectedOutput): string {
- *   if (!output.truncated) return `${output.totalBytes} bytes`;
- *   return `${output.totalBytes} bytes, truncated; full stream: ${output.spillPath ?? "not kept"}`;
- * }
- * const spillDir = mkdtempSync(join(tmpdir(), "spill-")); // spill files are kept: put them where we clean up
- * await using shell = createLocalShell({ maxOutputBytes: 1_000, spillDir });
- * const result = await shell.run(shell.resolve({ command: "seq 1 10000", owner: null }));
- * assert.match(describe(result.stdout), /^48894 bytes, truncated; full stream: .+\/stdout-.+\.log$/);
- * assert.equal(readFileSync(result.stdout.spillPath ?? "", "utf8").length, 48_894);
- * rmSync(spillDir, { recursive: true });
- * ```
- */
-export interface CollectedOutput {
-  /** The text (UTF-8), possibly truncated in the middle. */
-  text: string;
-  /** True when bytes were left out of `text`. */
-  truncated: boolean;
-  /** How many bytes the stream had in all. */
-  totalBytes: number;
-  /** A file holding the complete stream, when one was kept. */
-  spillPath?: string;
-}
-
-/**
- * The settled outcome of one foreground command.
- *
- * @example
- * ```ts
- * import { createLocalShell, type ShellRunResult } from "@dsh/shell";
- * import assert from "node:assert/strict";
- * function summary(result: ShellRunResult): string {
- *   if (result.timedOut) return `timed out after ${result.timeoutMs}ms`;
- *   if (result.aborted) return "aborted";
- *   return result.exitCode === null ? `killed by ${result.signal}` : `exit code ${result.exitCode}`;
- * }
- * await using shell = createLocalShell();
- * const result = await shell.run(shell.resolve({ command: "sleep 5", owner: null, timeoutMs: 100 }));
- * assert.equal(summary(result), "timed out after 100ms");
- * ```
- */
-export interface ShellRunResult {
-  /** The exit code, or `null` when a signal ended the command. */
-  exitCode: number | null;
-  /** The signal that ended the command (e.g. `"SIGTERM"`), or `null`. */
-  signal: string | null;
-  /** The timeout ended the command (never together with `aborted`). */
-  timedOut: boolean;
-  /** The abort signal or `close()` ended the command. */
-  aborted: boolean;
-  /** The effective timeout in ms. */
-  timeoutMs: number;
-  /** Wall time from spawn to settlement in ms. */
-  durationMs: number;
-  /** Captured standard output. */
-  stdout: CollectedOutput;
-  /** Captured standard error. */
-  stderr: CollectedOutput;
-  /**
-   * What the observer given to `run()`/`start()`/`exec()` threw, the first
-   * time it threw; the observer was not called again. Absent when it never
-   * threw (or there was none). Capture is not affected either way.
-   */
-  observerError?: unknown;
-  /**
-   * On sandboxed runs: `denied` is a best-effort hint that the command
-   * failed because the sandbox refused it something (a read-only file
-   * system, a protected path, no network), read from what it printed.
-   */
-  sandbox?: { denied: boolean };
-}
-
-/**
- * Sees a command's output as it arrives, next to the capture (which it does
- * not change): each chunk in order, as a copy it may keep. An observer that
- * throws is not called again, and what it threw is on the result as
- * `observerError`; the command and its capture go on.
- *
- * @example
- * ```ts
- * import { createLocalShell, type ShellObserver } from "@dsh/shell";
- * import assert from "node:assert/strict";
- * const lines: string[] = [];
- * const decoder = new TextDecoder();
- * const observer: ShellObserver = { onStdout: (chunk) => lines.push(decoder.decode(chunk, { stream: true })) };
- * await using shell = createLocalShell();
- * const result = await shell.run(shell.resolve({ command: "echo one; echo two", owner: null }), observer);
- * assert.equal(lines.join(""), "one\ntwo\n");
- * assert.equal(result.stdout.text, "one\ntwo\n"); // captured all the same
- * ```
- */
-export interface ShellObserver {
-  /** Receives each stdout chunk, in order, as its own copy. */
-  onStdout?(chunk: Uint8Array): void;
-  /** Receives each stderr chunk, in order, as its own copy. */
-  onStderr?(chunk: Uint8Array): void;
-}
-
-/**
  * The options of {@linkcode Shell.exec}: every field of a request but
  * `command`, with `owner` optional (default `null`: unowned), and the
  * observer's callbacks.
@@ -271,29 +176,6 @@ export interface ShellObserver {
 export interface ShellExecOptions extends Omit<ShellExecRequest, "command" | "owner">, ShellObserver {
   /** Who owns the work; default `null` (unowned). */
   owner?: string | null;
-}
-
-/** What {@linkcode ShellTask.waitForOutput} saw first. */
-export type TaskOutputWait = "output" | "ended" | "timeout";
-
-/**
- * How long {@linkcode ShellTask.waitForOutput} waits.
- *
- * @example
- * ```ts
- * import { createLocalShell, type WaitForOutputOptions } from "@dsh/shell";
- * import assert from "node:assert/strict";
- * await using shell = createLocalShell();
- * const task = shell.start(shell.resolve({ command: "sleep 5", owner: null }));
- * const options: WaitForOutputOptions = { timeoutMs: 50 };
- * assert.equal(await task.waitForOutput(options), "timeout");
- * ```
- */
-export interface WaitForOutputOptions {
-  /** Aborting it rejects the wait with its reason (the task goes on). */
-  signal?: AbortSignal;
-  /** Resolve `"timeout"` after this many ms; positive, finite; absent means no limit. */
-  timeoutMs?: number;
 }
 
 /**
@@ -349,57 +231,6 @@ export interface LocalShellOptions {
    * `false` (the default) for none, or the policy. See `docs/sandbox.md`.
    */
   sandbox?: false | SandboxPolicy;
-}
-
-/**
- * What a sandboxed shell's commands may do. Everything outside the shell's
- * workdir and `writableRoots` is read-only (a request's own `workdir` is
- * where a command starts, not what it may write); `/tmp` is private to each owner; the
- * command sees only its own processes, holds no capabilities and cannot
- * make namespaces.
- *
- * @example
- * ```ts
- * import type { SandboxPolicy } from "@dsh/shell";
- * import assert from "node:assert/strict";
- * const policy: SandboxPolicy = {
- *   writableRoots: ["/var/cache/build"],
- *   network: "none",
- *   protectGit: true,
- *   tmpMaxBytes: 256 * 1024 * 1024,
- * };
- * assert.equal(policy.network, "none");
- * ```
- */
-export interface SandboxPolicy {
-  /**
-   * Absolute paths writable besides the shell's workdir (default none).
-   * Each must exist, and none may be `/`, `/tmp`, `/run` or in `/dev`,
-   * `/proc`, `/sys`.
-   */
-  writableRoots?: string[];
-  /**
-   * Paths that read as unreadable inside (default: `~/.ssh`, `~/.aws`,
-   * `~/.azure`, `~/.config/gcloud`, `~/.config/gh`, `~/.gnupg`, `~/.kube`,
-   * `~/.docker`, `~/.netrc`, `~/.npmrc`, `~/.pypirc`, `~/.git-credentials`,
-   * and the credential files of the agent CLIs, git, cargo, libpq, Vault,
-   * Terraform, pass and the desktop keyring: see `docs/sandbox.md`).
-   * Absolute, or starting `~/`; missing ones are fine.
-   */
-  denyRead?: string[];
-  /** `"none"` (the default): no network at all, a private loopback only; `"host"`: the host's network. */
-  network?: "none" | "host";
-  /** `.git/hooks` and `.git/config` under a writable root stay read-only (default true). */
-  protectGit?: boolean;
-  /** The bubblewrap binary (default `bwrap` on `PATH`). */
-  bwrapPath?: string;
-  /**
-   * The most bytes an owner's private `/tmp` holds (default 1 GiB; at least
-   * 4096): a write past it fails inside with ENOSPC ("No space left on
-   * device"). It is a tmpfs, in memory (and swap), never on the host's
-   * disk, and it lasts until `close()`.
-   */
-  tmpMaxBytes?: number;
 }
 
 /**
@@ -460,117 +291,4 @@ export interface Shell {
   close(): Promise<void>;
   /** Same as `close()`, for `await using`. */
   [Symbol.asyncDispose](): Promise<void>;
-}
-
-/**
- * Where a background task is: running, ended by itself, or ended by us.
- *
- * @example
- * ```ts
- * import { createLocalShell, type TaskStatus } from "@dsh/shell";
- * import assert from "node:assert/strict";
- * await using shell = createLocalShell();
- * const task = shell.start(shell.resolve({ command: "sleep 60", owner: null }));
- * const before: TaskStatus = task.status;
- * task.kill();
- * await task.done;
- * assert.equal(before, "running");
- * assert.equal(task.status, "killed");
- * ```
- */
-export type TaskStatus = "running" | "completed" | "killed";
-
-/**
- * What {@linkcode ShellTask.read} returns: each stream's output since the previous read.
- *
- * @example
- * ```ts
- * import { createLocalShell, type TaskOutput } from "@dsh/shell";
- * import assert from "node:assert/strict";
- * await using shell = createLocalShell();
- * const task = shell.start(shell.resolve({ command: "echo one; echo oops >&2; echo two", owner: null }));
- * await task.done;
- * const output: TaskOutput = task.read();
- * assert.deepEqual(output, { stdout: "one\ntwo\n", stderr: "oops\n", lossy: false });
- * assert.equal(task.read().stdout, ""); // already read
- * ```
- */
-export interface TaskOutput {
-  /** New stdout text since the previous read. */
-  stdout: string;
-  /** New stderr text since the previous read. */
-  stderr: string;
-  /**
-   * True when unread bytes fell out of memory before this read: the text is
-   * then the newest output held, and the spill paths point at the full streams.
-   */
-  lossy: boolean;
-  /** The stdout spill file, when this read was lossy on stdout and the file exists. */
-  stdoutSpillPath?: string;
-  /** The stderr spill file, when this read was lossy on stderr and the file exists. */
-  stderrSpillPath?: string;
-}
-
-/**
- * A command running (or finished) in the background.
- *
- * @example
- * ```ts
- * import { createLocalShell, type ShellTask } from "@dsh/shell";
- * import assert from "node:assert/strict";
- * await using shell = createLocalShell();
- * const started: ShellTask = shell.start(shell.resolve({ command: "sleep 0.2; echo built", owner: "session-7" }));
- * // Later, e.g. in another tool call: look the task up by id, as its owner.
- * const task = shell.task(started.id, "session-7");
- * const result = await task.done;
- * assert.equal(task.status, "completed");
- * assert.equal(result.exitCode, 0);
- * assert.equal(task.read().stdout, "built\n");
- * ```
- */
-export interface ShellTask {
-  /** The task's id, unique within its shell. */
-  readonly id: string;
-  /** The task's owner, or `null` when unowned (readable by everyone). */
-  readonly owner: string | null;
-  /**
-   * The leader's pid (also its process group id), or -1 when the spawn
-   * failed. On a remote engine: the leader's pid on the engine's side (in
-   * its pid namespace: never signal it from here), 0 until the command has
-   * started there.
-   */
-  readonly pid: number;
-  /**
-   * Why the command never started, when it did not: the same
-   * `ShellSpawnError` that `run()` would reject with (the workdir or the
-   * program is missing; its text is also the task's stderr), the
-   * `ShellSandboxError` of a sandbox that could not start it, or on a remote
-   * engine the `ShellEngineError` of an engine that could not start it or
-   * lost it while it ran (known once the task has ended).
-   */
-  readonly spawnError?: ShellSpawnError | ShellSandboxError | ShellEngineError;
-  /** `running`, then `completed` (it ended by itself) or `killed` (we ended it, or it never started). */
-  readonly status: TaskStatus;
-  /** The exit code once ended by an exit, else `null`. */
-  readonly exitCode: number | null;
-  /** The terminating signal once ended by one, else `null`. */
-  readonly signal: string | null;
-  /** Settles with the full result when the task ends; never rejects. */
-  readonly done: Promise<ShellRunResult>;
-  /** Consumes and returns each stream's output since the previous read; works after the end too. */
-  read(): TaskOutput;
-  /**
-   * Starts termination of the task's whole session (SIGTERM to every group, SIGKILL `graceMs` later): true if this
-   * call began it. While the task runs, also once its leader has exited and only a backgrounded child keeps its output
-   * open, the task then ends `killed`. After the task has ended, it ends what the command left running, if anything
-   * (the result stays as it was). False when termination was already under way or nothing of the task runs.
-   */
-  kill(): boolean;
-  /**
-   * Waits until there is output to read (`"output"`, at once if there
-   * already is), the task has ended with nothing left unread (`"ended"`),
-   * or `timeoutMs` has passed (`"timeout"`); rejects with the signal's
-   * reason when it aborts. It reads nothing: call `read()` next.
-   */
-  waitForOutput(options?: WaitForOutputOptions): Promise<TaskOutputWait>;
 }

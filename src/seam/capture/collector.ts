@@ -6,7 +6,7 @@
  * @module
  */
 
-import type { CollectedOutput } from "../types.ts";
+import type { CollectedOutput } from "./types.ts";
 import { SpillFile } from "./spill.ts";
 import { TailRing } from "./tail_ring.ts";
 import { boundaryStartOffset, completePrefixLength } from "./utf8.ts";

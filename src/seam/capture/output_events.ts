@@ -6,7 +6,7 @@
  * @module
  */
 
-import type { ShellObserver } from "../types.ts";
+import type { ShellObserver } from "./types.ts";
 
 /** The output of one command, as its observer and its waiters see it. */
 export class OutputEvents {

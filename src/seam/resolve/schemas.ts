@@ -7,36 +7,10 @@
  */
 
 import { z } from "zod";
+import { sandboxPolicySchema } from "../sandbox/schema.ts";
+import { LONE_SURROGATE_PROBLEM, noNul, path, wellFormed } from "../schema_parts.ts";
 import type { ProcessAdapter } from "../adapter.ts";
-import type {
-  CollectedOutput,
-  DshEnv,
-  EnvPatch,
-  LocalShellOptions,
-  ShellExecRequest,
-  ShellExecSpec,
-  ShellRunResult,
-} from "../types.ts";
-
-/**
- * A validator for `T`: the part of a zod schema that callers need. The
- * exported schemas are zod 4 schemas; they are typed by this narrow
- * interface so the public API does not expose zod's internals.
- *
- * @example
- * ```ts
- * import { ShellExecRequestSchema } from "@dsh/shell/schemas";
- * import assert from "node:assert/strict";
- * assert.equal(ShellExecRequestSchema.safeParse({ command: "ls", owner: null }).success, true);
- * assert.equal(ShellExecRequestSchema.safeParse({ command: "ls" }).success, false); // owner is required
- * ```
- */
-export interface ShellSchema<T> {
-  /** Returns the validated value or throws the validation error. */
-  parse(input: unknown): T;
-  /** Returns the validated value or the validation error, without throwing. */
-  safeParse(input: unknown): { success: true; data: T } | { success: false; error: Error };
-}
+import type { DshEnv, EnvPatch, LocalShellOptions, ShellExecRequest, ShellExecSpec } from "../types.ts";
 
 /**
  * The largest delay a JavaScript timer honours (2 147 483 647 ms, some 24.8
@@ -71,17 +45,6 @@ const outputBudget = (): z.ZodType<number> =>
   positiveInteger().refine((n) => n <= MAX_OUTPUT_BUDGET, {
     error: `must be at most ${MAX_OUTPUT_BUDGET} (1 GiB)`,
   });
-
-const noNul = (value: string): boolean => !value.includes("\0");
-
-/**
- * A high surrogate not followed by a low one, or a low one not preceded by
- * a high one: a string the OS cannot be given. Encoding would silently turn
- * it into U+FFFD, so something else than asked would run or be set.
- */
-const LONE_SURROGATE = /[\uD800-\uDBFF](?![\uDC00-\uDFFF])|(?<![\uD800-\uDBFF])[\uDC00-\uDFFF]/;
-const wellFormed = (value: string): boolean => !LONE_SURROGATE.test(value);
-const LONE_SURROGATE_PROBLEM = "contains a lone UTF-16 surrogate, which has no UTF-8 encoding";
 
 /** Whether `text` takes at most `limit` bytes in UTF-8; counts only when the length alone cannot tell. */
 function fitsInUtf8Bytes(text: string, limit: number): boolean {
@@ -127,11 +90,6 @@ const argument = z.string({ error: "must be a string" })
   });
 
 const args = z.array(argument, { error: "must be an array of strings (the program's arguments)" });
-
-const path = z.string({ error: "must be a string" })
-  .min(1, { error: "must not be empty" })
-  .refine(noNul, { error: "must not contain a NUL character" })
-  .refine(wellFormed, { error: LONE_SURROGATE_PROBLEM });
 
 const owner = z.union([z.string(), z.null()], {
   error: (issue) => issue.input === undefined ? "is required (use null for unowned work)" : "must be a string or null",
@@ -205,7 +163,7 @@ const requestShape = {
   }).optional(),
 };
 
-/** The zod schema of {@linkcode ShellExecRequest} (internal; see the public alias below). Unknown keys are refused, so a misspelt field never goes unnoticed. */
+/** The zod schema of {@linkcode ShellExecRequest} (internal; the public alias is in `../schemas.ts`). Unknown keys are refused, so a misspelt field never goes unnoticed. */
 export const requestSchema: z.ZodType<ShellExecRequest> = z.strictObject(requestShape, {
   error: (issue) => issue.code === "unrecognized_keys" ? undefined : "must be an object",
 });
@@ -266,33 +224,13 @@ const OPTIONAL_COMMON_FIELDS: ReadonlySet<string> = new Set([
   "stdin",
 ]);
 
-/** The zod schema of {@linkcode ShellExecSpec} (internal; see the public alias below). */
+/** The zod schema of {@linkcode ShellExecSpec} (internal; the public alias is in `../schemas.ts`). */
 export const specSchema: z.ZodType<ShellExecSpec> = z.strictObject({
   ...requestShape,
   workdir: path.refine((p) => p.startsWith("/"), { error: "must be an absolute path" }),
   timeoutMs: positiveFinite(),
   stdoutMaxBytes: outputBudget(),
 }, { error: (issue) => issue.code === "unrecognized_keys" ? undefined : "must be an object" });
-
-/** The zod schema of {@linkcode CollectedOutput} (internal; see the public alias below). */
-export const collectedOutputSchema: z.ZodType<CollectedOutput> = z.object({
-  text: z.string(),
-  truncated: z.boolean(),
-  totalBytes: z.number().int().nonnegative(),
-  spillPath: z.string().optional(),
-});
-
-/** The zod schema of {@linkcode ShellRunResult} (internal; see the public alias below). */
-export const runResultSchema: z.ZodType<ShellRunResult> = z.object({
-  exitCode: z.number().int().nullable(),
-  signal: z.string().nullable(),
-  timedOut: z.boolean(),
-  aborted: z.boolean(),
-  timeoutMs: z.number().positive(),
-  durationMs: z.number().nonnegative(),
-  stdout: collectedOutputSchema,
-  stderr: collectedOutputSchema,
-});
 
 const timerMs = () => positiveFinite().refine((n) => n <= MAX_TIMER_MS, { error: `must be at most ${MAX_TIMER_MS}` });
 
@@ -304,28 +242,7 @@ const adapter = z.custom<ProcessAdapter>(
   { error: `must be a ProcessAdapter (with ${ADAPTER_METHODS.join(", ")})` },
 );
 
-const absolutePath = path.refine((p) => p.startsWith("/"), { error: "must be an absolute path" });
-
-/** The sandbox policy's fields; the paths are resolved and checked for existence later (`sandbox/policy.ts`). */
-const sandboxPolicy = z.strictObject({
-  writableRoots: z.array(absolutePath, { error: "must be an array of absolute paths" }).optional(),
-  denyRead: z.array(
-    path.refine((p) => p.startsWith("/") || p === "~" || p.startsWith("~/"), {
-      error: "must be an absolute path or start with ~/",
-    }),
-    { error: "must be an array of paths" },
-  ).optional(),
-  network: z.enum(["none", "host"], { error: 'must be "none" or "host"' }).optional(),
-  protectGit: z.boolean({ error: "must be true or false" }).optional(),
-  bwrapPath: path.optional(),
-  // A refinement of any value, not z.number(): a type refusal (a string, NaN) would abort the object branch, and the
-  // union above it would then say "must be false or a sandbox policy object" instead of naming the field.
-  tmpMaxBytes: (z.unknown().refine((n) => typeof n === "number" && Number.isSafeInteger(n) && n >= 4096, {
-    error: "must be a whole number of bytes, at least 4096",
-  }) as z.ZodType<number>).optional(),
-}, { error: (issue) => issue.code === "unrecognized_keys" ? undefined : "must be false or a sandbox policy object" });
-
-/** The zod schema of {@linkcode LocalShellOptions} (internal; see the public alias below). */
+/** The zod schema of {@linkcode LocalShellOptions} (internal; the public alias is in `../schemas.ts`). */
 export const optionsSchema: z.ZodType<LocalShellOptions> = z.strictObject({
   workdir: path.optional(),
   timeoutMs: timerMs().optional(),
@@ -342,77 +259,7 @@ export const optionsSchema: z.ZodType<LocalShellOptions> = z.strictObject({
   maxTasksPerOwner: positiveInteger().optional(),
   maxFinishedTasks: positiveInteger().optional(),
   adapter: adapter.optional(),
-  sandbox: z.union([z.literal(false), sandboxPolicy], {
+  sandbox: z.union([z.literal(false), sandboxPolicySchema], {
     error: (issue) => issue.code === "invalid_union" ? "must be false or a sandbox policy object" : undefined,
   }).optional(),
 }, { error: (issue) => issue.code === "unrecognized_keys" ? undefined : "options must be an object" });
-
-/**
- * Schema of {@linkcode ShellExecRequest}: validate a request that arrived as JSON before handing it over.
- *
- * @example
- * ```ts
- * import { ShellExecRequestSchema } from "@dsh/shell/schemas";
- * import assert from "node:assert/strict";
- * const request = ShellExecRequestSchema.parse(JSON.parse('{"command":"ls","owner":"s1"}'));
- * assert.deepEqual(request, { command: "ls", owner: "s1" });
- * // Unknown keys are refused, so a misspelt field never goes unnoticed:
- * assert.equal(ShellExecRequestSchema.safeParse({ command: "ls", owner: "s1", cwd: "/" }).success, false);
- * ```
- */
-export const ShellExecRequestSchema: ShellSchema<ShellExecRequest> = requestSchema;
-
-/**
- * Schema of {@linkcode ShellExecSpec}: what `run()` checks a hand-built spec with.
- *
- * @example
- * ```ts
- * import { ShellExecSpecSchema } from "@dsh/shell/schemas";
- * import assert from "node:assert/strict";
- * const spec = { command: "true", workdir: "relative/dir", timeoutMs: 1000, stdoutMaxBytes: 1000, owner: null };
- * assert.equal(ShellExecSpecSchema.safeParse(spec).success, false); // workdir must be absolute
- * ```
- */
-export const ShellExecSpecSchema: ShellSchema<ShellExecSpec> = specSchema;
-
-/**
- * Schema of {@linkcode CollectedOutput}.
- *
- * @example
- * ```ts
- * import { CollectedOutputSchema } from "@dsh/shell/schemas";
- * import assert from "node:assert/strict";
- * const output = CollectedOutputSchema.parse({ text: "hi\n", truncated: false, totalBytes: 3 });
- * assert.equal(output.totalBytes, 3);
- * ```
- */
-export const CollectedOutputSchema: ShellSchema<CollectedOutput> = collectedOutputSchema;
-
-/**
- * Schema of {@linkcode ShellRunResult}: check a result that crossed a process or network boundary.
- *
- * @example
- * ```ts
- * import { createLocalShell } from "@dsh/shell";
- * import { ShellRunResultSchema } from "@dsh/shell/schemas";
- * import assert from "node:assert/strict";
- * await using shell = createLocalShell();
- * const result = await shell.run(shell.resolve({ command: "echo hi", owner: null }));
- * const copy = ShellRunResultSchema.parse(JSON.parse(JSON.stringify(result)));
- * assert.equal(copy.stdout.text, "hi\n");
- * ```
- */
-export const ShellRunResultSchema: ShellSchema<ShellRunResult> = runResultSchema;
-
-/**
- * Schema of {@linkcode LocalShellOptions}: check options read from a configuration file.
- *
- * @example
- * ```ts
- * import { LocalShellOptionsSchema } from "@dsh/shell/schemas";
- * import assert from "node:assert/strict";
- * assert.equal(LocalShellOptionsSchema.safeParse({ graceMs: 0 }).success, false); // must be positive
- * assert.equal(LocalShellOptionsSchema.safeParse({ graceMs: 500 }).success, true);
- * ```
- */
-export const LocalShellOptionsSchema: ShellSchema<LocalShellOptions> = optionsSchema;

@@ -7,7 +7,7 @@
  * @module
  */
 
-import type { ShellRunResult } from "../types.ts";
+import type { ShellRunResult } from "../settle/types.ts";
 
 /** The messages the usual tools print when the kernel says no. */
 const REFUSALS: readonly RegExp[] = [

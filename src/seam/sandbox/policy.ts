@@ -13,7 +13,7 @@ import { isAbsolute, join } from "node:path";
 import { statSync } from "node:fs";
 import { ShellSpecError } from "../errors.ts";
 import { isUnder, realOrUndefined } from "./paths.ts";
-import type { SandboxPolicy } from "../types.ts";
+import type { SandboxPolicy } from "./types.ts";
 
 /**
  * What `denyRead` holds unless the policy says otherwise: where the usual

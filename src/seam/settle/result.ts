@@ -9,7 +9,7 @@
 import type { OutputCollector } from "../capture/collector.ts";
 import type { OutputEvents } from "../capture/output_events.ts";
 import type { StopCause } from "../terminate/deadline.ts";
-import type { ShellRunResult } from "../types.ts";
+import type { ShellRunResult } from "./types.ts";
 
 /** How a command ended and what it has, as the result needs it. */
 export interface CommandEnd {

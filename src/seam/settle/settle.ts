@@ -14,7 +14,7 @@ import type { SessionRegistry } from "../session/registry.ts";
 import type { CommandSession } from "../session/session.ts";
 import type { Deadline } from "../terminate/deadline.ts";
 import type { WrappedCommand } from "../wrapper.ts";
-import type { ShellRunResult } from "../types.ts";
+import type { ShellRunResult } from "./types.ts";
 import { sharedTimer } from "../terminate/shared_timer.ts";
 import { buildResult } from "./result.ts";
 

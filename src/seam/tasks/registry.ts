@@ -7,7 +7,7 @@
  */
 
 import { TaskAccessError, TaskLimitError } from "../errors.ts";
-import type { ShellTask } from "../types.ts";
+import type { ShellTask } from "./types.ts";
 
 /** Tasks of one shell, by id, in start order. */
 export class TaskRegistry {

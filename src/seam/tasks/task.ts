@@ -9,14 +9,8 @@ import type { OutputCollector } from "../capture/collector.ts";
 import { isStartFailure } from "../error_checks.ts";
 import { type ShellEngineError, ShellSandboxError, type ShellSpawnError } from "../errors.ts";
 import type { Launched } from "../backend.ts";
-import type {
-  ShellRunResult,
-  ShellTask,
-  TaskOutput,
-  TaskOutputWait,
-  TaskStatus,
-  WaitForOutputOptions,
-} from "../types.ts";
+import type { ShellRunResult } from "../settle/types.ts";
+import type { ShellTask, TaskOutput, TaskOutputWait, TaskStatus, WaitForOutputOptions } from "./types.ts";
 import { waitForOutput } from "./wait_for_output.ts";
 
 /** Reads one stream of a task incrementally. */

@@ -9,7 +9,7 @@
 import { ShellSpecError } from "../errors.ts";
 import { ownValue } from "../own_fields.ts";
 import { MAX_TIMER_MS } from "../resolve/schemas.ts";
-import type { TaskOutputWait, WaitForOutputOptions } from "../types.ts";
+import type { TaskOutputWait, WaitForOutputOptions } from "./types.ts";
 
 /** What a task tells the wait. */
 export interface OutputSource {

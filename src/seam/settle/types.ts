@@ -1,0 +1,57 @@
+/**
+ * The shape of a settled command, {@linkcode ShellRunResult}: built once, by
+ * `result.ts`, for the local and the remote path alike. Re-exported by
+ * `../types.ts`, the root's source.
+ *
+ * @module
+ */
+
+import type { CollectedOutput } from "../capture/types.ts";
+
+/**
+ * The settled outcome of one foreground command.
+ *
+ * @example
+ * ```ts
+ * import { createLocalShell, type ShellRunResult } from "@dsh/shell";
+ * import assert from "node:assert/strict";
+ * function summary(result: ShellRunResult): string {
+ *   if (result.timedOut) return `timed out after ${result.timeoutMs}ms`;
+ *   if (result.aborted) return "aborted";
+ *   return result.exitCode === null ? `killed by ${result.signal}` : `exit code ${result.exitCode}`;
+ * }
+ * await using shell = createLocalShell();
+ * const result = await shell.run(shell.resolve({ command: "sleep 5", owner: null, timeoutMs: 100 }));
+ * assert.equal(summary(result), "timed out after 100ms");
+ * ```
+ */
+export interface ShellRunResult {
+  /** The exit code, or `null` when a signal ended the command. */
+  exitCode: number | null;
+  /** The signal that ended the command (e.g. `"SIGTERM"`), or `null`. */
+  signal: string | null;
+  /** The timeout ended the command (never together with `aborted`). */
+  timedOut: boolean;
+  /** The abort signal or `close()` ended the command. */
+  aborted: boolean;
+  /** The effective timeout in ms. */
+  timeoutMs: number;
+  /** Wall time from spawn to settlement in ms. */
+  durationMs: number;
+  /** Captured standard output. */
+  stdout: CollectedOutput;
+  /** Captured standard error. */
+  stderr: CollectedOutput;
+  /**
+   * What the observer given to `run()`/`start()`/`exec()` threw, the first
+   * time it threw; the observer was not called again. Absent when it never
+   * threw (or there was none). Capture is not affected either way.
+   */
+  observerError?: unknown;
+  /**
+   * On sandboxed runs: `denied` is a best-effort hint that the command
+   * failed because the sandbox refused it something (a read-only file
+   * system, a protected path, no network), read from what it printed.
+   */
+  sandbox?: { denied: boolean };
+}
