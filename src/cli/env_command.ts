@@ -5,7 +5,7 @@
  */
 
 import process from "node:process";
-import { explainEnv } from "../seam/env/mod.ts";
+import { explainEnv } from "../seam/mod.ts";
 import { parseArgs, parseEnvFlags, UsageError } from "./args.ts";
 import { ENV_HELP } from "./help.ts";
 import type { CliOutput } from "./io.ts";

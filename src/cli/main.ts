@@ -43,7 +43,7 @@ const COMMANDS: Record<string, (args: readonly string[], output: CliOutput) => P
  * @example
  * ```ts
  * import { type CliOutput, main } from "@dsh/shell/cli";
- * import type { EnvExplanation } from "@dsh/shell/env";
+ * import type { EnvExplanation } from "@dsh/shell/seam";
  * import assert from "node:assert/strict";
  * let stdout = "";
  * const output: CliOutput = { out: (text) => void (stdout += text), err: () => {} };

@@ -1,8 +1,10 @@
 /**
- * The process-adapter contract of `@dsh/shell`, for writing an adapter of
- * your own: what a runtime must do to spawn, signal and watch process
- * groups. Pass an adapter to `createShell` (from the root entry). Nothing
- * here spawns a process by itself.
+ * The runtime-neutral seam of `@dsh/shell`: the environment rules as pure
+ * functions (`mergeEnv`, `scrubEnv`, `explainEnv`, the credential tests),
+ * the zod schemas of the shapes the root entry names, and the
+ * process-adapter contract, for writing an adapter of your own (pass it to
+ * `createShell`, from the root entry). Nothing here spawns a process by
+ * itself.
  *
  * @example
  * ```ts
@@ -33,3 +35,24 @@ export type {
   SpawnRequest,
   WatchdogHandle,
 } from "./adapter.ts";
+export {
+  DSH_ENV_PREFIX,
+  ENV_OVERRIDES,
+  type EnvDropReason,
+  type EnvExplanation,
+  type EnvInput,
+  type EnvSource,
+  explainEnv,
+  isCredentialName,
+  isCredentialValue,
+  mergeEnv,
+  scrubEnv,
+} from "./env/mod.ts";
+export {
+  CollectedOutputSchema,
+  LocalShellOptionsSchema,
+  ShellExecRequestSchema,
+  ShellExecSpecSchema,
+  ShellRunResultSchema,
+  type ShellSchema,
+} from "./schemas.ts";

@@ -6,7 +6,7 @@
  *
  * @example
  * ```ts
- * import { ShellExecRequestSchema } from "@dsh/shell/schemas";
+ * import { ShellExecRequestSchema } from "@dsh/shell/seam";
  * import assert from "node:assert/strict";
  * assert.equal(ShellExecRequestSchema.safeParse({ command: "ls", owner: null }).success, true);
  * assert.equal(ShellExecRequestSchema.safeParse({ command: "ls", owner: null, timeoutMs: -1 }).success, false);
@@ -30,7 +30,7 @@ import type { CollectedOutput, LocalShellOptions, ShellExecRequest, ShellExecSpe
  *
  * @example
  * ```ts
- * import { ShellExecRequestSchema } from "@dsh/shell/schemas";
+ * import { ShellExecRequestSchema } from "@dsh/shell/seam";
  * import assert from "node:assert/strict";
  * assert.equal(ShellExecRequestSchema.safeParse({ command: "ls", owner: null }).success, true);
  * assert.equal(ShellExecRequestSchema.safeParse({ command: "ls" }).success, false); // owner is required
@@ -48,7 +48,7 @@ export interface ShellSchema<T> {
  *
  * @example
  * ```ts
- * import { ShellExecRequestSchema } from "@dsh/shell/schemas";
+ * import { ShellExecRequestSchema } from "@dsh/shell/seam";
  * import assert from "node:assert/strict";
  * const request = ShellExecRequestSchema.parse(JSON.parse('{"command":"ls","owner":"s1"}'));
  * assert.deepEqual(request, { command: "ls", owner: "s1" });
@@ -63,7 +63,7 @@ export const ShellExecRequestSchema: ShellSchema<ShellExecRequest> = requestSche
  *
  * @example
  * ```ts
- * import { ShellExecSpecSchema } from "@dsh/shell/schemas";
+ * import { ShellExecSpecSchema } from "@dsh/shell/seam";
  * import assert from "node:assert/strict";
  * const spec = { command: "true", workdir: "relative/dir", timeoutMs: 1000, stdoutMaxBytes: 1000, owner: null };
  * assert.equal(ShellExecSpecSchema.safeParse(spec).success, false); // workdir must be absolute
@@ -76,7 +76,7 @@ export const ShellExecSpecSchema: ShellSchema<ShellExecSpec> = specSchema;
  *
  * @example
  * ```ts
- * import { CollectedOutputSchema } from "@dsh/shell/schemas";
+ * import { CollectedOutputSchema } from "@dsh/shell/seam";
  * import assert from "node:assert/strict";
  * const output = CollectedOutputSchema.parse({ text: "hi\n", truncated: false, totalBytes: 3 });
  * assert.equal(output.totalBytes, 3);
@@ -90,7 +90,7 @@ export const CollectedOutputSchema: ShellSchema<CollectedOutput> = collectedOutp
  * @example
  * ```ts
  * import { createLocalShell } from "@dsh/shell";
- * import { ShellRunResultSchema } from "@dsh/shell/schemas";
+ * import { ShellRunResultSchema } from "@dsh/shell/seam";
  * import assert from "node:assert/strict";
  * await using shell = createLocalShell();
  * const result = await shell.run(shell.resolve({ command: "echo hi", owner: null }));
@@ -105,7 +105,7 @@ export const ShellRunResultSchema: ShellSchema<ShellRunResult> = runResultSchema
  *
  * @example
  * ```ts
- * import { LocalShellOptionsSchema } from "@dsh/shell/schemas";
+ * import { LocalShellOptionsSchema } from "@dsh/shell/seam";
  * import assert from "node:assert/strict";
  * assert.equal(LocalShellOptionsSchema.safeParse({ graceMs: 0 }).success, false); // must be positive
  * assert.equal(LocalShellOptionsSchema.safeParse({ graceMs: 500 }).success, true);

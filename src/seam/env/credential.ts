@@ -146,7 +146,7 @@ function camelWords(part: string): string[] {
  *
  * @example
  * ```ts
- * import { isCredentialName } from "@dsh/shell/env";
+ * import { isCredentialName } from "@dsh/shell/seam";
  * import assert from "node:assert/strict";
  * assert.equal(isCredentialName("GITHUB_TOKEN"), true);
  * assert.equal(isCredentialName("DB_PASS"), true);
@@ -448,7 +448,7 @@ function hasUrlPassword(value: string): boolean {
  *
  * @example
  * ```ts
- * import { isCredentialValue } from "@dsh/shell/env";
+ * import { isCredentialValue } from "@dsh/shell/seam";
  * import assert from "node:assert/strict";
  * assert.equal(isCredentialValue("postgres://app:hunter2@db:5432/app"), true);
  * assert.equal(isCredentialValue("host=db user=app password=hunter2"), true);

@@ -17,7 +17,7 @@ import { ownValue } from "../own_fields.ts";
  *
  * @example
  * ```ts
- * import { DSH_ENV_PREFIX } from "@dsh/shell/env";
+ * import { DSH_ENV_PREFIX } from "@dsh/shell/seam";
  * import assert from "node:assert/strict";
  * assert.equal(`${DSH_ENV_PREFIX}SESSION`, "DSH_SESSION");
  * ```
@@ -32,7 +32,7 @@ export const DSH_ENV_PREFIX = "DSH_" as const;
  *
  * @example
  * ```ts
- * import { ENV_OVERRIDES } from "@dsh/shell/env";
+ * import { ENV_OVERRIDES } from "@dsh/shell/seam";
  * import assert from "node:assert/strict";
  * assert.equal(ENV_OVERRIDES.GIT_PAGER, "cat");
  * ```
@@ -51,7 +51,7 @@ export const ENV_OVERRIDES: Readonly<Record<string, string>> = Object.freeze({
  *
  * @example
  * ```ts
- * import { type EnvSource, explainEnv } from "@dsh/shell/env";
+ * import { type EnvSource, explainEnv } from "@dsh/shell/seam";
  * import assert from "node:assert/strict";
  * const { entries } = explainEnv({ ambient: { HOME: "/home/u", GIT_PAGER: "less" }, env: { LANG: "C" } });
  * const sources = new Map<string, EnvSource>(entries.map(({ name, source }) => [name, source]));
@@ -69,7 +69,7 @@ export type EnvSource = "ambient" | "override" | "env" | "dshEnv";
  *
  * @example
  * ```ts
- * import { type EnvDropReason, explainEnv } from "@dsh/shell/env";
+ * import { type EnvDropReason, explainEnv } from "@dsh/shell/seam";
  * import assert from "node:assert/strict";
  * const { dropped } = explainEnv({
  *   ambient: { NPM_TOKEN: "x", DATABASE_URL: "postgres://app:hunter2@db/app", DSH_X: "1", EDITOR: "vim" },
@@ -94,7 +94,7 @@ export type EnvDropReason =
  *
  * @example
  * ```ts
- * import { type EnvInput, mergeEnv } from "@dsh/shell/env";
+ * import { type EnvInput, mergeEnv } from "@dsh/shell/seam";
  * import assert from "node:assert/strict";
  * const input: EnvInput = {
  *   ambient: { PATH: "/usr/bin", EDITOR: "vim" },
@@ -128,7 +128,7 @@ export interface EnvInput {
  *
  * @example
  * ```ts
- * import { type EnvExplanation, explainEnv } from "@dsh/shell/env";
+ * import { type EnvExplanation, explainEnv } from "@dsh/shell/seam";
  * import assert from "node:assert/strict";
  * const report: EnvExplanation = explainEnv({ ambient: { NPM_TOKEN: "npm_secret" } });
  * assert.deepEqual(report.dropped, [{ name: "NPM_TOKEN", reason: "credential-name" }]);
@@ -244,7 +244,7 @@ function toObject(plan: EnvPlan): Record<string, string> {
  *
  * @example
  * ```ts
- * import { scrubEnv } from "@dsh/shell/env";
+ * import { scrubEnv } from "@dsh/shell/seam";
  * import assert from "node:assert/strict";
  * assert.deepEqual(scrubEnv({ PATH: "/usr/bin", NPM_TOKEN: "x", dsh_x: "1" }), { PATH: "/usr/bin" });
  * ```
@@ -271,7 +271,7 @@ export function scrubEnv(
  *
  * @example
  * ```ts
- * import { mergeEnv } from "@dsh/shell/env";
+ * import { mergeEnv } from "@dsh/shell/seam";
  * import assert from "node:assert/strict";
  * const env = mergeEnv({
  *   ambient: { PATH: "/usr/bin", GITHUB_TOKEN: "x", TERM: "xterm" },
@@ -355,7 +355,7 @@ export function mergeEnvWith(input: EnvInput, memo: ScrubMemo, source?: object):
  *
  * @example
  * ```ts
- * import { explainEnv } from "@dsh/shell/env";
+ * import { explainEnv } from "@dsh/shell/seam";
  * import assert from "node:assert/strict";
  * const report = explainEnv({ ambient: { HOME: "/home/u", NPM_TOKEN: "x" } });
  * assert.ok(report.entries.some((entry) => entry.name === "HOME" && entry.source === "ambient"));

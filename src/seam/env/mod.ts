@@ -7,7 +7,7 @@
  *
  * @example
  * ```ts
- * import { mergeEnv } from "@dsh/shell/env";
+ * import { mergeEnv } from "@dsh/shell/seam";
  * import assert from "node:assert/strict";
  * const env = mergeEnv({
  *   ambient: { PATH: "/usr/bin", GITHUB_TOKEN: "ghp_x" },

@@ -62,10 +62,18 @@ function checkShellWorkdir(workdir: string): void {
 
 /** Validates `options` and fills in every default. Throws {@linkcode ShellSpecError} naming the option. */
 export function resolveOptions(options: LocalShellOptions | undefined): ResolvedShellOptions {
+  return resolveWith(options, "here");
+}
+
+/**
+ * The resolution of both kinds of shell; the workdir is checked on this
+ * machine only when it is a path here.
+ */
+function resolveWith(options: LocalShellOptions | undefined, where: "here" | "engine"): ResolvedShellOptions {
   const given = parseOrThrow<LocalShellOptions>(optionsSchema, options ?? {}, "options");
   const workdir = resolvePath(process.cwd(), given.workdir ?? ".");
   // Only a workdir the caller gave: the process's own directory is what it is (commands then fail by name).
-  if (given.workdir !== undefined) checkShellWorkdir(workdir);
+  if (where === "here" && given.workdir !== undefined) checkShellWorkdir(workdir);
   const spillDir = given.spillDir === undefined ? undefined : resolvePath(workdir, given.spillDir);
   if (spillDir !== undefined) checkSpillDir(spillDir);
   return {
@@ -117,7 +125,7 @@ export function resolveRemoteOptions(options: LocalShellOptions | undefined, eng
   const local: LocalShellOptions = { ...options };
   const spillDir = ownValue(options, "spillDir");
   if (typeof spillDir === "string") local.spillDir = resolvePath(process.cwd(), spillDir);
-  return resolveOptions(local);
+  return resolveWith(local, "engine");
 }
 
 /**

@@ -1,7 +1,7 @@
 /**
  * The zod schema of a settled command's result, for a result that crossed a
  * process or network boundary; the public alias is `ShellRunResultSchema` in
- * the `./schemas` entry.
+ * the `./seam` entry.
  *
  * @module
  */
