@@ -12,6 +12,7 @@ import { existsSync, mkdirSync, realpathSync, symlinkSync, writeFileSync } from 
 import { join } from "node:path";
 import {
   createLocalShell,
+  createShell,
   type LocalShellOptions,
   type Shell,
   ShellClosedError,
@@ -21,6 +22,7 @@ import {
   ShellSpecError,
 } from "../mod.ts";
 import type { ProcessAdapter } from "../src/seam/mod.ts";
+import { dockerEngine } from "../src/engines/mod.ts";
 import { runtimeAdapter } from "./helpers/adapters.ts";
 import { shQuote } from "./helpers/bash.ts";
 import { freshDir, removeDir } from "./helpers/dirs.ts";
@@ -287,6 +289,11 @@ describe("createLocalShell validates its options", () => {
     const notDir = thrown(() => createLocalShell({ workdir: file, graceMs: GRACE_MS }));
     assertSpecError(notDir, "workdir");
     assert.match((notDir as Error).message, /is not a directory/);
+  });
+
+  it("an engine's workdir is a path on the engine's side: not looked for here", async () => {
+    const shell = createShell(dockerEngine({ container: "dsh-never-started" }), { workdir: join(dir, "not-here") });
+    await shell.close();
   });
 
   it("spillDir pointing at a regular file is refused", () => {
