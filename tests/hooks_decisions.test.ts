@@ -475,4 +475,20 @@ describe("decisions, run for real", () => {
     assert.equal(result.results[0].result.outcome, "success");
     assert.equal(result.results[0].verdict.error, "PreToolUse hook returned unsupported permissionDecision:ask");
   });
+
+  it("codex 0.169.0: a PreToolUse deny blocks whatever event its hookEventName names", async () => {
+    const elsewhere = {
+      hookSpecificOutput: {
+        hookEventName: "PostToolUse",
+        permissionDecision: "deny",
+        permissionDecisionReason: "no rm",
+      },
+    };
+    const result = await dispatch("codex", [{ command: answer(elsewhere) }]);
+    assert.equal(result.blocked, true);
+    assert.deepEqual(result.reasons, ["no rm"]);
+    // Only the deny escapes the scoping: the same answer's context for another event still does not count.
+    const context = { hookSpecificOutput: { hookEventName: "PostToolUse", additionalContext: "x" } };
+    assert.deepEqual((await dispatch("codex", [{ command: answer(context) }])).additionalContext, []);
+  });
 });

@@ -280,12 +280,14 @@ function invalidReason(answer: Answer, event: string): string | undefined {
 
 /** The fields of a valid answer, as the verdict reads them. */
 function applyAnswer(verdict: HookVerdict, answer: Answer, event: string): void {
-  // As in the Claude Code dialect, event-scoped fields count only for the event they name.
-  const specific = answer.hookSpecificOutput?.hookEventName === event ? answer.hookSpecificOutput : undefined;
+  // Event-scoped fields count only for the event they name, except a PreToolUse deny: Codex 0.169.0 was
+  // measured to block on it whatever event `hookEventName` names, and a guard must not block less here.
+  const given = answer.hookSpecificOutput ?? undefined;
+  const specific = given?.hookEventName === event ? given : undefined;
   const reason = nonBlank(answer.reason);
-  if (event === "PreToolUse" && specific?.permissionDecision === "deny") {
+  if (event === "PreToolUse" && given?.permissionDecision === "deny") {
     verdict.permission = "deny";
-    verdict.reason = nonBlank(specific.permissionDecisionReason);
+    verdict.reason = nonBlank(given.permissionDecisionReason);
   } else if (event === "PreToolUse" && specific?.permissionDecision === "allow") {
     // Codex's `allow` only carries a rewrite: it approves nothing.
     verdict.updatedInput = specific.updatedInput as Record<string, unknown>;
