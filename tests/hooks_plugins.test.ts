@@ -215,7 +215,7 @@ describe("plugins", () => {
       assert.equal(stop.results[0].verdict.error, "hook returned invalid stop hook JSON output");
     });
 
-    it("timeoutSec is read", () => {
+    it("timeout is read", () => {
       assert.equal(plugin.events.PreToolUse[0].hooks[0].timeoutMs, 5_000);
     });
   });
