@@ -345,6 +345,40 @@ describe("dispatchHookEvent", () => {
       assert.deepEqual(result.stop, { reason: "first stop" });
     });
 
+    it("codex 0.169.0: PostToolUse continue: false replaces the tool output with stopReason and does not stop", async () => {
+      const payload = { hook_event_name: "PostToolUse", tool_name: "Bash", tool_input: { command: "cat .env" } };
+      const result = await dispatch(
+        oneGroup("PostToolUse", [
+          answer({ continue: false, stopReason: "[output withheld: it held a secret]" }),
+          answer({ continue: false, stopReason: "second" }),
+        ], "codex"),
+        "PostToolUse",
+        { payload },
+      );
+      assert.equal("stop" in result, false, "the turn goes on");
+      assert.equal(result.toolOutput, "[output withheld: it held a secret]");
+      assert.equal(result.results[0].verdict.continue, true);
+      // Without a stopReason the output is still withheld; other Codex events and Claude Code still stop.
+      const bare = await dispatch(oneGroup("PostToolUse", [answer({ continue: false })], "codex"), "PostToolUse", {
+        payload,
+      });
+      assert.equal(bare.toolOutput, "");
+      const stopped = await dispatch(
+        oneGroup("UserPromptSubmit", [answer({ continue: false, stopReason: "no" })], "codex"),
+        "UserPromptSubmit",
+        { payload: { hook_event_name: "UserPromptSubmit", prompt: "hi" } },
+      );
+      assert.deepEqual(stopped.stop, { reason: "no" });
+      assert.equal("toolOutput" in stopped, false);
+      const claude = await dispatch(
+        oneGroup("PostToolUse", [answer({ continue: false, stopReason: "halt" })]),
+        "PostToolUse",
+        { payload },
+      );
+      assert.deepEqual(claude.stop, { reason: "halt" });
+      assert.equal("toolOutput" in claude, false);
+    });
+
     it("continue: false without a stopReason stops without a reason; no stop otherwise", async () => {
       assert.deepEqual((await dispatch(oneGroup("PreToolUse", [answer({ continue: false })]))).stop, {});
       assert.equal("stop" in await dispatch(oneGroup("PreToolUse", [answer({ continue: true })])), false);

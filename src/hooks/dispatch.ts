@@ -185,6 +185,7 @@ export async function dispatchHookEvent(
     reasons: merged.reasons,
     blocked: merged.blocked,
     ...(merged.stop === undefined ? {} : { stop: merged.stop }),
+    ...(merged.toolOutput === undefined ? {} : { toolOutput: merged.toolOutput }),
     additionalContext: merged.additionalContext,
     systemMessages: merged.systemMessages,
     feedback: merged.feedback,

@@ -272,10 +272,20 @@ export interface HookVerdict {
   permission?: HookPermission;
   /** The reason given with `permission`. */
   reason?: string;
-  /** `false` when the hook asked to stop (`continue: false`). */
+  /**
+   * `false` when the hook asked to stop (`continue: false`). Codex's
+   * `PostToolUse` is the exception: there `continue: false` does not stop
+   * the turn (it stays `true`) and sets `toolOutput` instead.
+   */
   continue: boolean;
   /** The `stopReason` given with `continue: false`. */
   stopReason?: string;
+  /**
+   * Codex `PostToolUse` with `continue: false`: the text the model sees in
+   * place of the tool's output (the `stopReason`, `""` when none was
+   * given); the turn goes on, as in Codex 0.169.0.
+   */
+  toolOutput?: string;
   /** Context for the model. */
   additionalContext?: string;
   /** A message for the user. */
@@ -541,8 +551,19 @@ export interface HookDispatchResult {
   reasons: string[];
   /** `permission === "deny"`. */
   blocked: boolean;
-  /** Present when a hook answered `continue: false` (the first in configuration order). */
+  /**
+   * Present when a hook answered `continue: false` (the first in
+   * configuration order): the harness ends the turn. Not set by a Codex
+   * `PostToolUse` hook, which sets `toolOutput` instead.
+   */
   stop?: { reason?: string };
+  /**
+   * Codex `PostToolUse`: what the model sees in place of the tool's output,
+   * from the first hook (configuration order) that answered `continue:
+   * false` (its `stopReason`, `""` without one). The harness replaces the
+   * output with it and carries on the turn.
+   */
+  toolOutput?: string;
   /** Every hook's `additionalContext`, in configuration order. */
   additionalContext: string[];
   /** Every hook's `systemMessage`, in configuration order. */

@@ -301,7 +301,11 @@ function applyAnswer(verdict: HookVerdict, answer: Answer, event: string): void 
     if (reason !== undefined) verdict.reason = reason;
   }
   if (verdict.reason === undefined) delete verdict.reason;
-  if (answer.continue === false) {
+  if (answer.continue === false && event === "PostToolUse") {
+    // Codex 0.169.0, measured: the stopReason takes the place of the tool's output and the turn goes on.
+    if (typeof answer.stopReason === "string") verdict.stopReason = answer.stopReason;
+    verdict.toolOutput = typeof answer.stopReason === "string" ? answer.stopReason : "";
+  } else if (answer.continue === false) {
     verdict.continue = false;
     if (typeof answer.stopReason === "string") verdict.stopReason = answer.stopReason;
   }

@@ -12,7 +12,7 @@ const RANK: Readonly<Record<HookPermission, number>> = { allow: 1, ask: 2, defer
 /** The merged decision of an event: everything of the dispatch result that comes from the verdicts. */
 export type MergedVerdicts = Pick<
   HookDispatchResult,
-  "permission" | "reasons" | "blocked" | "stop" | "additionalContext" | "systemMessages" | "feedback"
+  "permission" | "reasons" | "blocked" | "stop" | "toolOutput" | "additionalContext" | "systemMessages" | "feedback"
 >;
 
 /**
@@ -20,7 +20,8 @@ export type MergedVerdicts = Pick<
  *
  * - permission: `deny` > `defer` > `ask` > `allow`; only the reasons given with the
  *   winning permission are kept, in order (empty reasons are left out);
- * - the first `continue: false` stops, with its `stopReason`;
+ * - the first `continue: false` stops, with its `stopReason`; the first
+ *   `toolOutput` (Codex `PostToolUse`) replaces the tool's output;
  * - every `additionalContext`, `systemMessage` and `feedback`, in order (empty ones left out).
  */
 export function mergeVerdicts(verdicts: readonly HookVerdict[]): MergedVerdicts {
@@ -44,6 +45,8 @@ export function mergeVerdicts(verdicts: readonly HookVerdict[]): MergedVerdicts 
   };
   if (permission !== undefined) merged.permission = permission;
   if (stopper !== undefined) merged.stop = stopper.stopReason === undefined ? {} : { reason: stopper.stopReason };
+  const replacer = verdicts.find((verdict) => verdict.toolOutput !== undefined);
+  if (replacer?.toolOutput !== undefined) merged.toolOutput = replacer.toolOutput;
   return merged;
 }
 
