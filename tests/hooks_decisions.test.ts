@@ -491,4 +491,21 @@ describe("decisions, run for real", () => {
     const context = { hookSpecificOutput: { hookEventName: "PostToolUse", additionalContext: "x" } };
     assert.deepEqual((await dispatch("codex", [{ command: answer(context) }])).additionalContext, []);
   });
+
+  it("codex 0.169.0: PreModelRequest and SessionEnd are Codex events that cannot block", async () => {
+    const guards = [{ command: "echo 'no' >&2; exit 2" }, { command: answer({ decision: "block", reason: "no" }) }];
+    for (const event of ["PreModelRequest", "SessionEnd"]) {
+      const result = await dispatch("codex", guards, event, { hook_event_name: event });
+      assert.equal(result.blocked, false, event);
+      assert.equal("permission" in result, false, event);
+      assert.equal(result.results[0].verdict.error, "hook exited with code 2", event);
+      assert.match(result.results[1].verdict.error ?? "", /^hook returned invalid .* JSON output$/, event);
+    }
+    // Claude Code's SessionEnd cannot block either; an event neither harness has still keeps the 1.0 reading.
+    assert.equal(
+      (await dispatch("claude-code", guards, "SessionEnd", { hook_event_name: "SessionEnd" })).blocked,
+      false,
+    );
+    assert.equal((await dispatch("codex", guards, "MyEvent", { hook_event_name: "MyEvent" })).blocked, true);
+  });
 });

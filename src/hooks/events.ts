@@ -166,6 +166,10 @@ const CODEX: Readonly<Record<string, EventRules>> = Object.freeze({
   Stop: rules({ exit2: "block", decisions: BLOCK, stdoutIsError: true }),
   PreCompact: rules({ matchField: "trigger", exit2: "none" }),
   PostCompact: rules({ matchField: "trigger", exit2: "none" }),
+  // In Codex 0.169.0 (measured), and they cannot block. Their matcher fields are not measured: every group runs,
+  // which never runs a hook less than Codex does.
+  PreModelRequest: rules({ exit2: "none" }),
+  SessionEnd: rules({ exit2: "none" }),
 });
 
 /**

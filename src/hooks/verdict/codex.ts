@@ -36,6 +36,8 @@ const EVENT_NAME = z.enum([
   "Stop",
   "PreCompact",
   "PostCompact",
+  "PreModelRequest",
+  "SessionEnd",
 ]);
 
 /** `HookUniversalOutputWire`, flattened into every answer. */
@@ -98,6 +100,8 @@ const SCHEMAS: Readonly<Record<string, z.ZodType>> = {
   SubagentStop: z.strictObject({ ...universal, decision: z.enum(["block"]).nullish(), reason: optionalString }),
   PreCompact: z.strictObject(universal),
   PostCompact: z.strictObject(universal),
+  PreModelRequest: z.strictObject(universal),
+  SessionEnd: z.strictObject(universal),
 };
 
 /** A validated answer, loosely typed: every field is optional and `null` means absent. */
@@ -198,6 +202,8 @@ function wireName(event: string): string {
     Stop: "stop hook",
     PreCompact: "pre-compact",
     PostCompact: "post-compact",
+    PreModelRequest: "pre-model-request",
+    SessionEnd: "session-end",
   };
   return names[event] ?? event;
 }
