@@ -112,6 +112,15 @@ describe("runHook", () => {
       }
     });
 
+    it("codex 0.169.0: no CLAUDE_PROJECT_DIR, not even the ambient one; the caller's env may give one", async () => {
+      const env = parseEnvDump((await hook("env", { dialect: "codex" })).stdout);
+      assert.equal(env.has("CLAUDE_PROJECT_DIR"), false);
+      const given = parseEnvDump(
+        (await hook("env", { dialect: "codex", env: { CLAUDE_PROJECT_DIR: "/mine" } })).stdout,
+      );
+      assert.equal(given.get("CLAUDE_PROJECT_DIR"), "/mine");
+    });
+
     it("with pluginRoot and pluginData, all four plugin variables", async () => {
       const result = await hook("env", { pluginRoot: "/opt/plugins/guard", pluginData: "/var/lib/guard" });
       const env = parseEnvDump(result.stdout);

@@ -334,6 +334,19 @@ describe("dispatchHookEvent", () => {
       assert.equal(result.results[1].result.outcome, "blocking");
     });
 
+    it("codex 0.169.0: with several denies the reason is the first in configuration order; each verdict keeps its own", async () => {
+      const firstDone = join(dir, "codex-deny-second-done");
+      const result = await dispatch(
+        oneGroup("PreToolUse", [
+          `${untilFileExists(firstDone)}; echo 'first in order' >&2; exit 2`,
+          `${answer({ decision: "block", reason: "finished first" })}; touch ${shQuote(firstDone)}`,
+        ], "codex"),
+      );
+      assert.equal(result.blocked, true);
+      assert.deepEqual(result.reasons, ["first in order"]);
+      assert.deepEqual(result.results.map((entry) => entry.verdict.reason), ["first in order", "finished first"]);
+    });
+
     it("the first continue: false in configuration order stops, with its stopReason", async () => {
       const secondDone = join(dir, "stop-second-done");
       const result = await dispatch(oneGroup("PreToolUse", [

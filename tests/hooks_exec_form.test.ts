@@ -70,14 +70,16 @@ describe("exec form", () => {
       assert.equal(entry.result.outcome, "success", entry.result.reason);
       assert.deepEqual(entry.args, args, "reported as written");
       const printed = JSON.parse(entry.result.stdout);
+      // Codex 0.169.0 sets no CLAUDE_PROJECT_DIR, so the Codex dialect has no such hook variable to substitute.
+      const projectDir = dialect === "codex" ? null : dir;
       assert.deepEqual(printed.argv, [
         "it's a $HOME `date` *",
-        `${dir}|${join(dir, "data")}|${plugin}`,
+        `${projectDir ?? "${CLAUDE_PROJECT_DIR}"}|${join(dir, "data")}|${plugin}`,
         "${HOME} $CLAUDE_PROJECT_DIR ${NOT_A_HOOK_VARIABLE}",
         "",
       ], dialect);
       assert.deepEqual(printed.env, {
-        CLAUDE_PROJECT_DIR: dir,
+        CLAUDE_PROJECT_DIR: projectDir,
         CLAUDE_PLUGIN_ROOT: plugin,
         CLAUDE_PLUGIN_DATA: join(dir, "data"),
         PLUGIN_ROOT: plugin,

@@ -98,13 +98,13 @@ export interface DispatchHookEventOptions {
  *   1.5 s budget raised by the settings' timeouts up to 60 s), else 600 s.
  * - Merge: `deny` > `defer` > `ask` > `allow` (see `readHookVerdict` for
  *   what each hook decides, per dialect); only the winning decision's
- *   reasons are kept; the first `continue: false` stops with its
+ *   reasons are kept (for a deny, the one reason the model sees); the first `continue: false` stops with its
  *   `stopReason`; contexts, system messages and feedback are collected in
  *   order. `blocked` is `permission === "deny"`.
  * - On the events whose hooks get `CLAUDE_ENV_FILE` (Claude Code:
- *   `SessionStart`, `Setup`, `CwdChanged`, `FileChanged`; Codex:
- *   `SessionStart`, also as `CODEX_ENV_FILE`), each foreground hook gets a
- *   fresh private file; what they wrote is `envFile`.
+ *   `SessionStart`, `Setup`, `CwdChanged`, `FileChanged`; Codex 0.169.0:
+ *   none), each foreground hook gets a fresh private file; what they wrote
+ *   is `envFile`.
  *
  * Every hook's failure is in its result; this rejects only with
  * {@linkcode HookSettingsError} for settings that were not made by
@@ -173,7 +173,7 @@ export async function dispatchHookEvent(
   }
   const verdicts = results.map((result, index) => readHookVerdict(result, options.event, foreground[index].dialect));
   const envFile = envFiles === undefined ? undefined : await readBack(shell, envFiles, options, warnings);
-  const merged = mergeVerdicts(verdicts);
+  const merged = mergeVerdicts(verdicts, foreground.map((plan) => plan.dialect));
   const dispatch: HookDispatchResult = {
     results: foreground.map((plan, index) => ({
       command: plan.hook.command,

@@ -159,7 +159,8 @@ const CODEX: Readonly<Record<string, EventRules>> = Object.freeze({
     toolEvent: true,
   }),
   PostToolUse: rules({ matchField: "tool_name", exit2: "feedback", decisions: BLOCK, toolEvent: true }),
-  SessionStart: rules({ matchField: "source", exit2: "none", stdoutIsContext: true, envFile: true }),
+  // No env file: Codex 0.169.0 gives SessionStart hooks none (measured), whatever its sources once had.
+  SessionStart: rules({ matchField: "source", exit2: "none", stdoutIsContext: true }),
   SubagentStart: rules({ matchField: "agent_type", exit2: "none", stdoutIsContext: true }),
   SubagentStop: rules({ matchField: "agent_type", exit2: "block", decisions: BLOCK, stdoutIsError: true }),
   UserPromptSubmit: rules({ exit2: "block", decisions: BLOCK, stdoutIsContext: true }),

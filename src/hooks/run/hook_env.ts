@@ -11,7 +11,7 @@ import type { HookDialect } from "../types.ts";
 
 /** Where a hook's context is: absolute paths. */
 export interface HookLocations {
-  /** The project root: `CLAUDE_PROJECT_DIR`. */
+  /** The project root: `CLAUDE_PROJECT_DIR` (Claude Code dialect). */
   projectDir: string;
   /** A plugin's root: `CLAUDE_PLUGIN_ROOT` and `PLUGIN_ROOT`. */
   pluginRoot?: string;
@@ -36,7 +36,8 @@ const HOST_ONLY = [
  * hook, and what exec form's `${NAME}` placeholders expand to.
  */
 export function hookVariables(locations: HookLocations, dialect: HookDialect): Record<string, string> {
-  const variables: Record<string, string> = { CLAUDE_PROJECT_DIR: locations.projectDir };
+  // Codex 0.169.0 sets no CLAUDE_PROJECT_DIR (measured); the Codex dialect does as it does.
+  const variables: Record<string, string> = dialect === "codex" ? {} : { CLAUDE_PROJECT_DIR: locations.projectDir };
   if (locations.pluginRoot !== undefined) {
     variables.CLAUDE_PLUGIN_ROOT = locations.pluginRoot;
     variables.PLUGIN_ROOT = locations.pluginRoot;
@@ -60,13 +61,16 @@ export function hookVariables(locations: HookLocations, dialect: HookDialect): R
  *    host's environment (a harness that itself runs under Claude Code has
  *    them);
  * 2. the caller's `env`;
- * 3. `CLAUDE_PROJECT_DIR` and, when given, the plugin and env-file
- *    variables: the bridge's contract with the hook, which the caller's
- *    `env` cannot displace.
+ * 3. `CLAUDE_PROJECT_DIR` (not in the Codex dialect, where the host's is
+ *    removed too) and, when given, the plugin and env-file variables: the
+ *    bridge's contract with the hook, which the caller's `env` cannot
+ *    displace.
  */
 export function hookEnv(locations: HookLocations, callerEnv: EnvPatch | undefined, dialect: HookDialect): EnvPatch {
   const removed: EnvPatch = {};
   for (const name of HOST_ONLY) removed[name] = undefined;
+  // The host's own project dir is another project's: a Codex hook gets one only from the caller's env.
+  if (dialect === "codex") removed.CLAUDE_PROJECT_DIR = undefined;
   // Spread, not Object.assign: a caller's own "__proto__" key stays a plain key.
   return { ...removed, ...callerEnv, ...hookVariables(locations, dialect) };
 }

@@ -4,7 +4,7 @@
  * @module
  */
 
-import type { HookDispatchResult, HookPermission, HookVerdict } from "../types.ts";
+import type { HookDialect, HookDispatchResult, HookPermission, HookVerdict } from "../types.ts";
 
 /** The strength of each permission: the strongest one wins. */
 const RANK: Readonly<Record<HookPermission, number>> = { allow: 1, ask: 2, defer: 3, deny: 4 };
@@ -19,22 +19,24 @@ export type MergedVerdicts = Pick<
  * Merges `verdicts`, given in configuration order:
  *
  * - permission: `deny` > `defer` > `ask` > `allow`; only the reasons given with the
- *   winning permission are kept, in order (empty reasons are left out);
+ *   winning permission are kept, in order (empty reasons are left out), except
+ *   for a deny: the one reason the harness's model sees (see `denyReason`);
  * - the first `continue: false` stops, with its `stopReason`; the first
  *   `toolOutput` (Codex `PostToolUse`) replaces the tool's output;
  * - every `additionalContext`, `systemMessage` and `feedback`, in order (empty ones left out).
  */
-export function mergeVerdicts(verdicts: readonly HookVerdict[]): MergedVerdicts {
+export function mergeVerdicts(verdicts: readonly HookVerdict[], dialects: readonly HookDialect[]): MergedVerdicts {
   let permission: HookPermission | undefined;
   for (const verdict of verdicts) {
     if (verdict.permission !== undefined && (permission === undefined || RANK[verdict.permission] > RANK[permission])) {
       permission = verdict.permission;
     }
   }
-  const reasons = verdicts
+  const given = verdicts
     .filter((verdict) => permission !== undefined && verdict.permission === permission)
     .map((verdict) => verdict.reason)
     .filter(nonEmpty);
+  const reasons = permission === "deny" ? denyReason(verdicts, dialects) : given;
   const stopper = verdicts.find((verdict) => !verdict.continue);
   const merged: MergedVerdicts = {
     reasons,
@@ -48,6 +50,20 @@ export function mergeVerdicts(verdicts: readonly HookVerdict[]): MergedVerdicts 
   const replacer = verdicts.find((verdict) => verdict.toolOutput !== undefined);
   if (replacer?.toolOutput !== undefined) merged.toolOutput = replacer.toolOutput;
   return merged;
+}
+
+/**
+ * The reason the model sees when several hooks deny: Codex 0.169.0 shows
+ * only the first in configuration order (measured). Every hook's reason
+ * stays in its own verdict.
+ */
+function denyReason(verdicts: readonly HookVerdict[], dialects: readonly HookDialect[]): string[] {
+  const denies = verdicts.flatMap((verdict, index) =>
+    verdict.permission === "deny" && nonEmpty(verdict.reason) ? [{ reason: verdict.reason, index }] : []
+  );
+  if (denies.length === 0) return [];
+  if (dialects[denies[0].index] === "codex") return [denies[0].reason];
+  return denies.map((deny) => deny.reason);
 }
 
 function nonEmpty(text: string | undefined): text is string {
