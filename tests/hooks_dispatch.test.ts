@@ -334,6 +334,27 @@ describe("dispatchHookEvent", () => {
       assert.equal(result.results[1].result.outcome, "blocking");
     });
 
+    it("claude-code 2.1.328: contexts are joined in the order the hooks finish; codex keeps configuration order", async () => {
+      for (const dialect of ["claude-code", "codex"] as const) {
+        const secondDone = join(dir, `context-second-done-${dialect}`);
+        const context = (text: string) =>
+          answer({ hookSpecificOutput: { hookEventName: "PreToolUse", additionalContext: text } });
+        const result = await dispatch(
+          oneGroup("PreToolUse", [
+            `${untilFileExists(secondDone)}; ${context("configured first, finished last")}`,
+            `${context("configured second, finished first")}; touch ${shQuote(secondDone)}`,
+          ], dialect),
+        );
+        const inOrder = ["configured first, finished last", "configured second, finished first"];
+        assert.deepEqual(result.additionalContext, dialect === "codex" ? inOrder : [...inOrder].reverse(), dialect);
+        assert.deepEqual(
+          result.results.map((entry) => entry.verdict.additionalContext),
+          inOrder,
+          "results stay in order",
+        );
+      }
+    });
+
     it("codex 0.169.0: with several denies the reason is the first in configuration order; each verdict keeps its own", async () => {
       const firstDone = join(dir, "codex-deny-second-done");
       const result = await dispatch(

@@ -159,12 +159,17 @@ export async function dispatchHookEvent(
 
   const envFiles = foreground.some((plan) => plan.envFile) ? new EnvFiles() : undefined;
   let results: HookResult[];
+  // The order the hooks ended in: Claude Code joins their context in that order.
+  const finished: number[] = [];
   try {
-    results = await Promise.all(foreground.map((plan) =>
+    results = await Promise.all(foreground.map((plan, index) =>
       runHook(shell, {
         ...runOptions(plan, options),
         ...(plan.envFile && envFiles !== undefined ? { envFile: envFiles.next() } : {}),
         ...(options.signal === undefined ? {} : { signal: options.signal }),
+      }).then((result) => {
+        finished.push(index);
+        return result;
       })
     ));
   } catch (error) {
@@ -173,7 +178,7 @@ export async function dispatchHookEvent(
   }
   const verdicts = results.map((result, index) => readHookVerdict(result, options.event, foreground[index].dialect));
   const envFile = envFiles === undefined ? undefined : await readBack(shell, envFiles, options, warnings);
-  const merged = mergeVerdicts(verdicts, foreground.map((plan) => plan.dialect));
+  const merged = mergeVerdicts(verdicts, foreground.map((plan) => plan.dialect), finished);
   const dispatch: HookDispatchResult = {
     results: foreground.map((plan, index) => ({
       command: plan.hook.command,

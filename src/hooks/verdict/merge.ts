@@ -23,9 +23,14 @@ export type MergedVerdicts = Pick<
  *   for a deny: the one reason the harness's model sees (see `denyReason`);
  * - the first `continue: false` stops, with its `stopReason`; the first
  *   `toolOutput` (Codex `PostToolUse`) replaces the tool's output;
- * - every `additionalContext`, `systemMessage` and `feedback`, in order (empty ones left out).
+ * - every `additionalContext`, `systemMessage` and `feedback`, in order (empty ones left out);
+ *   Claude Code's contexts in the order the hooks finished (`finished`: indexes into `verdicts`).
  */
-export function mergeVerdicts(verdicts: readonly HookVerdict[], dialects: readonly HookDialect[]): MergedVerdicts {
+export function mergeVerdicts(
+  verdicts: readonly HookVerdict[],
+  dialects: readonly HookDialect[],
+  finished: readonly number[] = verdicts.map((_, index) => index),
+): MergedVerdicts {
   let permission: HookPermission | undefined;
   for (const verdict of verdicts) {
     if (verdict.permission !== undefined && (permission === undefined || RANK[verdict.permission] > RANK[permission])) {
@@ -41,7 +46,8 @@ export function mergeVerdicts(verdicts: readonly HookVerdict[], dialects: readon
   const merged: MergedVerdicts = {
     reasons,
     blocked: permission === "deny",
-    additionalContext: verdicts.map((verdict) => verdict.additionalContext).filter(nonEmpty),
+    additionalContext: contextOrder(verdicts, dialects, finished).map((verdict) => verdict.additionalContext)
+      .filter(nonEmpty),
     systemMessages: verdicts.map((verdict) => verdict.systemMessage).filter(nonEmpty),
     feedback: verdicts.map((verdict) => verdict.feedback).filter(nonEmpty),
   };
@@ -50,6 +56,20 @@ export function mergeVerdicts(verdicts: readonly HookVerdict[], dialects: readon
   const replacer = verdicts.find((verdict) => verdict.toolOutput !== undefined);
   if (replacer?.toolOutput !== undefined) merged.toolOutput = replacer.toolOutput;
   return merged;
+}
+
+/**
+ * The verdicts in the order their contexts reach the model: Claude Code
+ * 2.1.328 joins them in the order the hooks finished (measured), Codex in
+ * configuration order. Mixed settings follow Claude Code's order.
+ */
+function contextOrder(
+  verdicts: readonly HookVerdict[],
+  dialects: readonly HookDialect[],
+  finished: readonly number[],
+): readonly HookVerdict[] {
+  if (dialects.every((dialect) => dialect === "codex") || finished.length !== verdicts.length) return verdicts;
+  return finished.map((index) => verdicts[index]);
 }
 
 /**
