@@ -428,7 +428,24 @@ describe("decisions, run for real", () => {
       { command: `echo '{"hookSpecificOutput": 7'; echo 'from stderr' >&2; exit 2` },
     ]);
     assert.equal(result.blocked, true);
-    assert.deepEqual(result.reasons, ["no rm", "from stderr"]);
+    // The model sees one reason (see "claude-code 2.1.328: with several denies ..."); each verdict keeps its own.
+    assert.deepEqual(result.results.map((entry) => entry.verdict.reason), ["no rm", "from stderr"]);
+  });
+
+  it("claude-code 2.1.328: a JSON deny and an exit-2 deny: the model sees the JSON deny's reason only", async () => {
+    const result = await dispatch("claude-code", [
+      { command: "echo 'stderr reason' >&2; exit 2" },
+      { command: answer(deny) },
+    ]);
+    assert.equal(result.blocked, true);
+    assert.deepEqual(result.reasons, ["no rm"]);
+    assert.deepEqual(result.results.map((entry) => entry.verdict.reason), ["stderr reason", "no rm"]);
+    // Only exit-2 denies: their stderr, in configuration order, as before.
+    const stderrOnly = await dispatch("claude-code", [
+      { command: "echo one >&2; exit 2" },
+      { command: "echo two >&2; exit 2" },
+    ]);
+    assert.deepEqual(stderrOnly.reasons, ["one", "two"]);
   });
 
   it("deny > defer > ask > allow across hooks", async () => {
