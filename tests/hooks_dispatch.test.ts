@@ -418,18 +418,22 @@ describe("dispatchHookEvent", () => {
       assert.equal("stop" in await dispatch(oneGroup("PreToolUse", [answer({ continue: true })])), false);
     });
 
-    it("additionalContext and systemMessages are collected in configuration order", async () => {
+    it("systemMessages are collected in configuration order; Codex's additionalContext too", async () => {
+      // Claude Code's contexts come in the order the hooks finish: see "claude-code 2.1.328: contexts ...".
       const context = (text: string) =>
         answer({ hookSpecificOutput: { hookEventName: "PreToolUse", additionalContext: text } });
-      const result = await dispatch(oneGroup("PreToolUse", [
-        context("c1"),
-        says("m1"),
-        answer({ systemMessage: "m2", hookSpecificOutput: { hookEventName: "PreToolUse", additionalContext: "c2" } }),
-        "exit 1",
-        context("c3"),
-      ]));
-      assert.deepEqual(result.additionalContext, ["c1", "c2", "c3"]);
-      assert.deepEqual(result.systemMessages, ["m1", "m2"]);
+      for (const dialect of ["claude-code", "codex"] as const) {
+        const result = await dispatch(oneGroup("PreToolUse", [
+          context("c1"),
+          says("m1"),
+          answer({ systemMessage: "m2", hookSpecificOutput: { hookEventName: "PreToolUse", additionalContext: "c2" } }),
+          "exit 1",
+          context("c3"),
+        ], dialect));
+        if (dialect === "codex") assert.deepEqual(result.additionalContext, ["c1", "c2", "c3"]);
+        else assert.deepEqual([...result.additionalContext].sort(), ["c1", "c2", "c3"]);
+        assert.deepEqual(result.systemMessages, ["m1", "m2"], dialect);
+      }
     });
 
     it("event-scoped fields for another event, or for no named event, are ignored", async () => {
