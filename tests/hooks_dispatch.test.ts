@@ -231,6 +231,21 @@ describe("dispatchHookEvent", () => {
       assert.deepEqual(result.systemMessages, ["user", "project", "/plugins/guard|/data/guard"]);
     });
 
+    it("dispatch passes harness to every hook (claude-code 2.1.328 variables)", async () => {
+      const result = await dispatchHookEvent(
+        shell,
+        oneGroup("PreToolUse", ['echo "$CLAUDECODE:$CLAUDE_CODE_SESSION_ID"']),
+        {
+          event: "PreToolUse",
+          payload: TOOL_EVENT,
+          projectDir: dir,
+          owner: null,
+          harness: { sessionId: "s-dispatch" },
+        },
+      );
+      assert.equal(result.results[0].result.stdout, "1:s-dispatch\n");
+    });
+
     it("each hook gets the payload and CLAUDE_PROJECT_DIR", async () => {
       const command = `grep -q '"tool_name":"Bash"' && echo "{\\"systemMessage\\":\\"$CLAUDE_PROJECT_DIR\\"}"`;
       const result = await dispatch(oneGroup("PreToolUse", [command]));

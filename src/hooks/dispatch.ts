@@ -18,6 +18,7 @@ import type {
   HookBackgroundRun,
   HookDispatchResult,
   HookEnvFile,
+  HookHarnessInfo,
   HookResult,
   HookSettings,
   HookWarning,
@@ -75,6 +76,8 @@ export interface DispatchHookEventOptions {
    * `shell.close()` ends them too.
    */
   backgroundSignal?: AbortSignal;
+  /** Claude Code's harness values for every hook (`CLAUDE_CODE_SESSION_ID`…): see `runHook`'s `harness`. */
+  harness?: HookHarnessInfo;
   /** `false` runs every hook (and the env files' read-back) outside the shell's sandbox: see `runHook`'s `sandbox`. */
   sandbox?: false;
 }
@@ -217,6 +220,7 @@ function runOptions(plan: PlannedHook, options: DispatchHookEventOptions): RunHo
     ...(plan.pluginRoot === undefined ? {} : { pluginRoot: plan.pluginRoot }),
     ...(plan.pluginData === undefined ? {} : { pluginData: plan.pluginData }),
     ...(options.env === undefined ? {} : { env: options.env }),
+    ...(options.harness === undefined ? {} : { harness: options.harness }),
     ...(options.sandbox === false ? { sandbox: false as const } : {}),
   };
 }

@@ -660,6 +660,41 @@ export interface HookBackgroundResult {
 }
 
 /**
+ * What a Claude Code harness tells its hooks about itself. Claude Code
+ * 2.1.328 gives every hook `CLAUDECODE=1` (the bridge sets it in the
+ * `claude-code` dialect), `CLAUDE_CODE_SESSION_ID`, `CLAUDE_CODE_ENTRYPOINT`
+ * and `CLAUDE_PID`; the last three are the harness's own values, so it
+ * passes them here. They never come from the ambient environment (the
+ * host's are removed), and the Codex dialect sets none of them.
+ *
+ * @example
+ * ```ts
+ * import { createLocalShell } from "@dsh/shell";
+ * import { type HookHarnessInfo, runHook } from "@dsh/shell/hooks";
+ * import assert from "node:assert/strict";
+ * const harness: HookHarnessInfo = { sessionId: "s-42", entrypoint: "sdk-ts", pid: process.pid };
+ * await using shell = createLocalShell();
+ * const result = await runHook(shell, {
+ *   command: 'echo "$CLAUDECODE $CLAUDE_CODE_SESSION_ID $CLAUDE_CODE_ENTRYPOINT"',
+ *   payload: { hook_event_name: "SessionStart", source: "startup" },
+ *   dialect: "claude-code",
+ *   projectDir: "/tmp",
+ *   owner: null,
+ *   harness,
+ * });
+ * assert.equal(result.stdout, "1 s-42 sdk-ts\n");
+ * ```
+ */
+export interface HookHarnessInfo {
+  /** The session's id, given as `CLAUDE_CODE_SESSION_ID`. */
+  sessionId?: string;
+  /** How the harness was started, e.g. `"cli"` or `"sdk-ts"`, given as `CLAUDE_CODE_ENTRYPOINT`. */
+  entrypoint?: string;
+  /** The harness's process id, given as `CLAUDE_PID`. */
+  pid?: number;
+}
+
+/**
  * What the hooks of one event wrote to their env files (`CLAUDE_ENV_FILE`,
  * and `CODEX_ENV_FILE` in Codex): the text, in configuration order, and the
  * variables it sets once sourced by bash, ready to pass as `env` to later
