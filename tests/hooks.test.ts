@@ -47,6 +47,10 @@ describe("runHook", () => {
         CLAUDE_PROJECT_DIR: "/ambient/project",
         CLAUDE_PLUGIN_ROOT: "/ambient/plugin",
         PLUGIN_DATA: "/ambient/plugin-data",
+        CLAUDECODE: "ambient",
+        CLAUDE_CODE_SESSION_ID: "ambient-session",
+        CLAUDE_CODE_ENTRYPOINT: "ambient-entrypoint",
+        CLAUDE_PID: "1",
       },
     });
   });
@@ -110,6 +114,30 @@ describe("runHook", () => {
       for (const name of ["CLAUDE_PLUGIN_ROOT", "PLUGIN_ROOT", "CLAUDE_PLUGIN_DATA", "PLUGIN_DATA"]) {
         assert.equal(env.has(name), false, `${name} should be absent`);
       }
+    });
+
+    it("codex 0.169.0: no CLAUDE_PROJECT_DIR, not even the ambient one; the caller's env may give one", async () => {
+      const env = parseEnvDump((await hook("env", { dialect: "codex" })).stdout);
+      assert.equal(env.has("CLAUDE_PROJECT_DIR"), false);
+      const given = parseEnvDump(
+        (await hook("env", { dialect: "codex", env: { CLAUDE_PROJECT_DIR: "/mine" } })).stdout,
+      );
+      assert.equal(given.get("CLAUDE_PROJECT_DIR"), "/mine");
+    });
+
+    it("claude-code 2.1.328: CLAUDECODE=1 and the harness's session values, never the ambient ones", async () => {
+      const names = ["CLAUDECODE", "CLAUDE_CODE_SESSION_ID", "CLAUDE_CODE_ENTRYPOINT", "CLAUDE_PID"];
+      const bare = parseEnvDump((await hook("env")).stdout);
+      assert.deepEqual(names.map((name) => bare.get(name)), ["1", undefined, undefined, undefined]);
+      const harness = { sessionId: "s-9", entrypoint: "sdk-ts", pid: process.pid };
+      const given = parseEnvDump((await hook("env", { harness, env: { CLAUDE_CODE_SESSION_ID: "from-env" } })).stdout);
+      assert.deepEqual(names.map((name) => given.get(name)), ["1", "s-9", "sdk-ts", String(process.pid)]);
+      // Codex sets none of them, and the host's stay out there too.
+      const codex = parseEnvDump((await hook("env", { dialect: "codex", harness })).stdout);
+      assert.deepEqual(names.filter((name) => codex.has(name)), []);
+      const bad = await hook("true", { harness: { pid: -1 } });
+      assert.equal(bad.outcome, "non-blocking-error");
+      assert.match(bad.reason ?? "", /harness\.pid: must be a positive integer/);
     });
 
     it("with pluginRoot and pluginData, all four plugin variables", async () => {

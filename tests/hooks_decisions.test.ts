@@ -428,7 +428,24 @@ describe("decisions, run for real", () => {
       { command: `echo '{"hookSpecificOutput": 7'; echo 'from stderr' >&2; exit 2` },
     ]);
     assert.equal(result.blocked, true);
-    assert.deepEqual(result.reasons, ["no rm", "from stderr"]);
+    // The model sees one reason (see "claude-code 2.1.328: with several denies ..."); each verdict keeps its own.
+    assert.deepEqual(result.results.map((entry) => entry.verdict.reason), ["no rm", "from stderr"]);
+  });
+
+  it("claude-code 2.1.328: a JSON deny and an exit-2 deny: the model sees the JSON deny's reason only", async () => {
+    const result = await dispatch("claude-code", [
+      { command: "echo 'stderr reason' >&2; exit 2" },
+      { command: answer(deny) },
+    ]);
+    assert.equal(result.blocked, true);
+    assert.deepEqual(result.reasons, ["no rm"]);
+    assert.deepEqual(result.results.map((entry) => entry.verdict.reason), ["stderr reason", "no rm"]);
+    // Only exit-2 denies: their stderr, in configuration order, as before.
+    const stderrOnly = await dispatch("claude-code", [
+      { command: "echo one >&2; exit 2" },
+      { command: "echo two >&2; exit 2" },
+    ]);
+    assert.deepEqual(stderrOnly.reasons, ["one", "two"]);
   });
 
   it("deny > defer > ask > allow across hooks", async () => {
@@ -474,5 +491,38 @@ describe("decisions, run for real", () => {
     assert.equal(result.permission, undefined);
     assert.equal(result.results[0].result.outcome, "success");
     assert.equal(result.results[0].verdict.error, "PreToolUse hook returned unsupported permissionDecision:ask");
+  });
+
+  it("codex 0.169.0: a PreToolUse deny blocks whatever event its hookEventName names", async () => {
+    const elsewhere = {
+      hookSpecificOutput: {
+        hookEventName: "PostToolUse",
+        permissionDecision: "deny",
+        permissionDecisionReason: "no rm",
+      },
+    };
+    const result = await dispatch("codex", [{ command: answer(elsewhere) }]);
+    assert.equal(result.blocked, true);
+    assert.deepEqual(result.reasons, ["no rm"]);
+    // Only the deny escapes the scoping: the same answer's context for another event still does not count.
+    const context = { hookSpecificOutput: { hookEventName: "PostToolUse", additionalContext: "x" } };
+    assert.deepEqual((await dispatch("codex", [{ command: answer(context) }])).additionalContext, []);
+  });
+
+  it("codex 0.169.0: PreModelRequest and SessionEnd are Codex events that cannot block", async () => {
+    const guards = [{ command: "echo 'no' >&2; exit 2" }, { command: answer({ decision: "block", reason: "no" }) }];
+    for (const event of ["PreModelRequest", "SessionEnd"]) {
+      const result = await dispatch("codex", guards, event, { hook_event_name: event });
+      assert.equal(result.blocked, false, event);
+      assert.equal("permission" in result, false, event);
+      assert.equal(result.results[0].verdict.error, "hook exited with code 2", event);
+      assert.match(result.results[1].verdict.error ?? "", /^hook returned invalid .* JSON output$/, event);
+    }
+    // Claude Code's SessionEnd cannot block either; an event neither harness has still keeps the 1.0 reading.
+    assert.equal(
+      (await dispatch("claude-code", guards, "SessionEnd", { hook_event_name: "SessionEnd" })).blocked,
+      false,
+    );
+    assert.equal((await dispatch("codex", guards, "MyEvent", { hook_event_name: "MyEvent" })).blocked, true);
   });
 });

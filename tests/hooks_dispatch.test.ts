@@ -231,6 +231,21 @@ describe("dispatchHookEvent", () => {
       assert.deepEqual(result.systemMessages, ["user", "project", "/plugins/guard|/data/guard"]);
     });
 
+    it("dispatch passes harness to every hook (claude-code 2.1.328 variables)", async () => {
+      const result = await dispatchHookEvent(
+        shell,
+        oneGroup("PreToolUse", ['echo "$CLAUDECODE:$CLAUDE_CODE_SESSION_ID"']),
+        {
+          event: "PreToolUse",
+          payload: TOOL_EVENT,
+          projectDir: dir,
+          owner: null,
+          harness: { sessionId: "s-dispatch" },
+        },
+      );
+      assert.equal(result.results[0].result.stdout, "1:s-dispatch\n");
+    });
+
     it("each hook gets the payload and CLAUDE_PROJECT_DIR", async () => {
       const command = `grep -q '"tool_name":"Bash"' && echo "{\\"systemMessage\\":\\"$CLAUDE_PROJECT_DIR\\"}"`;
       const result = await dispatch(oneGroup("PreToolUse", [command]));
@@ -334,6 +349,40 @@ describe("dispatchHookEvent", () => {
       assert.equal(result.results[1].result.outcome, "blocking");
     });
 
+    it("claude-code 2.1.328: contexts are joined in the order the hooks finish; codex keeps configuration order", async () => {
+      for (const dialect of ["claude-code", "codex"] as const) {
+        const secondDone = join(dir, `context-second-done-${dialect}`);
+        const context = (text: string) =>
+          answer({ hookSpecificOutput: { hookEventName: "PreToolUse", additionalContext: text } });
+        const result = await dispatch(
+          oneGroup("PreToolUse", [
+            `${untilFileExists(secondDone)}; ${context("configured first, finished last")}`,
+            `${context("configured second, finished first")}; touch ${shQuote(secondDone)}`,
+          ], dialect),
+        );
+        const inOrder = ["configured first, finished last", "configured second, finished first"];
+        assert.deepEqual(result.additionalContext, dialect === "codex" ? inOrder : [...inOrder].reverse(), dialect);
+        assert.deepEqual(
+          result.results.map((entry) => entry.verdict.additionalContext),
+          inOrder,
+          "results stay in order",
+        );
+      }
+    });
+
+    it("codex 0.169.0: with several denies the reason is the first in configuration order; each verdict keeps its own", async () => {
+      const firstDone = join(dir, "codex-deny-second-done");
+      const result = await dispatch(
+        oneGroup("PreToolUse", [
+          `${untilFileExists(firstDone)}; echo 'first in order' >&2; exit 2`,
+          `${answer({ decision: "block", reason: "finished first" })}; touch ${shQuote(firstDone)}`,
+        ], "codex"),
+      );
+      assert.equal(result.blocked, true);
+      assert.deepEqual(result.reasons, ["first in order"]);
+      assert.deepEqual(result.results.map((entry) => entry.verdict.reason), ["first in order", "finished first"]);
+    });
+
     it("the first continue: false in configuration order stops, with its stopReason", async () => {
       const secondDone = join(dir, "stop-second-done");
       const result = await dispatch(oneGroup("PreToolUse", [
@@ -345,23 +394,61 @@ describe("dispatchHookEvent", () => {
       assert.deepEqual(result.stop, { reason: "first stop" });
     });
 
+    it("codex 0.169.0: PostToolUse continue: false replaces the tool output with stopReason and does not stop", async () => {
+      const payload = { hook_event_name: "PostToolUse", tool_name: "Bash", tool_input: { command: "cat .env" } };
+      const result = await dispatch(
+        oneGroup("PostToolUse", [
+          answer({ continue: false, stopReason: "[output withheld: it held a secret]" }),
+          answer({ continue: false, stopReason: "second" }),
+        ], "codex"),
+        "PostToolUse",
+        { payload },
+      );
+      assert.equal("stop" in result, false, "the turn goes on");
+      assert.equal(result.toolOutput, "[output withheld: it held a secret]");
+      assert.equal(result.results[0].verdict.continue, true);
+      // Without a stopReason the output is still withheld; other Codex events and Claude Code still stop.
+      const bare = await dispatch(oneGroup("PostToolUse", [answer({ continue: false })], "codex"), "PostToolUse", {
+        payload,
+      });
+      assert.equal(bare.toolOutput, "");
+      const stopped = await dispatch(
+        oneGroup("UserPromptSubmit", [answer({ continue: false, stopReason: "no" })], "codex"),
+        "UserPromptSubmit",
+        { payload: { hook_event_name: "UserPromptSubmit", prompt: "hi" } },
+      );
+      assert.deepEqual(stopped.stop, { reason: "no" });
+      assert.equal("toolOutput" in stopped, false);
+      const claude = await dispatch(
+        oneGroup("PostToolUse", [answer({ continue: false, stopReason: "halt" })]),
+        "PostToolUse",
+        { payload },
+      );
+      assert.deepEqual(claude.stop, { reason: "halt" });
+      assert.equal("toolOutput" in claude, false);
+    });
+
     it("continue: false without a stopReason stops without a reason; no stop otherwise", async () => {
       assert.deepEqual((await dispatch(oneGroup("PreToolUse", [answer({ continue: false })]))).stop, {});
       assert.equal("stop" in await dispatch(oneGroup("PreToolUse", [answer({ continue: true })])), false);
     });
 
-    it("additionalContext and systemMessages are collected in configuration order", async () => {
+    it("systemMessages are collected in configuration order; Codex's additionalContext too", async () => {
+      // Claude Code's contexts come in the order the hooks finish: see "claude-code 2.1.328: contexts ...".
       const context = (text: string) =>
         answer({ hookSpecificOutput: { hookEventName: "PreToolUse", additionalContext: text } });
-      const result = await dispatch(oneGroup("PreToolUse", [
-        context("c1"),
-        says("m1"),
-        answer({ systemMessage: "m2", hookSpecificOutput: { hookEventName: "PreToolUse", additionalContext: "c2" } }),
-        "exit 1",
-        context("c3"),
-      ]));
-      assert.deepEqual(result.additionalContext, ["c1", "c2", "c3"]);
-      assert.deepEqual(result.systemMessages, ["m1", "m2"]);
+      for (const dialect of ["claude-code", "codex"] as const) {
+        const result = await dispatch(oneGroup("PreToolUse", [
+          context("c1"),
+          says("m1"),
+          answer({ systemMessage: "m2", hookSpecificOutput: { hookEventName: "PreToolUse", additionalContext: "c2" } }),
+          "exit 1",
+          context("c3"),
+        ], dialect));
+        if (dialect === "codex") assert.deepEqual(result.additionalContext, ["c1", "c2", "c3"]);
+        else assert.deepEqual([...result.additionalContext].sort(), ["c1", "c2", "c3"]);
+        assert.deepEqual(result.systemMessages, ["m1", "m2"], dialect);
+      }
     });
 
     it("event-scoped fields for another event, or for no named event, are ignored", async () => {

@@ -101,13 +101,14 @@ describe("env file", () => {
     }
   });
 
-  it("codex: SessionStart only, as CODEX_ENV_FILE and CLAUDE_ENV_FILE (the same file)", async () => {
-    const result = await dispatch("codex", "SessionStart", [
-      { command: `[ "$CODEX_ENV_FILE" = "$CLAUDE_ENV_FILE" ] && echo 'export VIA_CODEX=yes' >> "$CODEX_ENV_FILE"` },
-    ]);
-    assert.deepEqual(result.envFile, { text: "export VIA_CODEX=yes\n", env: { VIA_CODEX: "yes" } });
-    const cwd = await dispatch("codex", "CwdChanged", [{ command: `echo "\${CLAUDE_ENV_FILE:-none}"` }]);
-    assert.equal(cwd.results[0].result.stdout, "none\n");
+  it("codex 0.169.0: SessionStart hooks get no env file (neither CODEX_ENV_FILE nor CLAUDE_ENV_FILE)", async () => {
+    for (const event of ["SessionStart", "CwdChanged"]) {
+      const result = await dispatch("codex", event, [
+        { command: `echo "\${CODEX_ENV_FILE:-none} \${CLAUDE_ENV_FILE:-none}"` },
+      ]);
+      assert.equal(result.results[0].result.stdout, "none none\n", event);
+      assert.equal("envFile" in result, false, event);
+    }
   });
 
   it("background hooks get none; a file with an error still yields what it set before", async () => {

@@ -70,14 +70,16 @@ describe("exec form", () => {
       assert.equal(entry.result.outcome, "success", entry.result.reason);
       assert.deepEqual(entry.args, args, "reported as written");
       const printed = JSON.parse(entry.result.stdout);
+      // Codex 0.169.0 sets no CLAUDE_PROJECT_DIR, so the Codex dialect has no such hook variable to substitute.
+      const projectDir = dialect === "codex" ? null : dir;
       assert.deepEqual(printed.argv, [
         "it's a $HOME `date` *",
-        `${dir}|${join(dir, "data")}|${plugin}`,
+        `${projectDir ?? "${CLAUDE_PROJECT_DIR}"}|${join(dir, "data")}|${plugin}`,
         "${HOME} $CLAUDE_PROJECT_DIR ${NOT_A_HOOK_VARIABLE}",
         "",
       ], dialect);
       assert.deepEqual(printed.env, {
-        CLAUDE_PROJECT_DIR: dir,
+        CLAUDE_PROJECT_DIR: projectDir,
         CLAUDE_PLUGIN_ROOT: plugin,
         CLAUDE_PLUGIN_DATA: join(dir, "data"),
         PLUGIN_ROOT: plugin,
@@ -199,19 +201,21 @@ describe("timeouts", () => {
     assert.equal(result.results[0].result.reason, "timed out after 1500ms");
   });
 
-  it("codex: timeoutSec is an alias of timeout, and below one second means one", async () => {
+  it("codex 0.169.0: timeoutSec is ignored (with a warning), timeout wins over it, below one second means one", async () => {
     assert.deepEqual(planned("codex", "Stop", [{ command: "a", timeoutSec: 7 }, { command: "b", timeout: 0 }]), [
-      7_000,
+      undefined,
       1_000,
     ]);
     assert.deepEqual(planned("claude-code", "Stop", [{ command: "a", timeoutSec: 7 }]), [undefined], "not Claude's");
-    assert.throws(
-      () => settingsWith("Stop", [{ command: "a", timeout: 1, timeoutSec: 2 }], "codex"),
-      /hooks\.Stop\[0\]\.hooks\[0\]\.timeoutSec: give "timeout" or "timeoutSec", not both/,
-    );
+    // Both fields: the file loads (it used to be a HookSettingsError losing every hook in it) and timeout is used.
+    const both = settingsWith("Stop", [{ command: "a", timeout: 3, timeoutSec: 1 }], "codex");
+    assert.equal(both.events.Stop[0].hooks[0].timeoutMs, 3_000);
+    assert.deepEqual(both.warnings?.map((warning) => warning.field), ["hooks.Stop[0].hooks[0].timeoutSec"]);
+    // A guard with timeoutSec: 1 that answers after 1.5 s still blocks, as in Codex (it used to be killed at 1 s).
+    const guard = `sleep 1.5; echo '{"decision":"block","reason":"late guard"}'`;
     const result = await dispatchHookEvent(
       shell,
-      settingsWith("Stop", [{ command: "sleep 5", timeoutSec: 1 }], "codex"),
+      settingsWith("Stop", [{ command: guard, timeoutSec: 1 }], "codex"),
       {
         event: "Stop",
         payload: { hook_event_name: "Stop" },
@@ -219,6 +223,8 @@ describe("timeouts", () => {
         owner: null,
       },
     );
-    assert.equal(result.results[0].result.reason, "timed out after 1000ms");
+    assert.equal(result.results[0].result.timedOut, false);
+    assert.equal(result.blocked, true);
+    assert.deepEqual(result.reasons, ["late guard"]);
   });
 });

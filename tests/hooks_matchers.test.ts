@@ -80,6 +80,22 @@ describe("matchers (compiled)", () => {
     assert.deepEqual(accepted("Edit, Write", "codex", TOOLS), []);
   });
 
+  it("codex 0.169.0: Rust inline flags (?i) and simple (?i:…) groups work; what cannot be translated throws", () => {
+    assert.deepEqual(accepted("(?i)bash", "codex", TOOLS), ["Bash", "BashOutput"]);
+    assert.deepEqual(accepted("(?i)^bash$", "codex", TOOLS), ["Bash"]);
+    assert.deepEqual(accepted("(?is)^edit$", "codex", TOOLS), ["Edit"]);
+    assert.deepEqual(accepted("^(?i:multi)Edit$", "codex", [...TOOLS, "MULTIEdit", "MultiEDIT"]), [
+      "MultiEdit",
+      "MULTIEdit",
+    ]);
+    assert.deepEqual(accepted("^(?:Edit|Write)$", "codex", TOOLS), ["Edit", "Write"], "a plain group is no flag");
+    // Claude Code's matchers are JavaScript: (?i) stays invalid there.
+    assert.throws(() => compileMatcher("(?i)bash", "claude-code"), SyntaxError);
+    for (const untranslatable of ["(?x)bash", "(?U)a+", "a(?i)b", "(?-i)Bash", "(?i:[a-z]+)", "(?i:\\w)"]) {
+      assert.throws(() => compileMatcher(untranslatable, "codex"), SyntaxError, untranslatable);
+    }
+  });
+
   it("match-all patterns; nothing else matches without a target; any of several targets", () => {
     for (const dialect of ["claude-code", "codex"] as const) {
       for (const pattern of ["", "*"]) assert.equal(compileMatcher(pattern, dialect)([]), true);
@@ -204,6 +220,12 @@ describe("matchers (dispatched)", () => {
         "apply_patch|Write|Edit",
       ],
     );
+  });
+
+  it("codex 0.169.0: a (?i)bash matcher runs its group for Bash; (?x) disables its group with a warning", async () => {
+    const settings = groupsFor("PreToolUse", ["(?i)bash", "(?x) bash"], "codex");
+    assert.deepEqual(settings.warnings?.map((warning) => warning.field), ["hooks.PreToolUse[1].matcher"]);
+    assert.deepEqual(await ran(settings, "PreToolUse", { tool_name: "Bash" }), ["(?i)bash"]);
   });
 
   it("an invalid regex disables only its group, in both dialects; settings built by hand warn at dispatch", async () => {

@@ -18,6 +18,7 @@ import type {
   HookBackgroundRun,
   HookDispatchResult,
   HookEnvFile,
+  HookHarnessInfo,
   HookResult,
   HookSettings,
   HookWarning,
@@ -75,6 +76,8 @@ export interface DispatchHookEventOptions {
    * `shell.close()` ends them too.
    */
   backgroundSignal?: AbortSignal;
+  /** Claude Code's harness values for every hook (`CLAUDE_CODE_SESSION_ID`…): see `runHook`'s `harness`. */
+  harness?: HookHarnessInfo;
   /** `false` runs every hook (and the env files' read-back) outside the shell's sandbox: see `runHook`'s `sandbox`. */
   sandbox?: false;
 }
@@ -98,13 +101,13 @@ export interface DispatchHookEventOptions {
  *   1.5 s budget raised by the settings' timeouts up to 60 s), else 600 s.
  * - Merge: `deny` > `defer` > `ask` > `allow` (see `readHookVerdict` for
  *   what each hook decides, per dialect); only the winning decision's
- *   reasons are kept; the first `continue: false` stops with its
+ *   reasons are kept (for a deny, the one reason the model sees); the first `continue: false` stops with its
  *   `stopReason`; contexts, system messages and feedback are collected in
  *   order. `blocked` is `permission === "deny"`.
  * - On the events whose hooks get `CLAUDE_ENV_FILE` (Claude Code:
- *   `SessionStart`, `Setup`, `CwdChanged`, `FileChanged`; Codex:
- *   `SessionStart`, also as `CODEX_ENV_FILE`), each foreground hook gets a
- *   fresh private file; what they wrote is `envFile`.
+ *   `SessionStart`, `Setup`, `CwdChanged`, `FileChanged`; Codex 0.169.0:
+ *   none), each foreground hook gets a fresh private file; what they wrote
+ *   is `envFile`.
  *
  * Every hook's failure is in its result; this rejects only with
  * {@linkcode HookSettingsError} for settings that were not made by
@@ -159,12 +162,17 @@ export async function dispatchHookEvent(
 
   const envFiles = foreground.some((plan) => plan.envFile) ? new EnvFiles() : undefined;
   let results: HookResult[];
+  // The order the hooks ended in: Claude Code joins their context in that order.
+  const finished: number[] = [];
   try {
-    results = await Promise.all(foreground.map((plan) =>
+    results = await Promise.all(foreground.map((plan, index) =>
       runHook(shell, {
         ...runOptions(plan, options),
         ...(plan.envFile && envFiles !== undefined ? { envFile: envFiles.next() } : {}),
         ...(options.signal === undefined ? {} : { signal: options.signal }),
+      }).then((result) => {
+        finished.push(index);
+        return result;
       })
     ));
   } catch (error) {
@@ -173,7 +181,10 @@ export async function dispatchHookEvent(
   }
   const verdicts = results.map((result, index) => readHookVerdict(result, options.event, foreground[index].dialect));
   const envFile = envFiles === undefined ? undefined : await readBack(shell, envFiles, options, warnings);
-  const merged = mergeVerdicts(verdicts);
+  const fromStderr = results.map((result, index) =>
+    result.outcome === "blocking" && verdicts[index].reason === result.stderr.trim()
+  );
+  const merged = mergeVerdicts(verdicts, foreground.map((plan) => plan.dialect), finished, fromStderr);
   const dispatch: HookDispatchResult = {
     results: foreground.map((plan, index) => ({
       command: plan.hook.command,
@@ -185,6 +196,7 @@ export async function dispatchHookEvent(
     reasons: merged.reasons,
     blocked: merged.blocked,
     ...(merged.stop === undefined ? {} : { stop: merged.stop }),
+    ...(merged.toolOutput === undefined ? {} : { toolOutput: merged.toolOutput }),
     additionalContext: merged.additionalContext,
     systemMessages: merged.systemMessages,
     feedback: merged.feedback,
@@ -208,6 +220,7 @@ function runOptions(plan: PlannedHook, options: DispatchHookEventOptions): RunHo
     ...(plan.pluginRoot === undefined ? {} : { pluginRoot: plan.pluginRoot }),
     ...(plan.pluginData === undefined ? {} : { pluginData: plan.pluginData }),
     ...(options.env === undefined ? {} : { env: options.env }),
+    ...(options.harness === undefined ? {} : { harness: options.harness }),
     ...(options.sandbox === false ? { sandbox: false as const } : {}),
   };
 }

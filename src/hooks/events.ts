@@ -159,13 +159,18 @@ const CODEX: Readonly<Record<string, EventRules>> = Object.freeze({
     toolEvent: true,
   }),
   PostToolUse: rules({ matchField: "tool_name", exit2: "feedback", decisions: BLOCK, toolEvent: true }),
-  SessionStart: rules({ matchField: "source", exit2: "none", stdoutIsContext: true, envFile: true }),
+  // No env file: Codex 0.169.0 gives SessionStart hooks none (measured), whatever its sources once had.
+  SessionStart: rules({ matchField: "source", exit2: "none", stdoutIsContext: true }),
   SubagentStart: rules({ matchField: "agent_type", exit2: "none", stdoutIsContext: true }),
   SubagentStop: rules({ matchField: "agent_type", exit2: "block", decisions: BLOCK, stdoutIsError: true }),
   UserPromptSubmit: rules({ exit2: "block", decisions: BLOCK, stdoutIsContext: true }),
   Stop: rules({ exit2: "block", decisions: BLOCK, stdoutIsError: true }),
   PreCompact: rules({ matchField: "trigger", exit2: "none" }),
   PostCompact: rules({ matchField: "trigger", exit2: "none" }),
+  // In Codex 0.169.0 (measured), and they cannot block. Their matcher fields are not measured: every group runs,
+  // which never runs a hook less than Codex does.
+  PreModelRequest: rules({ exit2: "none" }),
+  SessionEnd: rules({ exit2: "none" }),
 });
 
 /**

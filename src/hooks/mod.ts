@@ -65,6 +65,7 @@ export type {
   HookDispatchEntry,
   HookDispatchResult,
   HookEnvFile,
+  HookHarnessInfo,
   HookJsonOutput,
   HookMatcherGroup,
   HookOutcome,

@@ -272,10 +272,20 @@ export interface HookVerdict {
   permission?: HookPermission;
   /** The reason given with `permission`. */
   reason?: string;
-  /** `false` when the hook asked to stop (`continue: false`). */
+  /**
+   * `false` when the hook asked to stop (`continue: false`). Codex's
+   * `PostToolUse` is the exception: there `continue: false` does not stop
+   * the turn (it stays `true`) and sets `toolOutput` instead.
+   */
   continue: boolean;
   /** The `stopReason` given with `continue: false`. */
   stopReason?: string;
+  /**
+   * Codex `PostToolUse` with `continue: false`: the text the model sees in
+   * place of the tool's output (the `stopReason`, `""` when none was
+   * given); the turn goes on, as in Codex 0.169.0.
+   */
+  toolOutput?: string;
   /** Context for the model. */
   additionalContext?: string;
   /** A message for the user. */
@@ -541,8 +551,19 @@ export interface HookDispatchResult {
   reasons: string[];
   /** `permission === "deny"`. */
   blocked: boolean;
-  /** Present when a hook answered `continue: false` (the first in configuration order). */
+  /**
+   * Present when a hook answered `continue: false` (the first in
+   * configuration order): the harness ends the turn. Not set by a Codex
+   * `PostToolUse` hook, which sets `toolOutput` instead.
+   */
   stop?: { reason?: string };
+  /**
+   * Codex `PostToolUse`: what the model sees in place of the tool's output,
+   * from the first hook (configuration order) that answered `continue:
+   * false` (its `stopReason`, `""` without one). The harness replaces the
+   * output with it and carries on the turn.
+   */
+  toolOutput?: string;
   /** Every hook's `additionalContext`, in configuration order. */
   additionalContext: string[];
   /** Every hook's `systemMessage`, in configuration order. */
@@ -636,6 +657,41 @@ export interface HookBackgroundResult {
    * to the model in place of context.
    */
   error?: string;
+}
+
+/**
+ * What a Claude Code harness tells its hooks about itself. Claude Code
+ * 2.1.328 gives every hook `CLAUDECODE=1` (the bridge sets it in the
+ * `claude-code` dialect), `CLAUDE_CODE_SESSION_ID`, `CLAUDE_CODE_ENTRYPOINT`
+ * and `CLAUDE_PID`; the last three are the harness's own values, so it
+ * passes them here. They never come from the ambient environment (the
+ * host's are removed), and the Codex dialect sets none of them.
+ *
+ * @example
+ * ```ts
+ * import { createLocalShell } from "@dsh/shell";
+ * import { type HookHarnessInfo, runHook } from "@dsh/shell/hooks";
+ * import assert from "node:assert/strict";
+ * const harness: HookHarnessInfo = { sessionId: "s-42", entrypoint: "sdk-ts", pid: process.pid };
+ * await using shell = createLocalShell();
+ * const result = await runHook(shell, {
+ *   command: 'echo "$CLAUDECODE $CLAUDE_CODE_SESSION_ID $CLAUDE_CODE_ENTRYPOINT"',
+ *   payload: { hook_event_name: "SessionStart", source: "startup" },
+ *   dialect: "claude-code",
+ *   projectDir: "/tmp",
+ *   owner: null,
+ *   harness,
+ * });
+ * assert.equal(result.stdout, "1 s-42 sdk-ts\n");
+ * ```
+ */
+export interface HookHarnessInfo {
+  /** The session's id, given as `CLAUDE_CODE_SESSION_ID`. */
+  sessionId?: string;
+  /** How the harness was started, e.g. `"cli"` or `"sdk-ts"`, given as `CLAUDE_CODE_ENTRYPOINT`. */
+  entrypoint?: string;
+  /** The harness's process id, given as `CLAUDE_PID`. */
+  pid?: number;
 }
 
 /**

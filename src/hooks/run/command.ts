@@ -14,7 +14,7 @@ import type { EnvPatch, Shell, ShellExecRequest, ShellRunResult } from "../../se
 import { hookEnv, hookVariables } from "./hook_env.ts";
 import { parseHookJson } from "./answer.ts";
 import { expandPlaceholders } from "./placeholders.ts";
-import type { HookDialect, HookJsonOutput, HookOutcome, HookResult } from "../types.ts";
+import type { HookDialect, HookHarnessInfo, HookJsonOutput, HookOutcome, HookResult } from "../types.ts";
 
 /**
  * The bridge's defaults: a hook's timeout (600 s, as in Claude Code and
@@ -96,6 +96,13 @@ export interface RunHookOptions {
    * a fresh one per hook on the events that have it.
    */
   envFile?: string;
+  /**
+   * The harness's own values for Claude Code's variables
+   * (`CLAUDE_CODE_SESSION_ID`, `CLAUDE_CODE_ENTRYPOINT`, `CLAUDE_PID`); the
+   * `claude-code` dialect also sets `CLAUDECODE=1`. Never taken from the
+   * ambient environment; ignored in the Codex dialect.
+   */
+  harness?: HookHarnessInfo;
   /**
    * `false` runs the hook outside the shell's sandbox, when the shell has
    * one. Hooks are the user's own configuration and Claude Code runs them
@@ -181,7 +188,7 @@ function hookRequest(shell: Shell, options: RunHookOptions): ShellExecRequest {
     timeoutMs: options.timeoutMs ?? HOOK_DEFAULTS.timeoutMs,
     stdoutMaxBytes: HOOK_DEFAULTS.stdoutMaxBytes,
     stdin: stdinFor(options.payload, options.dialect),
-    env: hookEnv(locations, options.env, options.dialect),
+    env: hookEnv(locations, options.env, options.dialect, options.harness),
   };
   if (options.args !== undefined) {
     if (!Array.isArray(options.args)) throw new ShellSpecError("args", "must be an array of strings");

@@ -80,7 +80,7 @@ export function parseEntry(
   } = { command };
   const args = readArgs(path, entry, dialect, sink);
   if (args !== undefined) hook.args = args;
-  const timeoutMs = readTimeout(path, entry, dialect);
+  const timeoutMs = readTimeout(path, entry, dialect, sink);
   if (timeoutMs !== undefined) hook.timeoutMs = timeoutMs;
   const condition = readIf(path, entry, dialect, event, sink);
   if (condition !== undefined) hook.if = condition;
@@ -138,21 +138,29 @@ function readArgs(
 }
 
 /**
- * `timeout` in seconds. Codex also takes `timeoutSec` (an alias its older
- * releases had) and raises anything below one second to one second.
+ * `timeout` in seconds. Codex raises anything below one second to one
+ * second, and ignores `timeoutSec`: 0.169.0 was measured to run a hook with
+ * only `timeoutSec` on the 600 s default and one with both on `timeout`.
+ * Honouring `timeoutSec` would kill a guard Codex lets finish (and so block
+ * less), so it is ignored here too, with a warning.
  */
-function readTimeout(path: string, entry: Record<string, unknown>, dialect: HookDialect): number | undefined {
-  const timeout = ownValue(entry, "timeout");
-  const alias = dialect === "codex" ? ownValue(entry, "timeoutSec") : undefined;
-  if (timeout !== undefined && alias !== undefined) {
-    throw new HookSettingsError(`${path}.timeoutSec`, 'give "timeout" or "timeoutSec", not both');
+function readTimeout(
+  path: string,
+  entry: Record<string, unknown>,
+  dialect: HookDialect,
+  sink: EntrySink,
+): number | undefined {
+  if (dialect === "codex" && ownValue(entry, "timeoutSec") !== undefined) {
+    sink.warnings.push({
+      field: `${path}.timeoutSec`,
+      message: 'Codex ignores timeoutSec: the hook runs on "timeout", else the default (600 s)',
+    });
   }
-  const field = alias === undefined ? "timeout" : "timeoutSec";
-  const seconds = alias ?? timeout;
+  const seconds = ownValue(entry, "timeout");
   if (seconds === undefined) return undefined;
   const minimum = dialect === "codex" ? 0 : Number.MIN_VALUE;
   if (typeof seconds !== "number" || !Number.isFinite(seconds) || seconds < minimum) {
-    throw new HookSettingsError(`${path}.${field}`, "must be a positive number of seconds");
+    throw new HookSettingsError(`${path}.timeout`, "must be a positive number of seconds");
   }
   const ms = Math.round(seconds * 1000);
   return dialect === "codex" ? Math.max(1000, ms) : Math.max(1, ms);

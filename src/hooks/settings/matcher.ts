@@ -33,7 +33,7 @@ const matchAll: MatcherTest = () => true;
  *   unanchored JavaScript regular expression;
  * - `codex`: only ASCII letters, digits, `_` and `|` is an exact `|`-list
  *   (`Bash` does not match `BashOutput`); anything else an unanchored
- *   regular expression.
+ *   regular expression, with Rust's inline flags translated (`(?i)bash`).
  *
  * A pattern other than the match-all ones matches nothing when there is no
  * target, and a target list matches when any of its entries does. Throws
@@ -46,8 +46,45 @@ export function compileMatcher(pattern: string | undefined, dialect: HookDialect
     const names = new Set(narrow ? pattern.split("|") : pattern.split(/[|,]/).map((name) => name.trim()));
     return (targets) => targets.some((target) => names.has(target));
   }
-  const regex = new RegExp(pattern);
+  const regex = dialect === "codex" ? rustRegex(pattern) : new RegExp(pattern);
   return (targets) => targets.some((target) => regex.test(target));
+}
+
+/** Rust's inline flags that have a JavaScript flag of the same meaning. */
+const RUST_FLAGS: Readonly<Record<string, string>> = { i: "i", m: "m", s: "s" };
+/** A leading `(?flags)`: Rust applies it to the whole pattern. */
+const LEADING_FLAGS = /^\(\?([a-zA-Z]+)\)/;
+/** `(?flags:body)` with a body of no class, no group and no escaped letter: one we can spell out. */
+const SIMPLE_GROUP = /\(\?([a-zA-Z]+):((?:[^\\()[\]]|\\[^A-Za-z0-9\\])*)\)/g;
+/** An inline flag group the translation left: Rust syntax JavaScript must not guess at. */
+const INLINE_FLAGS = /\(\?[a-zA-Z-]+[:)]/;
+
+/**
+ * A Codex matcher (Rust `regex` syntax) as a JavaScript `RegExp`: a leading
+ * `(?i)` (or `m`, `s`, combined) becomes the regex's flags, and a simple
+ * `(?i:…)` group (no class, group or escaped letter inside) spells each
+ * letter as `[aA]`. Codex 0.169.0 accepts `(?i)bash` and matches `Bash`
+ * with it. Any other inline flag syntax (`(?x)`, `(?U)`, `(?-i)`, a flag
+ * group around a class) throws `SyntaxError`, so the group is disabled on
+ * both runtimes alike (a newer V8 would read `(?i:[a-z])` itself, Node 20
+ * would not).
+ */
+function rustRegex(pattern: string): RegExp {
+  let source = pattern;
+  let flags = "";
+  const leading = LEADING_FLAGS.exec(source);
+  if (leading !== null && [...leading[1]].every((flag) => Object.hasOwn(RUST_FLAGS, flag))) {
+    flags = [...new Set([...leading[1]].map((flag) => RUST_FLAGS[flag]))].join("");
+    source = source.slice(leading[0].length);
+  }
+  source = source.replace(SIMPLE_GROUP, (whole: string, groupFlags: string, body: string) => {
+    if (groupFlags !== "i") return whole;
+    return `(?:${body.replace(/(?<!\\)[A-Za-z]/g, (letter) => `[${letter.toLowerCase()}${letter.toUpperCase()}]`)})`;
+  });
+  if (INLINE_FLAGS.test(source)) {
+    throw new SyntaxError(`Rust inline flag syntax the bridge cannot translate: ${JSON.stringify(pattern)}`);
+  }
+  return new RegExp(source, flags);
 }
 
 /**

@@ -36,6 +36,8 @@ const EVENT_NAME = z.enum([
   "Stop",
   "PreCompact",
   "PostCompact",
+  "PreModelRequest",
+  "SessionEnd",
 ]);
 
 /** `HookUniversalOutputWire`, flattened into every answer. */
@@ -98,6 +100,8 @@ const SCHEMAS: Readonly<Record<string, z.ZodType>> = {
   SubagentStop: z.strictObject({ ...universal, decision: z.enum(["block"]).nullish(), reason: optionalString }),
   PreCompact: z.strictObject(universal),
   PostCompact: z.strictObject(universal),
+  PreModelRequest: z.strictObject(universal),
+  SessionEnd: z.strictObject(universal),
 };
 
 /** A validated answer, loosely typed: every field is optional and `null` means absent. */
@@ -198,6 +202,8 @@ function wireName(event: string): string {
     Stop: "stop hook",
     PreCompact: "pre-compact",
     PostCompact: "post-compact",
+    PreModelRequest: "pre-model-request",
+    SessionEnd: "session-end",
   };
   return names[event] ?? event;
 }
@@ -280,12 +286,14 @@ function invalidReason(answer: Answer, event: string): string | undefined {
 
 /** The fields of a valid answer, as the verdict reads them. */
 function applyAnswer(verdict: HookVerdict, answer: Answer, event: string): void {
-  // As in the Claude Code dialect, event-scoped fields count only for the event they name.
-  const specific = answer.hookSpecificOutput?.hookEventName === event ? answer.hookSpecificOutput : undefined;
+  // Event-scoped fields count only for the event they name, except a PreToolUse deny: Codex 0.169.0 was
+  // measured to block on it whatever event `hookEventName` names, and a guard must not block less here.
+  const given = answer.hookSpecificOutput ?? undefined;
+  const specific = given?.hookEventName === event ? given : undefined;
   const reason = nonBlank(answer.reason);
-  if (event === "PreToolUse" && specific?.permissionDecision === "deny") {
+  if (event === "PreToolUse" && given?.permissionDecision === "deny") {
     verdict.permission = "deny";
-    verdict.reason = nonBlank(specific.permissionDecisionReason);
+    verdict.reason = nonBlank(given.permissionDecisionReason);
   } else if (event === "PreToolUse" && specific?.permissionDecision === "allow") {
     // Codex's `allow` only carries a rewrite: it approves nothing.
     verdict.updatedInput = specific.updatedInput as Record<string, unknown>;
@@ -299,7 +307,11 @@ function applyAnswer(verdict: HookVerdict, answer: Answer, event: string): void 
     if (reason !== undefined) verdict.reason = reason;
   }
   if (verdict.reason === undefined) delete verdict.reason;
-  if (answer.continue === false) {
+  if (answer.continue === false && event === "PostToolUse") {
+    // Codex 0.169.0, measured: the stopReason takes the place of the tool's output and the turn goes on.
+    if (typeof answer.stopReason === "string") verdict.stopReason = answer.stopReason;
+    verdict.toolOutput = typeof answer.stopReason === "string" ? answer.stopReason : "";
+  } else if (answer.continue === false) {
     verdict.continue = false;
     if (typeof answer.stopReason === "string") verdict.stopReason = answer.stopReason;
   }
