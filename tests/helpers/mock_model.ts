@@ -1,0 +1,136 @@
+/**
+ * A mock of the Anthropic Messages API on 127.0.0.1, for driving the real
+ * Claude Code binary without a model: the first turn asks for one tool call
+ * (the case's), every later turn answers "done". Each request body is kept,
+ * so a test reads what the model was shown (the tool result). Streaming
+ * (server-sent events) and plain JSON replies, as the client asks.
+ *
+ * Nothing here imports the library.
+ */
+
+import { createServer, type IncomingMessage, type Server, type ServerResponse } from "node:http";
+import type { AddressInfo } from "node:net";
+
+/** A tool call the mock's first turn makes. */
+export interface ScriptedToolCall {
+  readonly name: string;
+  readonly input: Record<string, unknown>;
+}
+
+/** A content block of a tool result the model was shown. */
+interface ToolResult {
+  readonly content: string;
+  readonly isError: boolean;
+}
+
+/** The mock server; `url` once `start()` has resolved. */
+export class MockModel {
+  readonly #call: ScriptedToolCall;
+  readonly #server: Server;
+  /** Every request body to `/v1/messages`, parsed, in arrival order. */
+  readonly requests: Record<string, unknown>[] = [];
+  /** Every path asked for, in arrival order (only loopback ever sees them). */
+  readonly paths: string[] = [];
+  #turn = 0;
+
+  /** @param call The tool call of the first turn. */
+  constructor(call: ScriptedToolCall) {
+    this.#call = call;
+    this.#server = createServer((request, response) => this.#serve(request, response));
+  }
+
+  /** Listens on a free loopback port; resolves with the base URL. */
+  start(): Promise<string> {
+    return new Promise((resolve) => {
+      this.#server.listen(0, "127.0.0.1", () => {
+        const { port } = this.#server.address() as AddressInfo;
+        resolve(`http://127.0.0.1:${port}`);
+      });
+    });
+  }
+
+  /** Stops listening and drops every connection. */
+  close(): Promise<void> {
+    this.#server.closeAllConnections();
+    return new Promise((resolve) => this.#server.close(() => resolve()));
+  }
+
+  /** The tool results the model was shown, in order, across all turns. */
+  toolResults(): ToolResult[] {
+    const found: ToolResult[] = [];
+    const last = this.requests.at(-1);
+    for (const message of (last?.messages ?? []) as { content?: unknown }[]) {
+      if (!Array.isArray(message.content)) continue;
+      for (const block of message.content as Record<string, unknown>[]) {
+        if (block.type !== "tool_result") continue;
+        const content = typeof block.content === "string"
+          ? block.content
+          : (block.content as { text?: string }[] ?? []).map((part) => part.text ?? "").join("");
+        found.push({ content, isError: block.is_error === true });
+      }
+    }
+    return found;
+  }
+
+  #serve(request: IncomingMessage, response: ServerResponse): void {
+    let body = "";
+    request.setEncoding("utf8");
+    request.on("data", (chunk: string) => body += chunk);
+    request.on("end", () => {
+      this.paths.push(`${request.method} ${request.url}`);
+      const isMessages = request.method === "POST" && /^\/v1\/messages(\?|$)/.test(request.url ?? "");
+      if (!isMessages) {
+        response.writeHead(404, { "content-type": "application/json" });
+        response.end(JSON.stringify({ type: "error", error: { type: "not_found_error", message: "not mocked" } }));
+        return;
+      }
+      const parsed = JSON.parse(body) as Record<string, unknown>;
+      this.requests.push(parsed);
+      this.#reply(parsed, response);
+    });
+  }
+
+  /** The first turn calls the tool; once a tool result came back, the answer is "done". */
+  #reply(parsed: Record<string, unknown>, response: ServerResponse): void {
+    this.#turn++;
+    const answered = JSON.stringify(parsed.messages ?? []).includes('"tool_result"');
+    const block = answered
+      ? { type: "text", text: "done" }
+      : { type: "tool_use", id: `toolu_mock_${this.#turn}`, name: this.#call.name, input: this.#call.input };
+    const stopReason = answered ? "end_turn" : "tool_use";
+    const message = {
+      id: `msg_mock_${this.#turn}`,
+      type: "message",
+      role: "assistant",
+      model: parsed.model,
+      content: [] as unknown[],
+      stop_reason: null,
+      stop_sequence: null,
+      usage: { input_tokens: 1, output_tokens: 1 },
+    };
+    if (parsed.stream !== true) {
+      response.writeHead(200, { "content-type": "application/json" });
+      response.end(JSON.stringify({ ...message, content: [block], stop_reason: stopReason }));
+      return;
+    }
+    response.writeHead(200, { "content-type": "text/event-stream" });
+    const event = (type: string, data: Record<string, unknown>): void => {
+      response.write(`event: ${type}\ndata: ${JSON.stringify({ type, ...data })}\n\n`);
+    };
+    event("message_start", { message });
+    if (block.type === "text") {
+      event("content_block_start", { index: 0, content_block: { type: "text", text: "" } });
+      event("content_block_delta", { index: 0, delta: { type: "text_delta", text: block.text } });
+    } else {
+      event("content_block_start", { index: 0, content_block: { ...block, input: {} } });
+      event("content_block_delta", {
+        index: 0,
+        delta: { type: "input_json_delta", partial_json: JSON.stringify(block.input) },
+      });
+    }
+    event("content_block_stop", { index: 0 });
+    event("message_delta", { delta: { stop_reason: stopReason, stop_sequence: null }, usage: { output_tokens: 1 } });
+    event("message_stop", {});
+    response.end();
+  }
+}
