@@ -9,11 +9,14 @@
  * Nothing here imports the library.
  */
 
-import { spawnSync } from "node:child_process";
-import { existsSync, mkdirSync } from "node:fs";
+import { spawn, spawnSync } from "node:child_process";
+import { existsSync, mkdirSync, readFileSync } from "node:fs";
 import { dirname, join } from "node:path";
 import process from "node:process";
 import { fileURLToPath } from "node:url";
+import { shQuote } from "./bash.ts";
+import type { MockProtocol, ScriptedToolCall } from "./mock_model.ts";
+import { IS_DENO, scriptArgs } from "./runtime.ts";
 
 /** The Claude Code release the bridge is measured against (docs/hooks.md names it). */
 export const CLAUDE_CODE_VERSION = "2.1.328";
@@ -79,4 +82,127 @@ export function claudeCodeBinary(): { path: string } | { missing: string } {
     return { missing: `${binary} is not Claude Code ${CLAUDE_CODE_VERSION}: ${version.stdout}${version.stderr}` };
   }
   return { path: binary };
+}
+
+/** The Codex release the bridge is measured against (docs/hooks.md names it). */
+export const CODEX_VERSION = "0.169.0";
+
+/**
+ * The path of the Codex binary at {@linkcode CODEX_VERSION}, installing
+ * its platform package (`@openai/codex@<version>-linux-<arch>`, whose
+ * binary is under `vendor/`) first if needed; the reason it cannot be had
+ * otherwise.
+ */
+export function codexBinary(): { path: string } | { missing: string } {
+  if (process.platform !== "linux" || (process.arch !== "x64" && process.arch !== "arm64")) {
+    return { missing: `no Codex binary for ${process.platform}-${process.arch}` };
+  }
+  const triple = process.arch === "x64" ? "x86_64-unknown-linux-musl" : "aarch64-unknown-linux-musl";
+  const cache = join(repositoryRoot(), "node_modules", ".cache", "dsh-agents", `codex-${CODEX_VERSION}`);
+  const binary = join(cache, "node_modules", "@openai", "codex", "vendor", triple, "bin", "codex");
+  if (!existsSync(binary)) {
+    mkdirSync(cache, { recursive: true });
+    const spec = `@openai/codex@${CODEX_VERSION}-linux-${process.arch}`;
+    const install = spawnSync("npm", ["install", "--no-save", "--no-audit", "--no-fund", "--prefix", cache, spec], {
+      encoding: "utf8",
+    });
+    if (install.status !== 0 || !existsSync(binary)) {
+      return { missing: `npm could not install ${spec}: ${install.stderr ?? install.error}` };
+    }
+  }
+  const version = spawnSync(binary, ["--version"], { encoding: "utf8" });
+  if (String(version.stdout).trim() !== `codex-cli ${CODEX_VERSION}`) {
+    return { missing: `${binary} is not Codex ${CODEX_VERSION}: ${version.stdout}${version.stderr}` };
+  }
+  return { path: binary };
+}
+
+/** bubblewrap, which gives an agent a network of its own (only loopback); the reason when it cannot. */
+export function isolation(): { bwrap: string } | { missing: string } {
+  const probe = spawnSync("bwrap", ["--dev-bind", "/", "/", "--unshare-net", "--", "/bin/true"], { encoding: "utf8" });
+  if (probe.status !== 0) {
+    return { missing: `bubblewrap cannot make a network namespace: ${probe.stderr ?? probe.error}` };
+  }
+  return { bwrap: "bwrap" };
+}
+
+/** One run of an agent binary beside the mock model. */
+export interface AgentRun {
+  /** The agent's argv. */
+  readonly argv: readonly string[];
+  /** Its working directory. */
+  readonly cwd: string;
+  /**
+   * Its whole environment; `$port` in a value is the mock's port (expanded
+   * by the shell once the mock listens).
+   */
+  readonly env: Readonly<Record<string, string>>;
+  /** A shell snippet run once the mock listens, with `$port` set (Codex's config takes the URL). */
+  readonly prepare?: string;
+  /** The API the mock speaks, and the tool call of its first turn. */
+  readonly protocol: MockProtocol;
+  readonly call: ScriptedToolCall;
+  /** A private directory for the run's files. */
+  readonly dir: string;
+}
+
+/**
+ * Runs an agent in a network namespace of its own, where only loopback
+ * exists, together with the mock model (`tests/fixtures/mock_model_server`):
+ * whatever the binary tries, no byte leaves this machine (Codex 0.169
+ * resolves `github.com` at start-up; there it fails at once). Resolves with
+ * the agent's exit code, its stderr, and the request bodies the mock got.
+ */
+export async function runAgent(
+  bwrap: string,
+  run: AgentRun,
+): Promise<{ code: number | null; stderr: string; requests: Record<string, unknown>[] }> {
+  const fixture = fileURLToPath(new URL(`../fixtures/mock_model_server.${IS_DENO ? "ts" : "js"}`, import.meta.url));
+  const log = join(run.dir, "requests.jsonl");
+  const fifo = join(run.dir, "port.fifo");
+  const mock = [process.execPath, ...scriptArgs(fixture, [run.protocol, JSON.stringify(run.call), log, fifo])];
+  const agent = ["env", "-i", ...Object.entries(run.env).map(([name, value]) => `${name}=${value}`), ...run.argv];
+  const script = [
+    `mkfifo ${shQuote(fifo)}`,
+    `${mock.map(shQuote).join(" ")} &`,
+    "mock=$!",
+    // Blocks until the mock listens and writes its port.
+    `read -r port < ${shQuote(fifo)}`,
+    run.prepare ?? "",
+    `cd ${shQuote(run.cwd)}`,
+    // The values keep `$port` for the shell to expand; everything else is quoted as given.
+    `${
+      agent.map((word) =>
+        `"${word.replaceAll(/["\\`]/g, (c) => `\\${c}`).replaceAll("$", "\\$").replaceAll("\\$port", "$port")}"`
+      ).join(" ")
+    } < /dev/null > /dev/null`,
+    "status=$?",
+    'kill "$mock"; wait "$mock"',
+    'exit "$status"',
+  ].join("\n");
+  // A pid namespace too: what the agent leaves running (Codex keeps a helper a few seconds) ends with the run.
+  const child = spawn(bwrap, [
+    "--dev-bind",
+    "/",
+    "/",
+    "--unshare-net",
+    "--unshare-pid",
+    "--proc",
+    "/proc",
+    "--die-with-parent",
+    "--",
+    "/bin/sh",
+    "-c",
+    script,
+  ], {
+    stdio: ["ignore", "ignore", "pipe"],
+  });
+  let stderr = "";
+  child.stderr.setEncoding("utf8");
+  child.stderr.on("data", (chunk: string) => stderr += chunk);
+  const code = await new Promise<number | null>((resolve) => child.once("close", resolve));
+  const requests = existsSync(log)
+    ? readFileSync(log, "utf8").split("\n").filter((line) => line !== "").map((line) => JSON.parse(line))
+    : [];
+  return { code, stderr, requests };
 }

@@ -1,9 +1,11 @@
 /**
- * A mock of the Anthropic Messages API on 127.0.0.1, for driving the real
- * Claude Code binary without a model: the first turn asks for one tool call
- * (the case's), every later turn answers "done". Each request body is kept,
- * so a test reads what the model was shown (the tool result). Streaming
- * (server-sent events) and plain JSON replies, as the client asks.
+ * A mock model API on 127.0.0.1, for driving the real agent binaries
+ * without a model: Anthropic's Messages API (Claude Code) or OpenAI's
+ * Responses API (Codex). The first turn asks for one tool call (the
+ * case's); every later turn answers "done". Each request body is kept, so
+ * a test reads what the model was shown (the tool result). Anthropic's
+ * replies stream (server-sent events) or not, as the client asks; the
+ * Responses API's always stream.
  *
  * Nothing here imports the library.
  */
@@ -11,14 +13,17 @@
 import { createServer, type IncomingMessage, type Server, type ServerResponse } from "node:http";
 import type { AddressInfo } from "node:net";
 
+/** Which API the mock speaks. */
+export type MockProtocol = "anthropic" | "responses";
+
 /** A tool call the mock's first turn makes. */
 export interface ScriptedToolCall {
   readonly name: string;
   readonly input: Record<string, unknown>;
 }
 
-/** A content block of a tool result the model was shown. */
-interface ToolResult {
+/** A tool result the model was shown. */
+export interface ToolResult {
   readonly content: string;
   readonly isError: boolean;
 }
@@ -26,16 +31,23 @@ interface ToolResult {
 /** The mock server; `url` once `start()` has resolved. */
 export class MockModel {
   readonly #call: ScriptedToolCall;
+  readonly #protocol: MockProtocol;
   readonly #server: Server;
+  /** Told of each request body, as it arrives. */
+  onRequest: (body: Record<string, unknown>) => void = () => {};
   /** Every request body to `/v1/messages`, parsed, in arrival order. */
   readonly requests: Record<string, unknown>[] = [];
   /** Every path asked for, in arrival order (only loopback ever sees them). */
   readonly paths: string[] = [];
   #turn = 0;
 
-  /** @param call The tool call of the first turn. */
-  constructor(call: ScriptedToolCall) {
+  /**
+   * @param call The tool call of the first turn.
+   * @param protocol The API spoken.
+   */
+  constructor(call: ScriptedToolCall, protocol: MockProtocol = "anthropic") {
     this.#call = call;
+    this.#protocol = protocol;
     this.#server = createServer((request, response) => this.#serve(request, response));
   }
 
@@ -57,19 +69,7 @@ export class MockModel {
 
   /** The tool results the model was shown, in order, across all turns. */
   toolResults(): ToolResult[] {
-    const found: ToolResult[] = [];
-    const last = this.requests.at(-1);
-    for (const message of (last?.messages ?? []) as { content?: unknown }[]) {
-      if (!Array.isArray(message.content)) continue;
-      for (const block of message.content as Record<string, unknown>[]) {
-        if (block.type !== "tool_result") continue;
-        const content = typeof block.content === "string"
-          ? block.content
-          : (block.content as { text?: string }[] ?? []).map((part) => part.text ?? "").join("");
-        found.push({ content, isError: block.is_error === true });
-      }
-    }
-    return found;
+    return toolResultsOf(this.requests.at(-1));
   }
 
   #serve(request: IncomingMessage, response: ServerResponse): void {
@@ -78,15 +78,17 @@ export class MockModel {
     request.on("data", (chunk: string) => body += chunk);
     request.on("end", () => {
       this.paths.push(`${request.method} ${request.url}`);
-      const isMessages = request.method === "POST" && /^\/v1\/messages(\?|$)/.test(request.url ?? "");
-      if (!isMessages) {
+      const path = this.#protocol === "anthropic" ? /^\/v1\/messages(\?|$)/ : /^\/v1\/responses$/;
+      if (request.method !== "POST" || !path.test(request.url ?? "")) {
         response.writeHead(404, { "content-type": "application/json" });
         response.end(JSON.stringify({ type: "error", error: { type: "not_found_error", message: "not mocked" } }));
         return;
       }
       const parsed = JSON.parse(body) as Record<string, unknown>;
       this.requests.push(parsed);
-      this.#reply(parsed, response);
+      this.onRequest(parsed);
+      if (this.#protocol === "anthropic") this.#reply(parsed, response);
+      else this.#replyResponses(parsed, response);
     });
   }
 
@@ -133,4 +135,54 @@ export class MockModel {
     event("message_stop", {});
     response.end();
   }
+
+  /** The Responses API: the first turn a function call, then a message; always streamed. */
+  #replyResponses(parsed: Record<string, unknown>, response: ServerResponse): void {
+    this.#turn++;
+    const answered = JSON.stringify(parsed.input ?? []).includes('"function_call_output"');
+    const id = `resp_mock_${this.#turn}`;
+    const item = answered
+      ? {
+        type: "message",
+        role: "assistant",
+        id: `msg_mock_${this.#turn}`,
+        content: [{ type: "output_text", text: "done" }],
+      }
+      : {
+        type: "function_call",
+        id: `fc_mock_${this.#turn}`,
+        call_id: `call_mock_${this.#turn}`,
+        name: this.#call.name,
+        arguments: JSON.stringify(this.#call.input),
+      };
+    response.writeHead(200, { "content-type": "text/event-stream" });
+    const event = (type: string, data: Record<string, unknown>): void => {
+      response.write(`event: ${type}\ndata: ${JSON.stringify({ type, ...data })}\n\n`);
+    };
+    event("response.created", { response: { id } });
+    event("response.output_item.done", { output_index: 0, item });
+    event("response.completed", {
+      response: { id, output: [], usage: { input_tokens: 1, output_tokens: 1, total_tokens: 2 } },
+    });
+    response.end();
+  }
+}
+
+/** The tool results shown to the model in one request body, of either API. */
+export function toolResultsOf(body: Record<string, unknown> | undefined): ToolResult[] {
+  const found: ToolResult[] = [];
+  for (const item of (body?.input ?? []) as Record<string, unknown>[]) {
+    if (item.type === "function_call_output") found.push({ content: String(item.output), isError: false });
+  }
+  for (const message of (body?.messages ?? []) as { content?: unknown }[]) {
+    if (!Array.isArray(message.content)) continue;
+    for (const block of message.content as Record<string, unknown>[]) {
+      if (block.type !== "tool_result") continue;
+      const content = typeof block.content === "string"
+        ? block.content
+        : (block.content as { text?: string }[] ?? []).map((part) => part.text ?? "").join("");
+      found.push({ content, isError: block.is_error === true });
+    }
+  }
+  return found;
 }

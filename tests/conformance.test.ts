@@ -1,0 +1,359 @@
+/**
+ * The hook bridge against the released agent binaries, Claude Code and
+ * Codex: each case runs the real binary (a mock model on loopback that asks
+ * for one shell call, both in a network namespace of their own) with
+ * PreToolUse hooks written in sh, Python and Node, each logging the payload
+ * it got; then the binary's own payload is replayed through
+ * `dispatchHookEvent` in the binary's dialect with the same settings.
+ * Compared: which hooks ran, whether the command ran (a file it touches),
+ * and that what the model was shown (the tool result the mock received)
+ * carries every reason the bridge reports. The binary is the reference: a
+ * case that differs fails.
+ */
+
+import { after, before, describe, it } from "node:test";
+import assert from "node:assert/strict";
+import { chmodSync, existsSync, mkdirSync, readdirSync, readFileSync, writeFileSync } from "node:fs";
+import { join } from "node:path";
+import process from "node:process";
+import { createLocalShell, type Shell } from "../mod.ts";
+import { dispatchHookEvent, type HookDialect, type HookDispatchResult, parseHookSettings } from "../src/hooks/mod.ts";
+import {
+  CLAUDE_CODE_VERSION,
+  claudeCodeBinary,
+  CODEX_VERSION,
+  codexBinary,
+  isolation,
+  REQUIRE_AGENTS,
+  runAgent,
+} from "./helpers/agents.ts";
+import { shQuote } from "./helpers/bash.ts";
+import { freshDir, removeDir } from "./helpers/dirs.ts";
+import { toolResultsOf } from "./helpers/mock_model.ts";
+
+/** A hook of a case: its language, and what it does once it has logged its input. */
+interface CaseHook {
+  readonly language: "sh" | "python" | "node";
+  /** What it prints on stdout. */
+  readonly stdout?: string;
+  /** What it prints on stderr. */
+  readonly stderr?: string;
+  readonly exit: number;
+  /** The group's matcher (default `Bash`). */
+  readonly matcher?: string;
+  /** Claude Code's `if` rule. */
+  readonly if?: string;
+}
+
+/** One case: its hooks, in configuration order, and what both sides must agree on. */
+interface Case {
+  readonly name: string;
+  readonly hooks: readonly CaseHook[];
+}
+
+const denyJson = (reason: string): string =>
+  JSON.stringify({
+    hookSpecificOutput: { hookEventName: "PreToolUse", permissionDecision: "deny", permissionDecisionReason: reason },
+  });
+
+const CASES: readonly Case[] = [
+  { name: "exit 2 blocks, stderr is the reason (sh)", hooks: [{ language: "sh", stderr: "no rm here", exit: 2 }] },
+  { name: "exit 2 blocks (Python)", hooks: [{ language: "python", stderr: "python says no", exit: 2 }] },
+  { name: "exit 2 blocks (Node)", hooks: [{ language: "node", stderr: "node says no", exit: 2 }] },
+  {
+    name: "a JSON deny blocks with its reason",
+    hooks: [{ language: "sh", stdout: denyJson("denied by JSON"), exit: 0 }],
+  },
+  {
+    name: "a JSON deny from Python",
+    hooks: [{ language: "python", stdout: denyJson("python JSON deny"), exit: 0 }],
+  },
+  { name: "exit 0 with no output allows", hooks: [{ language: "sh", exit: 0 }] },
+  { name: "exit 1 is a non-blocking error", hooks: [{ language: "sh", stderr: "hook broke", exit: 1 }] },
+  {
+    name: "a JSON allow allows",
+    hooks: [{
+      language: "node",
+      stdout: JSON.stringify({ hookSpecificOutput: { hookEventName: "PreToolUse", permissionDecision: "allow" } }),
+      exit: 0,
+    }],
+  },
+  { name: "a matcher for another tool: the hook does not run", hooks: [{ language: "sh", exit: 2, matcher: "Write" }] },
+  {
+    name: "an if rule that does not match: the hook does not run",
+    hooks: [{ language: "sh", stderr: "should not run", exit: 2, if: "Bash(rm *)" }],
+  },
+  {
+    name: "an if rule that matches: the hook runs and blocks",
+    hooks: [{ language: "sh", stderr: "touch refused", exit: 2, if: "Bash(touch *)" }],
+  },
+  {
+    name: "two denies: the model is shown the JSON deny's reason",
+    hooks: [
+      { language: "sh", stderr: "exit-2 reason", exit: 2 },
+      { language: "sh", stdout: denyJson("json reason"), exit: 0 },
+    ],
+  },
+];
+
+/** The script of hook `index` of a case, logging its stdin to `<dir>/input-<index>.json`. */
+function hookScript(hook: CaseHook, dir: string, index: number): string {
+  const log = join(dir, `input-${index}.json`);
+  const stdout = hook.stdout ?? "";
+  const stderr = hook.stderr ?? "";
+  if (hook.language === "sh") {
+    return [
+      "#!/bin/sh",
+      `cat > ${shQuote(log)}`,
+      stdout === "" ? "" : `printf '%s' ${shQuote(stdout)}`,
+      stderr === "" ? "" : `printf '%s\\n' ${shQuote(stderr)} >&2`,
+      `exit ${hook.exit}`,
+    ].join("\n");
+  }
+  if (hook.language === "python") {
+    return [
+      "#!/usr/bin/env python3",
+      "import sys",
+      `open(${JSON.stringify(log)}, "w").write(sys.stdin.read())`,
+      `sys.stdout.write(${JSON.stringify(stdout)})`,
+      stderr === "" ? "" : `sys.stderr.write(${JSON.stringify(`${stderr}\n`)})`,
+      `sys.exit(${hook.exit})`,
+    ].join("\n");
+  }
+  return [
+    `#!${process.execPath.endsWith("deno") ? "/usr/bin/env node" : process.execPath}`,
+    'const fs = require("fs");',
+    `fs.writeFileSync(${JSON.stringify(log)}, fs.readFileSync(0));`,
+    `process.stdout.write(${JSON.stringify(stdout)});`,
+    stderr === "" ? "" : `process.stderr.write(${JSON.stringify(`${stderr}\n`)});`,
+    `process.exitCode = ${hook.exit};`,
+  ].join("\n");
+}
+
+/** The settings file of a case: one group per hook, in order. */
+function settingsOf(testCase: Case, dir: string): Record<string, unknown> {
+  return {
+    hooks: {
+      PreToolUse: testCase.hooks.map((hook, index) => {
+        const script = join(
+          dir,
+          `hook-${index}${hook.language === "python" ? ".py" : hook.language === "node" ? ".cjs" : ".sh"}`,
+        );
+        writeFileSync(script, hookScript(hook, dir, index));
+        chmodSync(script, 0o755);
+        const entry: Record<string, unknown> = { type: "command", command: script };
+        if (hook.if !== undefined) entry.if = hook.if;
+        return { matcher: hook.matcher ?? "Bash", hooks: [entry] };
+      }),
+    },
+  };
+}
+
+/** What one side did with a case. */
+interface Outcome {
+  /** The indexes of the hooks that ran. */
+  readonly ran: number[];
+  /** Whether the tool call was blocked (the command never ran). */
+  readonly blocked: boolean;
+}
+
+/** What the binary did with a case, what its model was shown, and the payloads its hooks got, by hook index. */
+interface BinaryRun {
+  readonly outcome: Outcome;
+  readonly shown: string;
+  readonly payloads: Map<number, Record<string, unknown>>;
+}
+
+/** An agent binary: how to run a case in it, and the bridge's dialect for it. */
+interface Agent {
+  readonly name: string;
+  readonly dialect: HookDialect;
+  readonly found: { path: string } | { missing: string };
+  /** The binary's own shell tool, as the mock's first turn calls it. */
+  call(command: string): { name: string; input: Record<string, unknown> };
+  /** Writes the case's settings where the binary reads them; the argv, env and set-up of its run. */
+  setUp(binary: string, settings: Record<string, unknown>, dir: string): {
+    argv: string[];
+    env: Record<string, string>;
+    prepare?: string;
+  };
+}
+
+const PATH = process.env.PATH ?? "/usr/bin:/bin";
+
+const AGENTS: readonly Agent[] = [
+  {
+    name: `Claude Code ${CLAUDE_CODE_VERSION}`,
+    dialect: "claude-code",
+    found: claudeCodeBinary(),
+    call: (command) => ({ name: "Bash", input: { command, description: "touch" } }),
+    setUp: (binary, settings, dir) => {
+      mkdirSync(join(dir, "project", ".claude"), { recursive: true });
+      writeFileSync(join(dir, "project", ".claude", "settings.json"), JSON.stringify(settings));
+      return {
+        argv: [
+          binary,
+          "-p",
+          "run the command",
+          "--output-format",
+          "stream-json",
+          "--verbose",
+          "--permission-mode",
+          "bypassPermissions",
+        ],
+        env: {
+          PATH,
+          HOME: join(dir, "home"),
+          // Claude Code refuses bypassPermissions as root outside a sandbox; the run is in one of its own.
+          IS_SANDBOX: "1",
+          ANTHROPIC_BASE_URL: "http://127.0.0.1:$port",
+          ANTHROPIC_API_KEY: "sk-ant-mock-key-for-a-loopback-server",
+          CLAUDE_CODE_DISABLE_NONESSENTIAL_TRAFFIC: "1",
+          DISABLE_TELEMETRY: "1",
+          DISABLE_ERROR_REPORTING: "1",
+          DISABLE_AUTOUPDATER: "1",
+        },
+      };
+    },
+  },
+  {
+    name: `Codex ${CODEX_VERSION}`,
+    dialect: "codex",
+    found: codexBinary(),
+    call: (command) => ({ name: "exec_command", input: { cmd: command } }),
+    setUp: (binary, settings, dir) => {
+      const home = join(dir, "codex-home");
+      mkdirSync(home, { recursive: true });
+      writeFileSync(join(home, "hooks.json"), JSON.stringify(settings));
+      const config = [
+        'model = "mock-model"',
+        'model_provider = "mock"',
+        "[model_providers.mock]",
+        'name = "mock"',
+        'base_url = "http://127.0.0.1:__PORT__/v1"',
+        'wire_api = "responses"',
+        'env_key = "MOCK_API_KEY"',
+      ].join("\n");
+      writeFileSync(join(home, "config.template"), `${config}\n`);
+      return {
+        argv: [
+          binary,
+          "exec",
+          "--skip-git-repo-check",
+          "--dangerously-bypass-hook-trust",
+          "--dangerously-bypass-approvals-and-sandbox",
+          "--json",
+          "run the command",
+        ],
+        env: { PATH, HOME: join(dir, "home"), CODEX_HOME: home, MOCK_API_KEY: "mock-key-for-a-loopback-server" },
+        prepare: `sed "s/__PORT__/$port/" ${shQuote(join(home, "config.template"))} > ${
+          shQuote(join(home, "config.toml"))
+        }`,
+      };
+    },
+  },
+];
+
+/** Runs `agent`'s binary on the case in `dir`. */
+async function runBinary(bwrap: string, agent: Agent, binary: string, testCase: Case, dir: string): Promise<BinaryRun> {
+  const hooksDir = join(dir, "binary");
+  mkdirSync(hooksDir, { recursive: true });
+  mkdirSync(join(dir, "project"), { recursive: true });
+  mkdirSync(join(dir, "home"), { recursive: true });
+  const marker = join(dir, "command-ran");
+  const { argv, env, prepare } = agent.setUp(binary, settingsOf(testCase, hooksDir), dir);
+  const run = await runAgent(bwrap, {
+    argv,
+    env,
+    ...(prepare === undefined ? {} : { prepare }),
+    cwd: join(dir, "project"),
+    protocol: agent.dialect === "codex" ? "responses" : "anthropic",
+    call: agent.call(`touch ${shQuote(marker)}`),
+    dir,
+  });
+  assert.equal(run.code, 0, `${agent.name} failed: ${run.stderr}`);
+  const results = toolResultsOf(run.requests.at(-1));
+  assert.equal(results.length, 1, `one tool result shown to the model, after ${run.requests.length} requests`);
+  const payloads = new Map<number, Record<string, unknown>>();
+  for (const name of readdirSync(hooksDir)) {
+    const match = /^input-(\d+)\.json$/.exec(name);
+    if (match !== null) payloads.set(Number(match[1]), JSON.parse(readFileSync(join(hooksDir, name), "utf8")));
+  }
+  const ran = [...payloads.keys()].sort((a, b) => a - b);
+  return { outcome: { ran, blocked: !existsSync(marker) }, shown: results[0].content, payloads };
+}
+
+/** Replays `payload` through the bridge with the case's settings, in `dir`. */
+async function runBridge(
+  shell: Shell,
+  dialect: HookDialect,
+  testCase: Case,
+  dir: string,
+  payload: Record<string, unknown>,
+): Promise<{ outcome: Outcome; result: HookDispatchResult }> {
+  const hooksDir = join(dir, "bridge");
+  mkdirSync(hooksDir);
+  const settings = parseHookSettings(settingsOf(testCase, hooksDir), { dialect });
+  const result = await dispatchHookEvent(shell, settings, {
+    event: "PreToolUse",
+    payload,
+    projectDir: join(dir, "project"),
+    owner: null,
+  });
+  const ran = readdirSync(hooksDir).flatMap((name) => {
+    const match = /^input-(\d+)\.json$/.exec(name);
+    return match === null ? [] : [Number(match[1])];
+  }).sort((a, b) => a - b);
+  return { outcome: { ran, blocked: result.blocked || result.permission === "deny" }, result };
+}
+
+const isolated = isolation();
+
+for (const agent of AGENTS) {
+  describe(`the hook bridge and ${agent.name}, PreToolUse, case by case`, () => {
+    let shell: Shell;
+    let dir: string;
+    const missing = "missing" in agent.found
+      ? agent.found.missing
+      : "missing" in isolated
+      ? isolated.missing
+      : undefined;
+    before(() => {
+      dir = freshDir("dsh-conformance-");
+      shell = createLocalShell({ graceMs: 500 });
+    });
+    after(async () => {
+      await shell?.close();
+      removeDir(dir);
+    });
+
+    it("the binary is here where it is required", () => {
+      if (REQUIRE_AGENTS) assert.equal(missing, undefined, missing);
+    });
+
+    for (const [index, testCase] of CASES.entries()) {
+      it(testCase.name, { skip: missing ?? false }, async () => {
+        const binary = (agent.found as { path: string }).path;
+        const caseDir = join(dir, `case-${index}`);
+        mkdirSync(caseDir);
+        const ran = await runBinary((isolated as { bwrap: string }).bwrap, agent, binary, testCase, caseDir);
+        // The payload the binary gave its first hook that ran, or one like it when none ran (the bridge must run
+        // none then either).
+        const payload = ran.payloads.values().next().value ?? {
+          session_id: "none-ran",
+          cwd: join(caseDir, "project"),
+          hook_event_name: "PreToolUse",
+          tool_name: "Bash",
+          tool_input: { command: `touch ${shQuote(join(caseDir, "command-ran"))}` },
+          tool_use_id: "toolu_mock_1",
+        };
+        const bridge = await runBridge(shell, agent.dialect, testCase, caseDir, payload);
+        assert.deepEqual(bridge.outcome, ran.outcome, `the bridge decided otherwise; the model saw ${ran.shown}`);
+        // What the model is shown carries every reason the bridge reports, and none the binary dropped.
+        for (const reason of bridge.result.reasons) {
+          assert.ok(ran.shown.includes(reason.trim()), `${JSON.stringify(reason)} not in ${JSON.stringify(ran.shown)}`);
+        }
+      });
+    }
+  });
+}
