@@ -13,18 +13,7 @@ import { describe, it } from "node:test";
 import assert from "node:assert/strict";
 import { existsSync, readdirSync, readFileSync } from "node:fs";
 import { dirname, join, relative, resolve } from "node:path";
-import { fileURLToPath } from "node:url";
-
-/** The repository: the first directory above this file that holds `deno.json`. */
-function repositoryRoot(): string {
-  let dir = dirname(fileURLToPath(import.meta.url));
-  while (!existsSync(join(dir, "deno.json"))) {
-    const parent = dirname(dir);
-    if (parent === dir) throw new Error("deno.json not found above the tests");
-    dir = parent;
-  }
-  return dir;
-}
+import { repositoryRoot } from "./helpers/repository.ts";
 
 const ROOT = repositoryRoot();
 

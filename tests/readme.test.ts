@@ -10,23 +10,12 @@
 import { describe, it } from "node:test";
 import assert from "node:assert/strict";
 import { spawn } from "node:child_process";
-import { existsSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from "node:fs";
-import { dirname, join } from "node:path";
+import { mkdtempSync, readFileSync, rmSync, writeFileSync } from "node:fs";
+import { join } from "node:path";
 import process from "node:process";
-import { fileURLToPath } from "node:url";
 import { IS_DENO, scriptArgs } from "./helpers/runtime.ts";
+import { dirHolding } from "./helpers/repository.ts";
 import { sandboxSkip } from "./helpers/sandbox.ts";
-
-/** The folder holding the README: the repository (Deno leg), or the built package (Node leg). */
-function packageRoot(): string {
-  let dir = dirname(fileURLToPath(import.meta.url));
-  while (!existsSync(join(dir, "README.md"))) {
-    const parent = dirname(dir);
-    if (parent === dir) throw new Error("README.md not found above the tests");
-    dir = parent;
-  }
-  return dir;
-}
 
 /** One sample: its code and the output the README shows under it. */
 interface Sample {
@@ -65,7 +54,7 @@ function runScript(file: string, cwd: string): Promise<{ code: number | null; st
 }
 
 describe("the README's samples", () => {
-  const root = packageRoot();
+  const root = dirHolding("README.md");
   const found = samples(readFileSync(join(root, "README.md"), "utf8"));
 
   it("there are samples for the root, the tools and the hooks", () => {

@@ -11,10 +11,11 @@
 
 import { spawn, spawnSync } from "node:child_process";
 import { existsSync, mkdirSync, readFileSync } from "node:fs";
-import { dirname, join } from "node:path";
+import { join } from "node:path";
 import process from "node:process";
 import { fileURLToPath } from "node:url";
 import { shQuote } from "./bash.ts";
+import { repositoryRoot } from "./repository.ts";
 import type { MockProtocol, ScriptedToolCall } from "./mock_model.ts";
 import { IS_DENO, scriptArgs } from "./runtime.ts";
 
@@ -23,17 +24,6 @@ export const CLAUDE_CODE_VERSION = "2.1.328";
 
 /** Whether a missing binary fails (CI) rather than skips. */
 export const REQUIRE_AGENTS: boolean = process.env.DSH_REQUIRE_AGENTS === "1";
-
-/** The repository: the first directory above this file that holds `deno.json`. */
-function repositoryRoot(): string {
-  let dir = dirname(fileURLToPath(import.meta.url));
-  while (!existsSync(join(dir, "deno.json"))) {
-    const parent = dirname(dir);
-    if (parent === dir) throw new Error("deno.json not found above the tests");
-    dir = parent;
-  }
-  return dir;
-}
 
 /** npm's name for this platform's native package, or undefined where Claude Code ships none we run. */
 function claudePlatformPackage(): string | undefined {
