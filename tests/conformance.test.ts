@@ -43,6 +43,8 @@ interface CaseHook {
   readonly matcher?: string;
   /** Claude Code's `if` rule. */
   readonly if?: string;
+  /** Seconds it takes before it answers: which of several hooks finishes last is part of some cases. */
+  readonly seconds?: number;
 }
 
 /** One case: its hooks, in configuration order, and what both sides must agree on. */
@@ -88,10 +90,17 @@ const CASES: readonly Case[] = [
     hooks: [{ language: "sh", stderr: "touch refused", exit: 2, if: "Bash(touch *)" }],
   },
   {
-    name: "two denies: the model is shown the JSON deny's reason",
+    name: "two denies, the exit-2 one finishing last: the model is shown its reason",
+    hooks: [
+      { language: "sh", stderr: "exit-2 reason", exit: 2, seconds: 0.6 },
+      { language: "sh", stdout: denyJson("json reason"), exit: 0 },
+    ],
+  },
+  {
+    name: "two denies, the JSON one finishing last: the model is shown its reason",
     hooks: [
       { language: "sh", stderr: "exit-2 reason", exit: 2 },
-      { language: "sh", stdout: denyJson("json reason"), exit: 0 },
+      { language: "python", stdout: denyJson("json reason"), exit: 0, seconds: 0.6 },
     ],
   },
 ];
@@ -105,6 +114,7 @@ function hookScript(hook: CaseHook, dir: string, index: number): string {
     return [
       "#!/bin/sh",
       `cat > ${shQuote(log)}`,
+      hook.seconds === undefined ? "" : `sleep ${hook.seconds}`,
       stdout === "" ? "" : `printf '%s' ${shQuote(stdout)}`,
       stderr === "" ? "" : `printf '%s\\n' ${shQuote(stderr)} >&2`,
       `exit ${hook.exit}`,
@@ -113,8 +123,9 @@ function hookScript(hook: CaseHook, dir: string, index: number): string {
   if (hook.language === "python") {
     return [
       "#!/usr/bin/env python3",
-      "import sys",
+      "import sys, time",
       `open(${JSON.stringify(log)}, "w").write(sys.stdin.read())`,
+      `time.sleep(${hook.seconds ?? 0})`,
       `sys.stdout.write(${JSON.stringify(stdout)})`,
       stderr === "" ? "" : `sys.stderr.write(${JSON.stringify(`${stderr}\n`)})`,
       `sys.exit(${hook.exit})`,
@@ -124,6 +135,9 @@ function hookScript(hook: CaseHook, dir: string, index: number): string {
     `#!${process.execPath.endsWith("deno") ? "/usr/bin/env node" : process.execPath}`,
     'const fs = require("fs");',
     `fs.writeFileSync(${JSON.stringify(log)}, fs.readFileSync(0));`,
+    hook.seconds === undefined
+      ? ""
+      : `Atomics.wait(new Int32Array(new SharedArrayBuffer(4)), 0, 0, ${hook.seconds * 1000});`,
     `process.stdout.write(${JSON.stringify(stdout)});`,
     stderr === "" ? "" : `process.stderr.write(${JSON.stringify(`${stderr}\n`)});`,
     `process.exitCode = ${hook.exit};`,

@@ -415,7 +415,8 @@ describe("decisions, run for real", () => {
     ];
     const claude = await dispatch("claude-code", entries);
     assert.equal(claude.blocked, true);
-    assert.deepEqual(claude.reasons, ["no rm", "no rm", "no rm"]);
+    // One reason shown, that of the deny that finished last (here all three give the same).
+    assert.deepEqual(claude.reasons, ["no rm"]);
     assert.deepEqual(claude.results.map((entry) => entry.result.outcome), Array(3).fill("non-blocking-error"));
     const codex = await dispatch("codex", entries);
     assert.equal(codex.blocked, false);
@@ -432,20 +433,26 @@ describe("decisions, run for real", () => {
     assert.deepEqual(result.results.map((entry) => entry.verdict.reason), ["no rm", "from stderr"]);
   });
 
-  it("claude-code 2.1.328: a JSON deny and an exit-2 deny: the model sees the JSON deny's reason only", async () => {
-    const result = await dispatch("claude-code", [
-      { command: "echo 'stderr reason' >&2; exit 2" },
+  it("claude-code 2.1.328: with several denies the model sees one reason, the deny that finished last", async () => {
+    // Measured with the binary: each deny it reads replaces the one before, whatever its kind. The half-second
+    // sleeps set which hook ends last; they are what is tested, not a wait.
+    const slowStderr = await dispatch("claude-code", [
+      { command: "sleep 0.5; echo 'stderr reason' >&2; exit 2" },
       { command: answer(deny) },
     ]);
-    assert.equal(result.blocked, true);
-    assert.deepEqual(result.reasons, ["no rm"]);
-    assert.deepEqual(result.results.map((entry) => entry.verdict.reason), ["stderr reason", "no rm"]);
-    // Only exit-2 denies: their stderr, in configuration order, as before.
-    const stderrOnly = await dispatch("claude-code", [
-      { command: "echo one >&2; exit 2" },
+    assert.equal(slowStderr.blocked, true);
+    assert.deepEqual(slowStderr.reasons, ["stderr reason"]);
+    assert.deepEqual(slowStderr.results.map((entry) => entry.verdict.reason), ["stderr reason", "no rm"]);
+    const slowJson = await dispatch("claude-code", [
+      { command: "echo 'stderr reason' >&2; exit 2" },
+      { command: `sleep 0.5; ${answer(deny)}` },
+    ]);
+    assert.deepEqual(slowJson.reasons, ["no rm"]);
+    const twoStderr = await dispatch("claude-code", [
+      { command: "sleep 0.5; echo one >&2; exit 2" },
       { command: "echo two >&2; exit 2" },
     ]);
-    assert.deepEqual(stderrOnly.reasons, ["one", "two"]);
+    assert.deepEqual(twoStderr.reasons, ["one"]);
   });
 
   it("deny > defer > ask > allow across hooks", async () => {

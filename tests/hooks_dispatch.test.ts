@@ -292,7 +292,7 @@ describe("dispatchHookEvent", () => {
         },
       });
 
-    it("deny > ask > allow, keeping only the winning reasons, in order", async () => {
+    it("deny > ask > allow, keeping only a reason of the winning permission", async () => {
       const result = await dispatch(oneGroup("PreToolUse", [
         decide("allow", "a1"),
         decide("deny", "d1"),
@@ -302,7 +302,9 @@ describe("dispatchHookEvent", () => {
       ]));
       assert.equal(result.permission, "deny");
       assert.equal(result.blocked, true);
-      assert.deepEqual(result.reasons, ["d1", "d2"]);
+      // Claude Code shows the deny that finished last: which of the two that is, their race decides.
+      assert.equal(result.reasons.length, 1);
+      assert.ok(["d1", "d2"].includes(result.reasons[0]), String(result.reasons));
     });
 
     it("ask beats allow", async () => {

@@ -181,10 +181,7 @@ export async function dispatchHookEvent(
   }
   const verdicts = results.map((result, index) => readHookVerdict(result, options.event, foreground[index].dialect));
   const envFile = envFiles === undefined ? undefined : await readBack(shell, envFiles, options, warnings);
-  const fromStderr = results.map((result, index) =>
-    result.outcome === "blocking" && verdicts[index].reason === result.stderr.trim()
-  );
-  const merged = mergeVerdicts(verdicts, foreground.map((plan) => plan.dialect), finished, fromStderr);
+  const merged = mergeVerdicts(verdicts, foreground.map((plan) => plan.dialect), finished);
   const dispatch: HookDispatchResult = {
     results: foreground.map((plan, index) => ({
       command: plan.hook.command,

@@ -20,8 +20,7 @@ export type MergedVerdicts = Pick<
  *
  * - permission: `deny` > `defer` > `ask` > `allow`; only the reasons given with the
  *   winning permission are kept, in order (empty reasons are left out), except
- *   for a deny: the reasons the harness's model sees (see `denyReason`;
- *   `fromStderr` tells which denies are an exit 2's stderr);
+ *   for a deny: the one reason the harness's model sees (see `denyReason`);
  * - the first `continue: false` stops, with its `stopReason`; the first
  *   `toolOutput` (Codex `PostToolUse`) replaces the tool's output;
  * - every `additionalContext`, `systemMessage` and `feedback`, in order (empty ones left out);
@@ -31,7 +30,6 @@ export function mergeVerdicts(
   verdicts: readonly HookVerdict[],
   dialects: readonly HookDialect[],
   finished: readonly number[] = verdicts.map((_, index) => index),
-  fromStderr: readonly boolean[] = [],
 ): MergedVerdicts {
   let permission: HookPermission | undefined;
   for (const verdict of verdicts) {
@@ -43,7 +41,7 @@ export function mergeVerdicts(
     .filter((verdict) => permission !== undefined && verdict.permission === permission)
     .map((verdict) => verdict.reason)
     .filter(nonEmpty);
-  const reasons = permission === "deny" ? denyReason(verdicts, dialects, fromStderr) : given;
+  const reasons = permission === "deny" ? denyReason(verdicts, dialects, finished) : given;
   const stopper = verdicts.find((verdict) => !verdict.continue);
   const merged: MergedVerdicts = {
     reasons,
@@ -75,25 +73,27 @@ function contextOrder(
 }
 
 /**
- * The reasons the model sees when hooks deny, as measured: Codex 0.169.0
- * shows only the first in configuration order; Claude Code 2.1.328 shows a
- * JSON deny's reason and not an exit-2 hook's stderr (`fromStderr`), so the
- * stderr reasons count only when no JSON deny gave one. Several JSON denies
- * (not measured) keep every reason, in order. Every hook's reason stays in
- * its own verdict.
+ * The reason the model sees when hooks deny, as measured: one reason in
+ * both. Codex 0.169.0 shows the first deny in configuration order; Claude
+ * Code 2.1.328 the deny that finished last (each deny it reads replaces the
+ * one before, whatever its kind: exit 2's stderr or a JSON reason).
+ * `finished` holds the hooks' indexes in the order they ended. Every hook's
+ * reason stays in its own verdict.
  */
 function denyReason(
   verdicts: readonly HookVerdict[],
   dialects: readonly HookDialect[],
-  fromStderr: readonly boolean[],
+  finished: readonly number[],
 ): string[] {
   const denies = verdicts.flatMap((verdict, index) =>
     verdict.permission === "deny" && nonEmpty(verdict.reason) ? [{ reason: verdict.reason, index }] : []
   );
   if (denies.length === 0) return [];
   if (dialects[denies[0].index] === "codex") return [denies[0].reason];
-  const json = denies.filter((deny) => fromStderr[deny.index] !== true);
-  return (json.length > 0 ? json : denies).map((deny) => deny.reason);
+  const last = denies.reduce((latest, deny) =>
+    finished.indexOf(deny.index) > finished.indexOf(latest.index) ? deny : latest
+  );
+  return [last.reason];
 }
 
 function nonEmpty(text: string | undefined): text is string {
