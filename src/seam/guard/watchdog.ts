@@ -121,10 +121,10 @@ pending_mark() {
 export const KILL_MARKED_FUNCTION = `
 has_mark() {
   if [ -n "$nul_grep" ]; then
-    grep -qzxF -e "${MARK_VARIABLE}=$2" "/proc/$1/environ" 2>/dev/null
+    grep -qzxF -e "${MARK_VARIABLE}=$2" "$1" 2>/dev/null
     return
   fi
-  tr '\\0' '\\n' < "/proc/$1/environ" 2>/dev/null | grep -qxF -e "${MARK_VARIABLE}=$2"
+  tr '\\0' '\\n' < "$1" 2>/dev/null | grep -qxF -e "${MARK_VARIABLE}=$2"
 }
 marked() {
   if [ -n "$nul_grep" ]; then
@@ -132,7 +132,7 @@ marked() {
     return 0
   fi
   for file in /proc/[0-9]*/environ; do
-    tr '\\0' '\\n' < "$file" 2>/dev/null | grep -qxF -e "${MARK_VARIABLE}=$1" && echo "$file"
+    has_mark "$file" "$1" && echo "$file"
   done
   return 0
 }
@@ -153,8 +153,8 @@ kill_marked() {
       set +f
       group=""
       session=""
-      case "\${4:-}" in ""|*[!0-9]*|0|1) ;; *) has_mark "$4" "$1" && group="$4" ;; esac
-      case "\${5:-}" in ""|*[!0-9]*|0|1) ;; *) has_mark "$5" "$1" && session="$5" ;; esac
+      case "\${4:-}" in ""|*[!0-9]*|0|1) ;; *) has_mark "/proc/$4/environ" "$1" && group="$4" ;; esac
+      case "\${5:-}" in ""|*[!0-9]*|0|1) ;; *) has_mark "/proc/$5/environ" "$1" && session="$5" ;; esac
       kill -KILL "$pid" 2>/dev/null
       [ -z "$group" ] || kill -KILL -"$group" 2>/dev/null
       if [ -n "$session" ] && command -v pkill >/dev/null 2>&1; then pkill -KILL -s "$session" 2>/dev/null; fi
