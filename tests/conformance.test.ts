@@ -268,6 +268,15 @@ const AGENTS: readonly Agent[] = [
   },
 ];
 
+/** The payloads the hooks of `dir` logged (`input-<index>.json`), by hook index, in index order: the hooks that ran. */
+function loggedPayloads(dir: string): Map<number, Record<string, unknown>> {
+  const logged = readdirSync(dir).flatMap((name) => {
+    const match = /^input-(\d+)\.json$/.exec(name);
+    return match === null ? [] : [[Number(match[1]), name] as const];
+  }).sort(([a], [b]) => a - b);
+  return new Map(logged.map(([index, name]) => [index, JSON.parse(readFileSync(join(dir, name), "utf8"))]));
+}
+
 /** Runs `agent`'s binary on the case in `dir`. */
 async function runBinary(bwrap: string, agent: Agent, binary: string, testCase: Case, dir: string): Promise<BinaryRun> {
   const hooksDir = join(dir, "binary");
@@ -288,12 +297,8 @@ async function runBinary(bwrap: string, agent: Agent, binary: string, testCase: 
   assert.equal(run.code, 0, `${agent.name} failed: ${run.stderr}`);
   const results = toolResultsOf(run.requests.at(-1));
   assert.equal(results.length, 1, `one tool result shown to the model, after ${run.requests.length} requests`);
-  const payloads = new Map<number, Record<string, unknown>>();
-  for (const name of readdirSync(hooksDir)) {
-    const match = /^input-(\d+)\.json$/.exec(name);
-    if (match !== null) payloads.set(Number(match[1]), JSON.parse(readFileSync(join(hooksDir, name), "utf8")));
-  }
-  const ran = [...payloads.keys()].sort((a, b) => a - b);
+  const payloads = loggedPayloads(hooksDir);
+  const ran = [...payloads.keys()];
   return { outcome: { ran, blocked: !existsSync(marker) }, shown: results[0].content, payloads };
 }
 
@@ -314,10 +319,7 @@ async function runBridge(
     projectDir: join(dir, "project"),
     owner: null,
   });
-  const ran = readdirSync(hooksDir).flatMap((name) => {
-    const match = /^input-(\d+)\.json$/.exec(name);
-    return match === null ? [] : [Number(match[1])];
-  }).sort((a, b) => a - b);
+  const ran = [...loggedPayloads(hooksDir).keys()];
   return { outcome: { ran, blocked: result.blocked || result.permission === "deny" }, result };
 }
 

@@ -44,34 +44,13 @@ export function claudeCodeBinary(): { path: string } | { missing: string } {
   if (platformPackage === undefined) {
     return { missing: `no Claude Code binary for ${process.platform}-${process.arch}` };
   }
-  const cache = join(repositoryRoot(), "node_modules", ".cache", "dsh-agents", `claude-code-${CLAUDE_CODE_VERSION}`);
-  const binary = join(cache, "node_modules", ...platformPackage.split("/"), "claude");
-  if (!existsSync(binary)) {
-    mkdirSync(cache, { recursive: true });
-    const install = spawnSync(
-      "npm",
-      [
-        "install",
-        "--no-save",
-        "--no-audit",
-        "--no-fund",
-        "--prefix",
-        cache,
-        `${platformPackage}@${CLAUDE_CODE_VERSION}`,
-      ],
-      { encoding: "utf8" },
-    );
-    if (install.status !== 0 || !existsSync(binary)) {
-      return {
-        missing: `npm could not install ${platformPackage}@${CLAUDE_CODE_VERSION}: ${install.stderr ?? install.error}`,
-      };
-    }
-  }
-  const version = spawnSync(binary, ["--version"], { encoding: "utf8" });
-  if (!String(version.stdout).startsWith(`${CLAUDE_CODE_VERSION} `)) {
-    return { missing: `${binary} is not Claude Code ${CLAUDE_CODE_VERSION}: ${version.stdout}${version.stderr}` };
-  }
-  return { path: binary };
+  return npmBinary({
+    cache: `claude-code-${CLAUDE_CODE_VERSION}`,
+    spec: `${platformPackage}@${CLAUDE_CODE_VERSION}`,
+    binary: ["node_modules", ...platformPackage.split("/"), "claude"],
+    says: (version) => version.startsWith(`${CLAUDE_CODE_VERSION} `),
+    name: `Claude Code ${CLAUDE_CODE_VERSION}`,
+  });
 }
 
 /** The Codex release the bridge is measured against (docs/hooks.md names it). */
@@ -88,21 +67,49 @@ export function codexBinary(): { path: string } | { missing: string } {
     return { missing: `no Codex binary for ${process.platform}-${process.arch}` };
   }
   const triple = process.arch === "x64" ? "x86_64-unknown-linux-musl" : "aarch64-unknown-linux-musl";
-  const cache = join(repositoryRoot(), "node_modules", ".cache", "dsh-agents", `codex-${CODEX_VERSION}`);
-  const binary = join(cache, "node_modules", "@openai", "codex", "vendor", triple, "bin", "codex");
+  return npmBinary({
+    cache: `codex-${CODEX_VERSION}`,
+    spec: `@openai/codex@${CODEX_VERSION}-linux-${process.arch}`,
+    binary: ["node_modules", "@openai", "codex", "vendor", triple, "bin", "codex"],
+    says: (version) => version.trim() === `codex-cli ${CODEX_VERSION}`,
+    name: `Codex ${CODEX_VERSION}`,
+  });
+}
+
+/**
+ * The binary of npm package `spec`, installed into its own folder of the
+ * clone's cache on first use, once its `--version` output `says` it is the
+ * release wanted; the reason it cannot be had otherwise.
+ */
+function npmBinary(wanted: {
+  cache: string;
+  spec: string;
+  binary: string[];
+  says: (version: string) => boolean;
+  name: string;
+}): { path: string } | { missing: string } {
+  const cache = join(repositoryRoot(), "node_modules", ".cache", "dsh-agents", wanted.cache);
+  const binary = join(cache, ...wanted.binary);
   if (!existsSync(binary)) {
     mkdirSync(cache, { recursive: true });
-    const spec = `@openai/codex@${CODEX_VERSION}-linux-${process.arch}`;
-    const install = spawnSync("npm", ["install", "--no-save", "--no-audit", "--no-fund", "--prefix", cache, spec], {
+    const install = spawnSync("npm", [
+      "install",
+      "--no-save",
+      "--no-audit",
+      "--no-fund",
+      "--prefix",
+      cache,
+      wanted.spec,
+    ], {
       encoding: "utf8",
     });
     if (install.status !== 0 || !existsSync(binary)) {
-      return { missing: `npm could not install ${spec}: ${install.stderr ?? install.error}` };
+      return { missing: `npm could not install ${wanted.spec}: ${install.stderr ?? install.error}` };
     }
   }
   const version = spawnSync(binary, ["--version"], { encoding: "utf8" });
-  if (String(version.stdout).trim() !== `codex-cli ${CODEX_VERSION}`) {
-    return { missing: `${binary} is not Codex ${CODEX_VERSION}: ${version.stdout}${version.stderr}` };
+  if (!wanted.says(String(version.stdout))) {
+    return { missing: `${binary} is not ${wanted.name}: ${version.stdout}${version.stderr}` };
   }
   return { path: binary };
 }
