@@ -358,7 +358,8 @@ function engineSuite(target: () => Target): void {
     assert.ok(await eventually(() => a.pid > 0 && b.pid > 0, 5_000), `remote pids ${a.pid} ${b.pid}`);
     assert.notEqual(a.pid, b.pid);
     assert.deepEqual(shell.tasks("a"), [a]);
-    assert.ok(runningWithEnv(MARK, markA).length >= 3);
+    // Read from this machine's /proc while the engine's side may still be starting them: waited for, not assumed.
+    assert.ok(await eventually(() => runningWithEnv(MARK, markA).length >= 3, 5_000), "the task's tree runs");
     const survivor = await shell.exec("sleep 303 & echo left", { env: { [MARK]: markS } });
     assert.equal(survivor.exitCode, 0);
     assert.equal(runningWithEnv(MARK, markS).length, 1, "the survivor runs on");
