@@ -9,6 +9,7 @@ import type { ProcessAdapter } from "./adapter.ts";
 import type { BackendContext, ShellBackend } from "./backend.ts";
 import type { ShellEngine } from "./engine.ts";
 import { isStartFailure } from "./error_checks.ts";
+import { EventHub } from "./events/hub.ts";
 import { ShellClosedError, ShellSpecError } from "./errors.ts";
 import { type HostProcess, hostProcess } from "./host.ts";
 import { LocalBackend } from "./local_backend.ts";
@@ -27,6 +28,7 @@ import type {
   ShellExecOptions,
   ShellExecRequest,
   ShellExecSpec,
+  ShellEvents,
   ShellObserver,
   ShellRunResult,
   ShellTask,
@@ -104,6 +106,7 @@ function asEngine(value: ShellEngine | ProcessAdapter): ShellEngine {
 
 class SeamShell implements Shell {
   readonly #options: ResolvedShellOptions;
+  readonly #events: EventHub;
   readonly #backend: ShellBackend;
   readonly #tasks: TaskRegistry;
   readonly #closer = new AbortController();
@@ -117,6 +120,15 @@ class SeamShell implements Shell {
     this.#options = options;
     this.#tasks = new TaskRegistry(options.maxTasksPerOwner, options.maxFinishedTasks);
     this.#backend = backend({ host, options, closeSignal: this.#closer.signal, track: (work) => this.#track(work) });
+    this.#events = new EventHub({
+      shell: options.shell,
+      sandboxed: options.sandbox !== undefined,
+      closeSignal: this.#closer.signal,
+    });
+  }
+
+  get events(): ShellEvents {
+    return this.#events;
   }
 
   resolve(request: ShellExecRequest): ShellExecSpec {
@@ -127,7 +139,13 @@ class SeamShell implements Shell {
 
   async run(spec: ShellExecSpec, observer?: ShellObserver): Promise<ShellRunResult> {
     const checked = this.#admit(spec);
-    const launched = this.#backend.launch(checked, checked.timeoutMs, checkObserver(observer));
+    const watching = checkObserver(observer);
+    const launched = this.#events.launch(
+      checked,
+      "run",
+      undefined,
+      () => this.#backend.launch(checked, checked.timeoutMs, watching),
+    );
     this.#track(launched.result);
     return await launched.result;
   }
@@ -139,7 +157,8 @@ class SeamShell implements Shell {
     const id = this.#tasks.newId();
     let task: ShellTask;
     try {
-      task = new LaunchedTask(id, checked.owner, this.#backend.launch(checked, undefined, watching));
+      const launched = this.#events.launch(checked, "task", id, () => this.#backend.launch(checked, undefined, watching));
+      task = new LaunchedTask(id, checked.owner, launched);
     } catch (error) {
       if (!isStartFailure(error)) throw error;
       task = new FailedTask(id, checked.owner, checked.timeoutMs, error);

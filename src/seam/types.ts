@@ -13,12 +13,21 @@
 
 import type { ProcessAdapter } from "./adapter.ts";
 import type { ShellObserver } from "./capture/types.ts";
+import type { ShellEvents } from "./events/types.ts";
 import type { SandboxPolicy } from "./sandbox/types.ts";
 import type { ShellRunResult } from "./settle/types.ts";
 import type { ShellTask } from "./tasks/types.ts";
 
 // Consumers may not reach into the seam's folders (tests/architecture.test.ts), so the shapes they name pass through here.
 export type { CollectedOutput, ShellObserver } from "./capture/types.ts";
+export type {
+  ShellCommandEnded,
+  ShellCommandEvent,
+  ShellCommandFailed,
+  ShellCommandStarted,
+  ShellEvent,
+  ShellEvents,
+} from "./events/types.ts";
 export type { SandboxPolicy } from "./sandbox/types.ts";
 export type { ShellRunResult } from "./settle/types.ts";
 export type { ShellTask, TaskOutput, TaskOutputWait, TaskStatus, WaitForOutputOptions } from "./tasks/types.ts";
@@ -291,4 +300,9 @@ export interface Shell {
   close(): Promise<void>;
   /** Same as `close()`, for `await using`. */
   [Symbol.asyncDispose](): Promise<void>;
+  /**
+   * The events of this shell's commands (start, end, error), for an audit
+   * log or a tracer (`@dsh/shell/otel`); free while nobody subscribes.
+   */
+  readonly events: ShellEvents;
 }

@@ -37,6 +37,7 @@ export function spyOn(real: Shell): SpyShell {
     tasks: (owner) => real.tasks(owner),
     close: () => real.close(),
     [Symbol.asyncDispose]: () => real.close(),
+    events: real.events,
   };
   return { shell, calls };
 }
