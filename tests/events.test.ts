@@ -284,7 +284,10 @@ describe("shell.events on the SSH engine", { skip: !REQUIRED && sshMissing }, ()
     const end = one(events, "end");
     assert.equal(start.pid, 0);
     assert.equal(end.pid, Number(result.stdout.text.trim()));
-    assert.deepEqual([end.exitCode, end.cause, end.argv.slice(1)], [3, "exit", ["-c", "cut -d' ' -f6 /proc/$$/stat; exit 3"]]);
+    assert.deepEqual([end.exitCode, end.cause, end.argv.slice(1)], [3, "exit", [
+      "-c",
+      "cut -d' ' -f6 /proc/$$/stat; exit 3",
+    ]]);
     await shell.exec("sleep 5", { timeoutMs: 200 });
     const last = events.at(-1);
     assert.equal(last?.type === "end" && last.cause, "timeout");

@@ -169,6 +169,7 @@ export async function installDependencies(plan: BuildPlan): Promise<void> {
   const testOnly = [...testDependencies].map(([name, version]) => `${name}@${version}`);
   await npmInstall(["--omit=dev", "--no-save", ...testOnly], OUT_DIR);
   const written = JSON.parse(await Deno.readTextFile(path.join(OUT_DIR, "package.json")));
+  // An optional peer is installed here too (--no-save) and is named, as a peer only, by package.json.
   const leaked = Object.keys({ ...written.dependencies, ...written.devDependencies })
     .filter((name) => testDependencies.has(name));
   if (leaked.length > 0) throw new Error(`test-only dependencies got into npm/package.json: ${leaked.join(", ")}`);

@@ -25,10 +25,10 @@ import { FailedTask, LaunchedTask } from "./tasks/task.ts";
 import type {
   LocalShellOptions,
   Shell,
+  ShellEvents,
   ShellExecOptions,
   ShellExecRequest,
   ShellExecSpec,
-  ShellEvents,
   ShellObserver,
   ShellRunResult,
   ShellTask,
@@ -157,7 +157,12 @@ class SeamShell implements Shell {
     const id = this.#tasks.newId();
     let task: ShellTask;
     try {
-      const launched = this.#events.launch(checked, "task", id, () => this.#backend.launch(checked, undefined, watching));
+      const launched = this.#events.launch(
+        checked,
+        "task",
+        id,
+        () => this.#backend.launch(checked, undefined, watching),
+      );
       task = new LaunchedTask(id, checked.owner, launched);
     } catch (error) {
       if (!isStartFailure(error)) throw error;

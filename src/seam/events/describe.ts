@@ -56,7 +56,15 @@ export function endFields(
   const fields: ReturnType<typeof endFields> = {
     exitCode: result.exitCode,
     signal: result.signal,
-    cause: result.timedOut ? "timeout" : !result.aborted ? "exit" : watch.killed ? "kill" : watch.closed ? "close" : "abort",
+    cause: result.timedOut
+      ? "timeout"
+      : !result.aborted
+      ? "exit"
+      : watch.killed
+      ? "kill"
+      : watch.closed
+      ? "close"
+      : "abort",
     durationMs: result.durationMs,
     stdout: summary(result.stdout),
     stderr: summary(result.stderr),

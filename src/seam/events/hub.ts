@@ -25,7 +25,7 @@ import type { ShellEvent, ShellEvents } from "./types.ts";
 
 /** One subscription: the listener and where its failures go. */
 interface Subscription {
-  readonly listener: (event: ShellEvent) => void | Promise<void>;
+  readonly listener: (event: ShellEvent) => unknown;
   readonly onError: ((error: unknown, event: ShellEvent) => void) | undefined;
 }
 
@@ -58,7 +58,7 @@ export class EventHub implements ShellEvents {
   }
 
   subscribe(
-    listener: (event: ShellEvent) => void | Promise<void>,
+    listener: (event: ShellEvent) => unknown,
     options?: { onError?: (error: unknown, event: ShellEvent) => void },
   ): () => void {
     if (typeof listener !== "function") throw new TypeError("listener: must be a function");
@@ -134,7 +134,7 @@ export class EventHub implements ShellEvents {
     for (const subscription of this.#subscriptions) {
       try {
         const returned = subscription.listener(event);
-        if (typeof returned === "object" && returned !== null && typeof returned.then === "function") {
+        if (returned instanceof Promise) {
           returned.then(undefined, (error: unknown) => report(subscription, error, event));
         }
       } catch (error) {

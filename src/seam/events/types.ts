@@ -19,13 +19,11 @@ import type { ShellEngineError, ShellSandboxError, ShellSpawnError } from "../er
  * import { createLocalShell, type ShellCommandEvent } from "@dsh/shell";
  * import assert from "node:assert/strict";
  * const seen: ShellCommandEvent[] = [];
+ * const fields = (event: ShellCommandEvent) => [event.id, event.owner, event.kind];
  * await using shell = createLocalShell();
  * shell.events.subscribe((event) => seen.push(event));
  * await shell.exec("true", { owner: "agent-1" });
- * assert.deepEqual(seen.map((event) => [event.type, event.id, event.owner, event.kind]), [
- *   ["start", 1, "agent-1", "run"],
- *   ["end", 1, "agent-1", "run"],
- * ]);
+ * assert.deepEqual(seen.map(fields), [[1, "agent-1", "run"], [1, "agent-1", "run"]]); // its start and its end
  * ```
  */
 export interface ShellCommandEvent {
@@ -210,10 +208,11 @@ export type ShellEvent = ShellCommandStarted | ShellCommandEnded | ShellCommandF
 export interface ShellEvents {
   /**
    * Calls `listener` with every event of this shell's commands from now on,
-   * until the returned function is called.
+   * until the returned function is called. What it returns is ignored, but
+   * for a promise's rejection, which goes to `onError`.
    */
   subscribe(
-    listener: (event: ShellEvent) => void | Promise<void>,
+    listener: (event: ShellEvent) => unknown,
     options?: {
       /** Called with what the listener threw (or its promise rejected with) and the event; its own throw is ignored. */
       onError?: (error: unknown, event: ShellEvent) => void;
