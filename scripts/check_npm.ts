@@ -2,7 +2,7 @@
  * Checks the npm package as it would be published: builds it
  * (`build_npm.ts --no-test`), packs `npm/` with `npm pack`, and runs on that
  * one tarball:
- * - its contents: only `esm/`, package.json, README and LICENSE; the
+ * - its contents: only `esm/`, `docs/`, package.json, README and LICENSE; the
  *   `dependencies` are exactly the packages that `esm/` imports (so a
  *   test-only dependency can never be published);
  * - `publint --strict`;
@@ -113,7 +113,7 @@ async function main(argv: string[]): Promise<number> {
       results.push({ name, ok: await run() });
     };
     await check("tarball contents and dependencies", () => checkContents(packed, packageJson));
-    await check("README links and package metadata for the npm page", () => checkPage(packageJson));
+    await check("README links and package metadata for the npm page", () => checkPage(packageJson, packed));
     await check("publint --strict", async () => await runTool("publint", ["--strict", tarball]) === 0);
     await check(
       "attw --profile esm-only",
@@ -194,7 +194,7 @@ async function pack(dest: string): Promise<PackResult> {
 async function checkContents(packed: PackResult, packageJson: PackageJson): Promise<boolean> {
   let ok = true;
   const strays = packed.files.map((file) => file.path).filter((file) =>
-    !file.startsWith("esm/") && !ALWAYS_PACKED.has(file)
+    !file.startsWith("esm/") && !file.startsWith("docs/") && !ALWAYS_PACKED.has(file)
   );
   if (strays.length > 0) {
     console.log(`files outside esm/: ${strays.join(", ")}`);
@@ -228,9 +228,25 @@ async function checkContents(packed: PackResult, packageJson: PackageJson): Prom
 /**
  * The npm page shows the README and package.json: its relative links would
  * be dead there (npm resolves them against a repository), and a user looks
- * for a homepage.
+ * for a homepage. Inside the tarball, every relative link of the shipped
+ * `docs/` must name a file that is packed.
  */
-async function checkPage(packageJson: PackageJson): Promise<boolean> {
+async function checkPage(packageJson: PackageJson, packed: PackResult): Promise<boolean> {
+  const files = new Set(packed.files.map((file) => file.path));
+  const dead: string[] = [];
+  let docLinks = 0;
+  for (const file of files) {
+    if (!file.startsWith("docs/") || !file.endsWith(".md")) continue;
+    const text = await Deno.readTextFile(path.join(PACKAGE_DIR, file));
+    for (const [, target] of text.matchAll(/\]\(([^)\s]+)\)/g)) {
+      if (/^(?:[a-z][a-z0-9+.-]*:|#)/i.test(target)) continue;
+      docLinks++;
+      const resolved = path.posix.normalize(path.posix.join(path.posix.dirname(file), target.replace(/#.*$/, "")));
+      if (!files.has(resolved)) dead.push(`${file}: ${target}`);
+    }
+  }
+  if (dead.length > 0) console.log(`links in the packed docs to files not packed: ${dead.join(", ")}`);
+  console.log(`packed docs: ${docLinks} relative links, all to packed files: ${dead.length === 0}`);
   const readme = await Deno.readTextFile(path.join(PACKAGE_DIR, "README.md"));
   const relative = [...readme.matchAll(/\]\(([^)\s]+)\)/g)].map((match) => match[1])
     .filter((target) => !/^(?:[a-z][a-z0-9+.-]*:|#)/i.test(target));
@@ -240,7 +256,7 @@ async function checkPage(packageJson: PackageJson): Promise<boolean> {
     console.log("package.json has no https homepage");
   }
   console.log(`homepage: ${String(homepage)}; README links checked: ${[...readme.matchAll(/\]\(/g)].length}`);
-  return relative.length === 0 && typeof homepage === "string" && homepage.startsWith("https://");
+  return dead.length === 0 && relative.length === 0 && typeof homepage === "string" && homepage.startsWith("https://");
 }
 
 /** The module specifiers of emitted JS or declarations (static, dynamic, `import()` types; not comments). */
