@@ -79,7 +79,7 @@ export function isShellError(value: unknown): value is ShellError {
 
 /**
  * A request, spec or option is invalid. The message names the field, e.g.
- * `ShellSpecError: timeoutMs: must be a positive, finite number`.
+ * `ShellSpecError: timeoutMs: must be a positive, finite number (got -1)`.
  *
  * @example
  * ```ts
@@ -89,7 +89,7 @@ export function isShellError(value: unknown): value is ShellError {
  * assert.throws(() => shell.resolve({ command: "ls", owner: null, timeoutMs: -1 }), (error) => {
  *   assert.ok(error instanceof ShellSpecError);
  *   assert.equal(error.field, "timeoutMs");
- *   assert.equal(error.message, "timeoutMs: must be a positive, finite number");
+ *   assert.equal(error.message, "timeoutMs: must be a positive, finite number (got -1)");
  *   return true;
  * });
  * ```
