@@ -8,7 +8,7 @@
 import type { z } from "zod";
 import { ShellSpecError } from "../errors.ts";
 import { ownFields } from "../own_fields.ts";
-import { showValue } from "./show_value.ts";
+import { showValue } from "../show_value.ts";
 
 /**
  * Parses `input` with `schema`, turning the first failure into a

@@ -10,7 +10,7 @@ import { ShellSpecError } from "../errors.ts";
 import { ownValue } from "../own_fields.ts";
 import { MAX_TIMER_MS } from "../resolve/schemas.ts";
 import type { TaskOutputWait, WaitForOutputOptions } from "./types.ts";
-import { showValue } from "../resolve/show_value.ts";
+import { showValue } from "../show_value.ts";
 
 /** What a task tells the wait. */
 export interface OutputSource {
