@@ -21,6 +21,7 @@ import { dispatchHookEvent, type HookDialect, type HookDispatchResult, parseHook
 import {
   CLAUDE_CODE_VERSION,
   claudeCodeBinary,
+  claudeCodeRun,
   CODEX_VERSION,
   codexBinary,
   isolation,
@@ -204,30 +205,7 @@ const AGENTS: readonly Agent[] = [
     setUp: (binary, settings, dir) => {
       mkdirSync(join(dir, "project", ".claude"), { recursive: true });
       writeFileSync(join(dir, "project", ".claude", "settings.json"), JSON.stringify(settings));
-      return {
-        argv: [
-          binary,
-          "-p",
-          "run the command",
-          "--output-format",
-          "stream-json",
-          "--verbose",
-          "--permission-mode",
-          "bypassPermissions",
-        ],
-        env: {
-          PATH,
-          HOME: join(dir, "home"),
-          // Claude Code refuses bypassPermissions as root outside a sandbox; the run is in one of its own.
-          IS_SANDBOX: "1",
-          ANTHROPIC_BASE_URL: "http://127.0.0.1:$port",
-          ANTHROPIC_API_KEY: "sk-ant-mock-key-for-a-loopback-server",
-          CLAUDE_CODE_DISABLE_NONESSENTIAL_TRAFFIC: "1",
-          DISABLE_TELEMETRY: "1",
-          DISABLE_ERROR_REPORTING: "1",
-          DISABLE_AUTOUPDATER: "1",
-        },
-      };
+      return claudeCodeRun(binary, "run the command", join(dir, "home"));
     },
   },
   {

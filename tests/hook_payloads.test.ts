@@ -13,9 +13,15 @@ import { after, before, describe, it } from "node:test";
 import assert from "node:assert/strict";
 import { chmodSync, existsSync, mkdirSync, readFileSync, realpathSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
-import process from "node:process";
 import { hookPayload, type HookSession } from "../src/hooks/mod.ts";
-import { CLAUDE_CODE_VERSION, claudeCodeBinary, isolation, REQUIRE_AGENTS, runAgent } from "./helpers/agents.ts";
+import {
+  CLAUDE_CODE_VERSION,
+  claudeCodeBinary,
+  claudeCodeRun,
+  isolation,
+  REQUIRE_AGENTS,
+  runAgent,
+} from "./helpers/agents.ts";
 import { freshDir, removeDir } from "./helpers/dirs.ts";
 
 const EVENTS = ["SessionStart", "UserPromptSubmit", "PreToolUse", "PostToolUse", "Stop"] as const;
@@ -58,27 +64,7 @@ describe(`hook payloads: what Claude Code ${CLAUDE_CODE_VERSION} sends`, { skip:
     }
     writeFileSync(join(dir, "project", ".claude", "settings.json"), JSON.stringify({ hooks }));
     const run = await runAgent(jail.bwrap, {
-      argv: [
-        claude.path,
-        "-p",
-        prompt,
-        "--output-format",
-        "stream-json",
-        "--verbose",
-        "--permission-mode",
-        "bypassPermissions",
-      ],
-      env: {
-        PATH: process.env.PATH ?? "/usr/bin:/bin",
-        HOME: join(dir, "home"),
-        IS_SANDBOX: "1",
-        ANTHROPIC_BASE_URL: "http://127.0.0.1:$port",
-        ANTHROPIC_API_KEY: "sk-ant-mock-key-for-a-loopback-server",
-        CLAUDE_CODE_DISABLE_NONESSENTIAL_TRAFFIC: "1",
-        DISABLE_TELEMETRY: "1",
-        DISABLE_ERROR_REPORTING: "1",
-        DISABLE_AUTOUPDATER: "1",
-      },
+      ...claudeCodeRun(claude.path, prompt, join(dir, "home")),
       cwd: join(dir, "project"),
       protocol: "anthropic",
       call: { name: "Bash", input: { command: "echo hello", description: "Say hello" } },
