@@ -120,7 +120,9 @@ async function main(argv: string[]): Promise<number> {
       async () => await runTool("attw", [tarball, "--profile", "esm-only", "--format", "ascii"]) === 0,
     );
     await check(
-      `a strict consumer ("types": [], skipLibCheck: false) compiles, TypeScript ${STRICT_COMPILERS.join(", ")}`,
+      `a strict consumer ("types": [], skipLibCheck: false) compiles, TypeScript ${
+        STRICT_COMPILERS.map((compiler) => compiler.version).join(", ")
+      }`,
       () => checkStrictConsumer(tarball, packageJson, work),
     );
     for (const node of nodes) {
@@ -271,17 +273,18 @@ function packageName(specifier: string): string | null {
   return builtinModules.includes(name) ? null : name;
 }
 
-/** The strict consumer's compilers: the `tsc` of each package in `TOOLS`. */
-const STRICT_COMPILERS = ["typescript", "typescript7"].map((name) =>
-  `${name}@${TOOLS[name].replace(/^npm:typescript@/, "")}`
-);
+/** The strict consumer's compilers: the package in `TOOLS` whose `tsc` runs, and its version. */
+const STRICT_COMPILERS = ["typescript", "typescript7"].map((name) => ({
+  name,
+  version: TOOLS[name].replace(/^npm:typescript@/, ""),
+}));
 
 /**
  * Installs the tarball (and the optional peer, for `./otel`) into a fresh
  * project whose tsconfig is as strict as a consumer's can be — `strict`,
  * `"types": []` (no `@types/node`), `skipLibCheck: false`, no `lib` (the
  * default one) — and type-checks a file that imports every entry, with
- * each compiler. Issue 24: the declarations needed `@types/node` or
+ * each compiler and each module setting (node16, nodenext, bundler). Issue 24: the declarations needed `@types/node` or
  * `lib: esnext` for `Symbol.asyncDispose` (TS2550).
  */
 async function checkStrictConsumer(tarball: string, packageJson: PackageJson, work: string): Promise<boolean> {
@@ -293,18 +296,20 @@ async function checkStrictConsumer(tarball: string, packageJson: PackageJson, wo
     console.log(`npm install ${path.basename(tarball)} ${peers.join(" ")} failed`);
     return false;
   }
-  const tsconfig = {
-    compilerOptions: {
-      strict: true,
-      types: [],
-      skipLibCheck: false,
-      module: "nodenext",
-      moduleResolution: "nodenext",
-      noEmit: true,
-    },
-    files: ["consumer.ts"],
+  // The module settings a consumer has: Node's two (node16 implies target es2022, nodenext esnext, in TypeScript 5.9)
+  // and a bundler's with its target said (TypeScript 5.9's default target is ES5, which no ES module package serves).
+  const settings: Record<string, Record<string, string>> = {
+    node16: { module: "node16", moduleResolution: "node16" },
+    nodenext: { module: "nodenext", moduleResolution: "nodenext" },
+    bundler: { module: "esnext", moduleResolution: "bundler", target: "es2022" },
   };
-  await Deno.writeTextFile(path.join(project, "tsconfig.json"), JSON.stringify(tsconfig, null, 2) + "\n");
+  for (const [name, modules] of Object.entries(settings)) {
+    const tsconfig = {
+      compilerOptions: { strict: true, types: [], skipLibCheck: false, noEmit: true, ...modules },
+      files: ["consumer.ts"],
+    };
+    await Deno.writeTextFile(path.join(project, `tsconfig.${name}.json`), JSON.stringify(tsconfig, null, 2) + "\n");
+  }
   const exports = Object.keys(JSON.parse(await Deno.readTextFile(path.join(ROOT, "deno.json"))).exports as object);
   const imports = exports.map((subpath, i) =>
     `import * as entry${i} from "${packageJson.name}${subpath === "." ? "" : subpath.slice(1)}";`
@@ -320,12 +325,14 @@ async function checkStrictConsumer(tarball: string, packageJson: PackageJson, wo
   ].join("\n");
   await Deno.writeTextFile(path.join(project, "consumer.ts"), consumer);
   let ok = true;
-  for (const [name, compiler] of [["typescript", STRICT_COMPILERS[0]], ["typescript7", STRICT_COMPILERS[1]]]) {
+  for (const { name, version } of STRICT_COMPILERS) {
     const tsc = path.join(TOOLS_DIR, "node_modules", name, "bin", "tsc");
-    const result = await capture("node", [tsc, "-p", project], project, {});
-    console.log(`${compiler}: tsc -p (strict, "types": [], skipLibCheck: false): exit ${result.code}`);
-    if (result.code !== 0) console.log((result.stdout + result.stderr).trimEnd());
-    ok &&= result.code === 0;
+    for (const config of Object.keys(settings)) {
+      const result = await capture("node", [tsc, "-p", `tsconfig.${config}.json`], project, {});
+      console.log(`TypeScript ${version}, ${config} (strict, "types": [], skipLibCheck: false): exit ${result.code}`);
+      if (result.code !== 0) console.log((result.stdout + result.stderr).trimEnd());
+      ok &&= result.code === 0;
+    }
   }
   return ok;
 }
