@@ -7,7 +7,14 @@
  * @module
  */
 
-import type { ShellCommandEnded, ShellCommandEvent, ShellCommandFailed } from "../seam/types.ts";
+import type { ShellEvent } from "../seam/types.ts";
+
+/** What every event of a command says about it. */
+type CommandEvent = Omit<ShellEvent, "type" | "pid">;
+/** An `end` event. */
+type Ended = Extract<ShellEvent, { type: "end" }>;
+/** An `error` event. */
+type Failed = Extract<ShellEvent, { type: "error" }>;
 
 /** A span's attributes, as a `ShellSpan` takes them. */
 type Attributes = Record<string, string | number | boolean | string[]>;
@@ -16,13 +23,13 @@ type Attributes = Record<string, string | number | boolean | string[]>;
 export type CommandArgs = boolean | ((argv: readonly string[]) => string[]);
 
 /** The span's name: low cardinality, so the program's base name, never the command line. */
-export function spanName(event: ShellCommandEvent): string {
+export function spanName(event: CommandEvent): string {
   const program = event.argv[0] ?? "";
   return `${event.kind} ${program.slice(program.lastIndexOf("/") + 1)}`;
 }
 
 /** What a command's span says from its start: who runs what, where. */
-export function startAttributes(event: ShellCommandEvent & { pid: number | null }, args: CommandArgs): Attributes {
+export function startAttributes(event: CommandEvent & { pid: number | null }, args: CommandArgs): Attributes {
   const attributes: Attributes = {
     "process.command": event.argv[0],
     "process.args_count": event.argv.length,
@@ -44,7 +51,7 @@ export function startAttributes(event: ShellCommandEvent & { pid: number | null 
 }
 
 /** What an `end` adds: the exit, who ended it, what the output came to. */
-export function endAttributes(event: ShellCommandEnded): Attributes {
+export function endAttributes(event: Ended): Attributes {
   const attributes: Attributes = {
     "process.exit.time": new Date(event.time).toISOString(),
     "dsh.end.cause": event.cause,
@@ -70,13 +77,13 @@ export function endAttributes(event: ShellCommandEnded): Attributes {
  * non-zero exit code is not: `grep` that finds nothing, `test -f`, answer
  * with codes, and `process.exit.code` has it.
  */
-export function endFailure(event: ShellCommandEnded): string | undefined {
+export function endFailure(event: Ended): string | undefined {
   if (event.cause !== "exit") return event.cause;
   return event.signal ?? undefined;
 }
 
 /** What an `error` adds: the error's stable code as `error.type`. */
-export function errorAttributes(event: ShellCommandFailed): Attributes {
+export function errorAttributes(event: Failed): Attributes {
   const attributes: Attributes = { "error.type": event.error.code };
   if (event.pid !== null && event.pid > 0) attributes["process.pid"] = event.pid;
   return attributes;

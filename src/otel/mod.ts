@@ -28,7 +28,7 @@
  */
 
 import { SpanKind, SpanStatusCode, trace } from "@opentelemetry/api";
-import type { Shell, ShellCommandFailed, ShellEvent } from "../seam/types.ts";
+import type { Shell, ShellEvent } from "../seam/types.ts";
 import {
   type CommandArgs,
   endAttributes,
@@ -164,7 +164,12 @@ export function traceShell(shell: Shell, options?: TraceShellOptions): () => voi
 }
 
 /** Ends the span of a command that never ran, or makes one when its spawn failed (no start came before). */
-function failed(open: Map<number, ShellSpan>, tracer: ShellTracer, args: CommandArgs, event: ShellCommandFailed): void {
+function failed(
+  open: Map<number, ShellSpan>,
+  tracer: ShellTracer,
+  args: CommandArgs,
+  event: Extract<ShellEvent, { type: "error" }>,
+): void {
   let span = open.get(event.id);
   open.delete(event.id);
   span ??= tracer.startSpan(spanName(event), {

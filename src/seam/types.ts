@@ -20,14 +20,7 @@ import type { ShellTask } from "./tasks/types.ts";
 
 // Consumers may not reach into the seam's folders (tests/architecture.test.ts), so the shapes they name pass through here.
 export type { CollectedOutput, ShellObserver } from "./capture/types.ts";
-export type {
-  ShellCommandEnded,
-  ShellCommandEvent,
-  ShellCommandFailed,
-  ShellCommandStarted,
-  ShellEvent,
-  ShellEvents,
-} from "./events/types.ts";
+export type { ShellEvent, ShellEvents } from "./events/types.ts";
 export type { SandboxPolicy } from "./sandbox/types.ts";
 export type { ShellRunResult } from "./settle/types.ts";
 export type { ShellTask, TaskOutput, TaskOutputWait, TaskStatus, WaitForOutputOptions } from "./tasks/types.ts";

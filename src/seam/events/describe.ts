@@ -7,7 +7,7 @@
 
 import type { CollectedOutput } from "../capture/types.ts";
 import type { ShellExecSpec, ShellRunResult } from "../types.ts";
-import type { ShellCommandEnded, ShellCommandEvent } from "./types.ts";
+import type { ShellCommandFields, ShellEventOf } from "./types.ts";
 
 /** What the hub notes of one watched command while it runs. */
 export interface Watch {
@@ -27,8 +27,8 @@ export function commandFields(
   kind: "run" | "task",
   taskId: string | undefined,
   shell: { readonly shell: string; readonly sandboxed: boolean },
-): Omit<ShellCommandEvent, "time"> {
-  const fields: Omit<ShellCommandEvent, "time"> = {
+): Omit<ShellCommandFields, "time"> {
+  const fields: Omit<ShellCommandFields, "time"> = {
     id,
     kind,
     owner: spec.owner,
@@ -50,7 +50,7 @@ export function endFields(
   result: ShellRunResult,
   watch: Pick<Watch, "killed" | "closed">,
 ): Pick<
-  ShellCommandEnded,
+  ShellEventOf<"end">,
   "exitCode" | "signal" | "cause" | "durationMs" | "stdout" | "stderr" | "sandboxDenied"
 > {
   const fields: ReturnType<typeof endFields> = {

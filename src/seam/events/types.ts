@@ -11,151 +11,15 @@ import type { CollectedOutput } from "../capture/types.ts";
 import type { ShellEngineError, ShellSandboxError, ShellSpawnError } from "../errors.ts";
 
 /**
- * What every event of one command says about it: which command, for whom,
- * where. The same values in its `start` and its `end` or `error`.
- *
- * @example
- * ```ts
- * import { createLocalShell, type ShellCommandEvent } from "@dsh/shell";
- * import assert from "node:assert/strict";
- * const seen: ShellCommandEvent[] = [];
- * const fields = (event: ShellCommandEvent) => [event.id, event.owner, event.kind];
- * await using shell = createLocalShell();
- * shell.events.subscribe((event) => seen.push(event));
- * await shell.exec("true", { owner: "agent-1" });
- * assert.deepEqual(seen.map(fields), [[1, "agent-1", "run"], [1, "agent-1", "run"]]); // its start and its end
- * ```
- */
-export interface ShellCommandEvent {
-  /** This command's number in its shell, from 1: what ties its `start` to its `end` or `error`. */
-  id: number;
-  /** `"run"` for `run()` and `exec()`, `"task"` for `start()`. */
-  kind: "run" | "task";
-  /** The task's id, for a task. */
-  taskId?: string;
-  /** The spec's owner. */
-  owner: string | null;
-  /** The spec's command: a command line, or the program when `args` is given. */
-  command: string;
-  /** The spec's arguments (the argv form); absent for a command line. */
-  args?: string[];
-  /** The program and arguments as spawned: `[shell, "-c", command]`, or `[command, ...args]`. */
-  argv: string[];
-  /** The absolute working directory. */
-  workdir: string;
-  /** The timeout in ms for a run; absent for a task, which has none. */
-  timeoutMs?: number;
-  /** The command runs in the shell's sandbox. */
-  sandboxed: boolean;
-  /** When the event happened, in ms since the epoch. */
-  time: number;
-}
-
-/**
- * The command was spawned and runs. Followed, for the same `id`, by exactly
- * one `end` or `error`.
- *
- * @example
- * ```ts
- * import { createLocalShell, type ShellCommandStarted } from "@dsh/shell";
- * import assert from "node:assert/strict";
- * let started: ShellCommandStarted | undefined;
- * await using shell = createLocalShell();
- * shell.events.subscribe((event) => {
- *   if (event.type === "start") started = event;
- * });
- * const task = shell.start(shell.resolve({ command: "sleep 0.1", owner: null }));
- * assert.equal(started?.pid, task.pid);
- * assert.deepEqual(started?.argv.slice(1), ["-c", "sleep 0.1"]);
- * await task.done;
- * ```
- */
-export interface ShellCommandStarted extends ShellCommandEvent {
-  /** Discriminant. */
-  type: "start";
-  /** The leader's pid; on a remote engine 0, since its pid over there is not known yet (the `end` has it). */
-  pid: number;
-}
-
-/**
- * The command's process ended and its result is settled; delivered before
- * `run()` resolves and before a task's `done` does.
- *
- * @example
- * ```ts
- * import { createLocalShell, type ShellCommandEnded } from "@dsh/shell";
- * import assert from "node:assert/strict";
- * let ended: ShellCommandEnded | undefined;
- * await using shell = createLocalShell();
- * shell.events.subscribe((event) => {
- *   if (event.type === "end") ended = event;
- * });
- * await shell.exec("sleep 5", { timeoutMs: 100 });
- * assert.equal(ended?.cause, "timeout");
- * assert.equal(ended?.signal, "SIGTERM");
- * ```
- */
-export interface ShellCommandEnded extends ShellCommandEvent {
-  /** Discriminant. */
-  type: "end";
-  /** The leader's pid (on a remote engine, its pid there). */
-  pid: number;
-  /** The exit code, or `null` when a signal ended it. */
-  exitCode: number | null;
-  /** The signal that ended it, or `null`. */
-  signal: string | null;
-  /**
-   * Why it ended: by itself (`"exit"`, whatever its code or signal), or by us: its timeout, its abort signal, the
-   * shell's `close()`, or a task's `kill()`.
-   */
-  cause: "exit" | "timeout" | "abort" | "close" | "kill";
-  /** Wall time from spawn to settlement in ms. */
-  durationMs: number;
-  /** Standard output's bookkeeping: bytes in all, whether the result's text was cut, the spill file. */
-  stdout: Omit<CollectedOutput, "text">;
-  /** Standard error's bookkeeping. */
-  stderr: Omit<CollectedOutput, "text">;
-  /** On sandboxed runs, the result's hint that the sandbox refused the command something. */
-  sandboxDenied?: boolean;
-}
-
-/**
- * The command never ran, or was lost: the spawn failed (`ShellSpawnError`,
- * with no `start` before it), the sandbox refused to start it
- * (`ShellSandboxError`), or the engine could not start it or lost it
- * (`ShellEngineError`). `run()` rejects with that error; a task settles as
- * `killed` with it.
- *
- * @example
- * ```ts
- * import { createLocalShell, type ShellCommandFailed } from "@dsh/shell";
- * import assert from "node:assert/strict";
- * let failed: ShellCommandFailed | undefined;
- * await using shell = createLocalShell();
- * shell.events.subscribe((event) => {
- *   if (event.type === "error") failed = event;
- * });
- * await assert.rejects(shell.exec("pwd", { workdir: "/nonexistent" }));
- * assert.equal(failed?.error.code, "ERR_SHELL_SPAWN");
- * assert.equal(failed?.pid, null);
- * ```
- */
-export interface ShellCommandFailed extends ShellCommandEvent {
-  /** Discriminant. */
-  type: "error";
-  /** The pid that was spawned, or `null` when nothing was. */
-  pid: number | null;
-  /** Why. */
-  error: ShellSpawnError | ShellSandboxError | ShellEngineError;
-  /** Time from the call to the failure in ms. */
-  durationMs: number;
-}
-
-/**
- * One event of a shell's commands: `start`, then `end` or `error` (a spawn
- * that fails has an `error` only). Commands refused before the spawn (an
- * invalid spec, a closed shell, an aborted signal, a task limit) have none:
- * they throw to their caller.
+ * One event of a shell's commands. Each command that reaches the spawn has
+ * a number in its shell (`id`, from 1) and gets a `start` once it runs,
+ * then exactly one `end` (its result settled: delivered before `run()`
+ * resolves and before a task's `done` does) or `error` (it never ran, or
+ * was lost; a spawn that fails has an `error` only, with `pid: null`).
+ * Commands refused before the spawn (an invalid spec, a closed shell, an
+ * aborted signal, a task limit) have none: they throw to their caller. The
+ * fields besides `type` and the outcome are the same in every event of one
+ * command. One kind of event is `Extract<ShellEvent, { type: "end" }>`.
  *
  * @example
  * ```ts
@@ -165,7 +29,7 @@ export interface ShellCommandFailed extends ShellCommandEvent {
  * const line = (event: ShellEvent): string => {
  *   switch (event.type) {
  *     case "start":
- *       return `#${event.id} start ${event.command}`;
+ *       return `#${event.id} ${event.owner} start ${event.command}`;
  *     case "end":
  *       return `#${event.id} end ${event.cause} ${event.exitCode ?? event.signal}`;
  *     case "error":
@@ -174,11 +38,94 @@ export interface ShellCommandFailed extends ShellCommandEvent {
  * };
  * await using shell = createLocalShell();
  * shell.events.subscribe((event) => log.push(line(event)));
- * await shell.exec("exit 3");
- * assert.deepEqual(log, ["#1 start exit 3", "#1 end exit 3"]);
+ * await shell.exec("exit 3", { owner: "agent-1" });
+ * await shell.exec("sleep 5", { timeoutMs: 100 });
+ * await shell.exec("pwd", { workdir: "/nonexistent" }).catch(() => {});
+ * assert.deepEqual(log, [
+ *   "#1 agent-1 start exit 3",
+ *   "#1 end exit 3",
+ *   "#2 null start sleep 5",
+ *   "#2 end timeout SIGTERM",
+ *   "#3 error ERR_SHELL_SPAWN",
+ * ]);
  * ```
  */
-export type ShellEvent = ShellCommandStarted | ShellCommandEnded | ShellCommandFailed;
+export type ShellEvent =
+  & {
+    /** This command's number in its shell, from 1: what ties its `start` to its `end` or `error`. */
+    id: number;
+    /** `"run"` for `run()` and `exec()`, `"task"` for `start()`. */
+    kind: "run" | "task";
+    /** The task's id, for a task. */
+    taskId?: string;
+    /** The spec's owner. */
+    owner: string | null;
+    /** The spec's command: a command line, or the program when `args` is given. */
+    command: string;
+    /** The spec's arguments (the argv form); absent for a command line. */
+    args?: string[];
+    /** The program and arguments as spawned: `[shell, "-c", command]`, or `[command, ...args]`. */
+    argv: string[];
+    /** The absolute working directory. */
+    workdir: string;
+    /** The timeout in ms for a run; absent for a task, which has none. */
+    timeoutMs?: number;
+    /** The command runs in the shell's sandbox. */
+    sandboxed: boolean;
+    /** When the event happened, in ms since the epoch. */
+    time: number;
+  }
+  & (
+    | {
+      /** The command was spawned and runs. */
+      type: "start";
+      /** The leader's pid; on a remote engine 0, since its pid over there is not known yet (the `end` has it). */
+      pid: number;
+    }
+    | {
+      /** The command's process ended and its result is settled. */
+      type: "end";
+      /** The leader's pid (on a remote engine, its pid there). */
+      pid: number;
+      /** The exit code, or `null` when a signal ended it. */
+      exitCode: number | null;
+      /** The signal that ended it, or `null`. */
+      signal: string | null;
+      /**
+       * Why it ended: by itself (`"exit"`, whatever its code or signal), or by us: its timeout, its abort signal,
+       * the shell's `close()`, or a task's `kill()`.
+       */
+      cause: "exit" | "timeout" | "abort" | "close" | "kill";
+      /** Wall time from spawn to settlement in ms. */
+      durationMs: number;
+      /** Standard output's bookkeeping: bytes in all, whether the result's text was cut, the spill file. */
+      stdout: Omit<CollectedOutput, "text">;
+      /** Standard error's bookkeeping. */
+      stderr: Omit<CollectedOutput, "text">;
+      /** On sandboxed runs, the result's hint that the sandbox refused the command something. */
+      sandboxDenied?: boolean;
+    }
+    | {
+      /**
+       * The command never ran, or was lost: the spawn failed (`ShellSpawnError`, no `start` before it), the
+       * sandbox refused to start it (`ShellSandboxError`), or the engine could not start it or lost it
+       * (`ShellEngineError`). `run()` rejects with that error; a task settles as `killed` with it.
+       */
+      type: "error";
+      /** The pid that was spawned, or `null` when nothing was. */
+      pid: number | null;
+      /** Why. */
+      error: ShellSpawnError | ShellSandboxError | ShellEngineError;
+      /** Time from the call to the failure in ms. */
+      durationMs: number;
+    }
+  );
+
+/** One kind of {@linkcode ShellEvent}. Internal: callers write `Extract<ShellEvent, { type: … }>`. */
+export type ShellEventOf<T extends ShellEvent["type"]> = Extract<ShellEvent, { type: T }>;
+
+/** What every event of one command carries, but its kind and outcome. Internal. */
+export type ShellCommandFields = Omit<ShellEventOf<"start">, "type" | "pid">;
 
 /**
  * A shell's command events, `shell.events`. Listeners are called
