@@ -128,6 +128,9 @@ class SeamShell implements Shell {
   async run(spec: ShellExecSpec, observer?: ShellObserver): Promise<ShellRunResult> {
     const checked = this.#admit(spec);
     const launched = this.#backend.launch(checked, checked.timeoutMs, checkObserver(observer));
+    // Nobody can write to a foreground command: its input ends after `stdin`, as a pipe's would (on a terminal,
+    // with the end-of-file character).
+    launched.input?.end();
     this.#track(launched.result);
     return await launched.result;
   }

@@ -7,7 +7,7 @@
  * @module
  */
 
-import type { ChildHandle, ProcessAdapter, SpawnRequest } from "../adapter.ts";
+import type { ChildHandle, ProcessAdapter, SpawnRequest, TerminalSize } from "../adapter.ts";
 import { OutputCollector } from "../capture/collector.ts";
 import { OutputEvents } from "../capture/output_events.ts";
 import type { AmbientSource } from "../env/ambient_source.ts";
@@ -80,6 +80,9 @@ export function launch(
   const childEnv = markNestedShell(
     mergeEnvWith({ ambient: context.ambient.read(), env, dshEnv }, host.scrubDecisions, context.ambient.key),
   );
+  const terminal = terminalSize(ownValue(spec, "tty"));
+  // A terminal program reads TERM to know what it may print; the caller's env, if it names one, wins.
+  if (terminal !== undefined && typeof env?.TERM !== "string") childEnv.TERM = DEFAULT_TERM;
   // The library's own: set last, so that no layer can forge or drop it.
   childEnv[MARK_VARIABLE] = mark;
   let request: SpawnRequest = {
@@ -89,6 +92,7 @@ export function launch(
     cwd: spec.workdir,
     env: childEnv,
     stdin: typeof stdin === "string" ? encoder.encode(stdin) : stdin,
+    ...(terminal !== undefined ? { terminal } : ownValue(spec, "keepStdin") === true ? { keepStdin: true } : {}),
     onStdout: (chunk) => {
       stdout.write(chunk);
       events.stdout(chunk);
@@ -131,6 +135,8 @@ export function launch(
     stderr,
     result,
     events,
+    input: child.input,
+    resize: child.resize === undefined ? undefined : (size) => child.resize?.(size),
     stop: (cause) => {
       // Until the result settles the deadline ends the whole session, also once the leader has exited and only a
       // backgrounded child holds the pipes: that cuts the drain short.
@@ -158,6 +164,16 @@ function spawn(adapter: ProcessAdapter, role: "shell" | "program", request: Spaw
     const message = describeSpawnFailure(request.program, request.env.PATH, context);
     throw new ShellSpawnError(message, request.program, { cause: error });
   }
+}
+
+/** What `TERM` says on a terminal unless the request's `env` names another. */
+const DEFAULT_TERM = "xterm-256color";
+
+/** The size a request's `tty` asks for (80 × 24 where a side is not given), or undefined for pipes. */
+function terminalSize(tty: ShellExecSpec["tty"]): TerminalSize | undefined {
+  if (tty === undefined || tty === false) return undefined;
+  if (tty === true) return { columns: 80, rows: 24 };
+  return { columns: ownValue(tty, "columns") ?? 80, rows: ownValue(tty, "rows") ?? 24 };
 }
 
 function newCollector(context: LaunchContext, spec: ShellExecSpec, budget: number, label: string): OutputCollector {

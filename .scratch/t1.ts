@@ -1,0 +1,11 @@
+import { createLocalShell } from "../mod.ts";
+await using shell = createLocalShell();
+const r = await shell.exec("stty size; [ -t 0 ] && echo tty; echo err >&2; echo $TERM; grep SigIgn /proc/self/status; ps -o pid,pgid,sid,tty,comm", { tty: { columns: 101, rows: 33 } });
+console.log(JSON.stringify(r));
+const t = shell.start(shell.resolve({ command: `python3 -c 'x=input("name? "); print("hi", x)'`, owner: null, tty: true }));
+console.log(await t.waitForOutput({timeoutMs: 5000}), t.read());
+await t.write("bob\r");
+console.log(await t.done, t.read());
+const c = shell.start(shell.resolve({ command: "cat", owner: null, keepStdin: true }));
+await c.write("one\n"); console.log(await c.waitForOutput({timeoutMs: 5000}), c.read()); c.closeStdin(); console.log((await c.done).exitCode);
+await c.write("x").catch((e) => console.log(String(e)));
