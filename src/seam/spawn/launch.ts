@@ -18,6 +18,7 @@ import { MARK_VARIABLE, newMark } from "../guard/record.ts";
 import type { HostProcess } from "../host.ts";
 import { ownValue } from "../own_fields.ts";
 import type { SessionRegistry } from "../session/registry.ts";
+import { killMarked } from "../session/marked.ts";
 import { CommandSession } from "../session/session.ts";
 import { settle } from "../settle/settle.ts";
 import { Deadline } from "../terminate/deadline.ts";
@@ -112,7 +113,10 @@ export function launch(
   const signals = [ownValue(spec, "signal"), context.closeSignal];
   const deadline = new Deadline(timeoutMs, signals, host.abortListeners, () => {
     const after = wrapped?.terminating(session);
-    const ended = host.terminations.terminate(session, options.graceMs);
+    let ended = host.terminations.terminate(session, options.graceMs);
+    // On a terminal a command is one the model talks to, and what it started with `setsid` must end with it: found
+    // by its mark once the session is gone.
+    if (terminal !== undefined) ended = ended.then((gone) => (killMarked(adapter, `${MARK_VARIABLE}=${mark}`), gone));
     context.track(after === undefined ? ended : after(ended));
   });
   let endingSurvivors = false;
