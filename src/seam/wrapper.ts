@@ -1,6 +1,7 @@
 /**
- * What wraps a local command's spawn: the sandbox today, a pseudo-terminal
- * next. The launch builds the request; a wrapper may run it another way
+ * What wraps a local command's spawn: the pseudo-terminal
+ * (`terminal/wrapper.ts`) and the sandbox (`sandbox/wrapper.ts`), chained in
+ * that order by {@linkcode chainWrappers}. The launch builds the request; a wrapper may run it another way
  * (inside bubblewrap), and then has a say at two moments the launch does
  * not know the meaning of: just before the command's session is terminated
  * (what of the wrapper must be noted while it still runs), and when the
@@ -41,4 +42,59 @@ export interface WrappedCommand {
    * to `result`.
    */
   ended(result: ShellRunResult, exit: ChildExit, session: CommandSession): void;
+}
+
+/**
+ * One wrapper made of `wrappers`, applied in order (each wraps what the one
+ * before it made): the terminal first, so that the sandbox carries it into
+ * bubblewrap. At a termination each is told, the first listed first, and
+ * what follows it is chained from the last listed out; at the end the last
+ * applied reads it first (it alone knows whether the command ran).
+ *
+ * @example
+ * ```ts
+ * import assert from "node:assert/strict";
+ * import { chainWrappers, type SpawnWrapper } from "./wrapper.ts";
+ * const tagging = (tag: string): SpawnWrapper => ({
+ *   wrap: (request) => ({
+ *     request: { ...request, args: [...request.args, tag] },
+ *     terminating: () => (ended) => ended,
+ *     ended: () => {},
+ *   }),
+ * });
+ * const chain = chainWrappers([tagging("first"), undefined, tagging("second")]);
+ * const request = { program: "/bin/echo", args: [], cwd: "/", env: {}, onStdout() {}, onStderr() {} };
+ * const spec = { command: "/bin/echo", owner: null, workdir: "/", timeoutMs: 1, stdoutMaxBytes: 1 };
+ * assert.deepEqual(chain?.wrap(request, spec)?.request.args, ["first", "second"]);
+ * assert.equal(chainWrappers([undefined]), undefined);
+ * ```
+ */
+export function chainWrappers(wrappers: readonly (SpawnWrapper | undefined)[]): SpawnWrapper | undefined {
+  const chain = wrappers.filter((wrapper): wrapper is SpawnWrapper => wrapper !== undefined);
+  if (chain.length <= 1) return chain[0];
+  const shell = chain.find((wrapper) => wrapper.shell !== undefined)?.shell;
+  return {
+    ...(shell === undefined ? {} : { shell }),
+    wrap(request, spec) {
+      const applied: WrappedCommand[] = [];
+      let current = request;
+      for (const wrapper of chain) {
+        const wrapped = wrapper.wrap(current, spec);
+        if (wrapped === undefined) continue;
+        applied.push(wrapped);
+        current = wrapped.request;
+      }
+      if (applied.length <= 1) return applied[0];
+      return {
+        request: current,
+        terminating(session) {
+          const afters = applied.map((wrapped) => wrapped.terminating(session));
+          return (ended) => afters.reduceRight((inner, after) => after(inner), ended);
+        },
+        ended(result, exit, session) {
+          for (const wrapped of [...applied].reverse()) wrapped.ended(result, exit, session);
+        },
+      };
+    },
+  };
 }

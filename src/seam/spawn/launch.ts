@@ -7,7 +7,7 @@
  * @module
  */
 
-import type { ChildHandle, ProcessAdapter, SpawnRequest, TerminalSize } from "../adapter.ts";
+import type { ChildHandle, ProcessAdapter, SpawnRequest } from "../adapter.ts";
 import { OutputCollector } from "../capture/collector.ts";
 import { OutputEvents } from "../capture/output_events.ts";
 import type { AmbientSource } from "../env/ambient_source.ts";
@@ -18,7 +18,6 @@ import { MARK_VARIABLE, newMark } from "../guard/record.ts";
 import type { HostProcess } from "../host.ts";
 import { ownValue } from "../own_fields.ts";
 import type { SessionRegistry } from "../session/registry.ts";
-import { killMarked } from "../session/marked.ts";
 import { CommandSession } from "../session/session.ts";
 import { settle } from "../settle/settle.ts";
 import { Deadline } from "../terminate/deadline.ts";
@@ -81,9 +80,6 @@ export function launch(
   const childEnv = markNestedShell(
     mergeEnvWith({ ambient: context.ambient.read(), env, dshEnv }, host.scrubDecisions, context.ambient.key),
   );
-  const terminal = terminalSize(ownValue(spec, "tty"));
-  // A terminal program reads TERM to know what it may print; the caller's env, if it names one, wins.
-  if (terminal !== undefined && typeof env?.TERM !== "string") childEnv.TERM = DEFAULT_TERM;
   // The library's own: set last, so that no layer can forge or drop it.
   childEnv[MARK_VARIABLE] = mark;
   let request: SpawnRequest = {
@@ -93,7 +89,7 @@ export function launch(
     cwd: spec.workdir,
     env: childEnv,
     stdin: typeof stdin === "string" ? encoder.encode(stdin) : stdin,
-    ...(terminal !== undefined ? { terminal } : ownValue(spec, "keepStdin") === true ? { keepStdin: true } : {}),
+    ...(ownValue(spec, "keepStdin") === true ? { keepStdin: true } : {}),
     onStdout: (chunk) => {
       stdout.write(chunk);
       events.stdout(chunk);
@@ -113,10 +109,7 @@ export function launch(
   const signals = [ownValue(spec, "signal"), context.closeSignal];
   const deadline = new Deadline(timeoutMs, signals, host.abortListeners, () => {
     const after = wrapped?.terminating(session);
-    let ended = host.terminations.terminate(session, options.graceMs);
-    // On a terminal a command is one the model talks to, and what it started with `setsid` must end with it: found
-    // by its mark once the session is gone.
-    if (terminal !== undefined) ended = ended.then((gone) => (killMarked(adapter, `${MARK_VARIABLE}=${mark}`), gone));
+    const ended = host.terminations.terminate(session, options.graceMs);
     context.track(after === undefined ? ended : after(ended));
   });
   let endingSurvivors = false;
@@ -168,16 +161,6 @@ function spawn(adapter: ProcessAdapter, role: "shell" | "program", request: Spaw
     const message = describeSpawnFailure(request.program, request.env.PATH, context);
     throw new ShellSpawnError(message, request.program, { cause: error });
   }
-}
-
-/** What `TERM` says on a terminal unless the request's `env` names another. */
-const DEFAULT_TERM = "xterm-256color";
-
-/** The size a request's `tty` asks for (80 × 24 where a side is not given), or undefined for pipes. */
-function terminalSize(tty: ShellExecSpec["tty"]): TerminalSize | undefined {
-  if (tty === undefined || tty === false) return undefined;
-  if (tty === true) return { columns: 80, rows: 24 };
-  return { columns: ownValue(tty, "columns") ?? 80, rows: ownValue(tty, "rows") ?? 24 };
 }
 
 function newCollector(context: LaunchContext, spec: ShellExecSpec, budget: number, label: string): OutputCollector {

@@ -14,7 +14,7 @@
 
 import { readFileSync } from "node:fs";
 import type { ProcessAdapter } from "../adapter.ts";
-import { hasProc, linuxProcReader } from "./proc_table.ts";
+import { hasProc, linuxProcReader } from "../session/proc_table.ts";
 
 /** How many passes at most: a marked process may fork between a pass and its kill. */
 const ROUNDS = 10;
