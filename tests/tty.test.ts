@@ -12,7 +12,11 @@ import { randomBytes } from "node:crypto";
 import { readdirSync } from "node:fs";
 import process from "node:process";
 import { createLocalShell, type Shell, ShellSpecError, type ShellTask, TaskAccessError } from "../mod.ts";
+import { join } from "node:path";
+import { withFreshDir } from "./helpers/dirs.ts";
 import { rejection, thrown } from "./helpers/errors.ts";
+import { exitOf, spawnFixture } from "./helpers/fixture.ts";
+import { readPids } from "./helpers/pid_files.ts";
 import { isRunning, procInfo, runningSessionMembers, runningWithEnv } from "./helpers/proc.ts";
 import { eventually } from "./helpers/wait.ts";
 
@@ -214,6 +218,25 @@ describe("nothing of a terminal's command is left running", () => {
     );
     assert.ok(await eventually(() => openFds() <= fdsBefore), `fds: ${openFds()} now, ${fdsBefore} before`);
   });
+});
+
+describe("a host that dies with a terminal's command running leaves nothing of it", () => {
+  for (const how of ["sigkill", "exit"]) {
+    it(`when it ends by ${how}, setsid inside included`, async () => {
+      await withFreshDir("dsh-tty-host-", async (dir) => {
+        const pidFile = join(dir, "pids");
+        const mark = marker();
+        const end = await exitOf(spawnFixture("tty_host", [how, pidFile, mark.env.DSH_TTY_TEST]));
+        assert.deepEqual(end, how === "sigkill" ? { code: null, signal: "SIGKILL" } : { code: 0, signal: null });
+        const pids = readPids(pidFile);
+        assert.equal(pids.length, 2, "the task's leader and the child that left its session");
+        assert.ok(
+          await eventually(() => pids.every((pid) => !isRunning(pid)) && mark.alive().length === 0),
+          `still running: ${mark.alive()}`,
+        );
+      });
+    });
+  }
 });
 
 describe("a task's open stdin", () => {

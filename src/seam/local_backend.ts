@@ -56,7 +56,7 @@ export class LocalBackend implements ShellBackend {
       sessions,
       // The terminal first: the sandbox carries it into bubblewrap.
       wrapper: chainWrappers([
-        terminalWrapper(adapter),
+        terminalWrapper(),
         sandbox === undefined ? undefined : sandboxWrapper(sandbox, adapter, host.procTable),
       ]),
       closeSignal: shell.closeSignal,

@@ -32,6 +32,12 @@ export interface WrappedCommand {
   /** The request to spawn instead. */
   readonly request: SpawnRequest;
   /**
+   * The command's mark, when what carries it must end with the session
+   * wherever it went (`setsid`): at a termination, at the host's exit and
+   * at its death (the watchdog). The terminal sets it.
+   */
+  readonly followedMark?: string;
+  /**
    * Called when the session's termination starts, before its first signal;
    * returns what must follow that termination once it has ended.
    */
@@ -85,8 +91,10 @@ export function chainWrappers(wrappers: readonly (SpawnWrapper | undefined)[]): 
         current = wrapped.request;
       }
       if (applied.length <= 1) return applied[0];
+      const followedMark = applied.find((wrapped) => wrapped.followedMark !== undefined)?.followedMark;
       return {
         request: current,
+        ...(followedMark === undefined ? {} : { followedMark }),
         terminating(session) {
           const afters = applied.map((wrapped) => wrapped.terminating(session));
           return (ended) => afters.reduceRight((inner, after) => after(inner), ended);

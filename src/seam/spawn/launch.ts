@@ -104,7 +104,7 @@ export function launch(
   // Before the spawn: the command may kill its host before spawn() has even returned.
   context.sessions.starting(mark);
   const child = spawn(adapter, args === undefined ? "shell" : "program", request);
-  const session = new CommandSession(adapter, child.pid, host.procTable);
+  const session = new CommandSession(adapter, child.pid, host.procTable, wrapped?.followedMark);
   context.sessions.started(session);
   const signals = [ownValue(spec, "signal"), context.closeSignal];
   const deadline = new Deadline(timeoutMs, signals, host.abortListeners, () => {
@@ -141,7 +141,10 @@ export function launch(
       // Settled: what the command left running (a survivor) is still the caller's to end; the result stays as it is.
       if (deadline.cause !== undefined || endingSurvivors || !session.alive()) return false;
       endingSurvivors = true;
-      context.track(host.terminations.terminate(session, options.graceMs));
+      context.track(host.terminations.terminate(session, options.graceMs).then((gone) => {
+        session.killFollowed();
+        return gone;
+      }));
       return true;
     },
   };

@@ -13,12 +13,11 @@
  * @module
  */
 
-import type { ProcessAdapter, SpawnRequest } from "../adapter.ts";
-import { MARK_VARIABLE } from "../guard/record.ts";
+import type { SpawnRequest } from "../adapter.ts";
+import { MARK_VARIABLE } from "../session/marked.ts";
 import { ownValue } from "../own_fields.ts";
 import type { ShellExecSpec } from "../types.ts";
 import type { SpawnWrapper, WrappedCommand } from "../wrapper.ts";
-import { killMarked } from "./marked.ts";
 import { terminalSize } from "./size.ts";
 
 /** What `TERM` says on a terminal unless the request's `env` names another: what xterm, VS Code and tmux set. */
@@ -31,8 +30,7 @@ export const DEFAULT_TERM = "xterm-256color";
  * ```ts
  * import assert from "node:assert/strict";
  * import { terminalWrapper } from "./wrapper.ts";
- * import type { ProcessAdapter } from "../adapter.ts";
- * const wrapper = terminalWrapper({} as ProcessAdapter); // wrapping signals nothing
+ * const wrapper = terminalWrapper();
  * const request = { program: "/bin/bash", args: ["-c", "true"], cwd: "/", env: {}, onStdout() {}, onStderr() {} };
  * const spec = { command: "true", owner: null, workdir: "/", timeoutMs: 1, stdoutMaxBytes: 1 };
  * assert.equal(wrapper.wrap(request, spec), undefined); // no tty: pipes, as ever
@@ -41,7 +39,7 @@ export const DEFAULT_TERM = "xterm-256color";
  * assert.equal(wrapped?.request.env.TERM, "xterm-256color");
  * ```
  */
-export function terminalWrapper(adapter: ProcessAdapter): SpawnWrapper {
+export function terminalWrapper(): SpawnWrapper {
   return {
     wrap(request: SpawnRequest, spec: ShellExecSpec): WrappedCommand | undefined {
       const terminal = terminalSize(ownValue(spec, "tty"));
@@ -51,9 +49,10 @@ export function terminalWrapper(adapter: ProcessAdapter): SpawnWrapper {
       const mark = request.env[MARK_VARIABLE];
       return {
         request: { ...request, env, terminal },
-        terminating: () => (ended) =>
+        ...(mark === undefined ? {} : { followedMark: mark }),
+        terminating: (session) => (ended) =>
           ended.then((outcome) => {
-            if (mark !== undefined) killMarked(adapter, `${MARK_VARIABLE}=${mark}`);
+            session.killFollowed();
             return outcome;
           }),
         ended: () => {},

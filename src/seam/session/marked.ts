@@ -14,22 +14,29 @@
 
 import { readFileSync } from "node:fs";
 import type { ProcessAdapter } from "../adapter.ts";
-import { hasProc, linuxProcReader } from "../session/proc_table.ts";
+import { hasProc, linuxProcReader } from "./proc_table.ts";
+
+/**
+ * The variable that carries a command's mark: set by the launch in every
+ * command's environment (last, so no layer can forge or drop it), and
+ * looked for by the watchdog and by {@linkcode killMarked}.
+ */
+export const MARK_VARIABLE = "DSH_COMMAND_MARK";
 
 /** How many passes at most: a marked process may fork between a pass and its kill. */
 const ROUNDS = 10;
 
 /**
  * SIGKILLs every process group led by a process whose environment holds
- * `entry` (`NAME=value`), pass after pass until a pass finds none. A
+ * `${MARK_VARIABLE}=<mark>`, pass after pass until a pass finds none. A
  * marked process that leads no group is reached through its group's
  * leader, when that one is marked (a `setsid` child leads its own).
  *
  * @returns How many groups were signalled.
  */
-export function killMarked(adapter: ProcessAdapter, entry: string): number {
+export function killMarked(adapter: ProcessAdapter, mark: string): number {
   if (!hasProc) return 0;
-  const needle = new TextEncoder().encode(`\0${entry}\0`);
+  const needle = new TextEncoder().encode(`\0${MARK_VARIABLE}=${mark}\0`);
   let signalled = 0;
   for (let round = 0; round < ROUNDS; round++) {
     let found = 0;
