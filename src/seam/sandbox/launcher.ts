@@ -14,6 +14,7 @@
 import { readFileSync, rmSync } from "node:fs";
 import type { SpawnRequest } from "../adapter.ts";
 import { bwrapArgs, type SandboxPlacement } from "./bwrap_args.ts";
+import { foregroundArgs } from "./foreground.ts";
 import { mountCheckArgs } from "./mount_check.ts";
 import type { ResolvedSandbox } from "./policy.ts";
 
@@ -106,6 +107,8 @@ export function sandboxedRequest(
       ...inner,
       "--",
       ...mountCheckArgs(wrapper.bash, expected),
+      // On a terminal, Ctrl-C must reach the command, not bubblewrap (foreground.ts).
+      ...(request.terminal === undefined ? [] : foregroundArgs(wrapper.bash)),
       request.program,
       ...request.args,
     ],
