@@ -9,6 +9,7 @@
  * @module
  */
 
+import type { ChildInput, TerminalSize } from "./adapter.ts";
 import type { HostProcess } from "./host.ts";
 import type { ResolvedShellOptions } from "./resolve/options.ts";
 import type { OutputCollector } from "./capture/collector.ts";
@@ -75,4 +76,8 @@ export interface Launched {
    * whole). Called once.
    */
   readonly state?: () => StateChange | undefined;
+  /** The command's open stdin, when the spec kept it open (`keepStdin`, `tty`). */
+  readonly input?: ChildInput;
+  /** Changes the size of the command's terminal, when it runs on one. */
+  readonly resize?: (size: TerminalSize) => void;
 }

@@ -18,6 +18,8 @@ import { setUpSandbox, type ShellSandbox } from "./sandbox/setup.ts";
 import { sandboxWrapper } from "./sandbox/wrapper.ts";
 import { SessionRegistry } from "./session/registry.ts";
 import { launch, type LaunchContext } from "./spawn/launch.ts";
+import { terminalWrapper } from "./terminal/wrapper.ts";
+import { chainWrappers } from "./wrapper.ts";
 import type { ShellExecSpec, ShellObserver } from "./types.ts";
 
 /** Process groups on this machine, through `adapter`. */
@@ -53,7 +55,11 @@ export class LocalBackend implements ShellBackend {
         sandbox === undefined ? spill.path() : spill.subdirectory(sandbox.state.ownerName(owner)),
       ambient: ambientSource(adapter, options.ambientEnv),
       sessions,
-      wrapper: sandbox === undefined ? undefined : sandboxWrapper(sandbox, adapter, host.procTable),
+      // The terminal first: the sandbox carries it into bubblewrap.
+      wrapper: chainWrappers([
+        terminalWrapper(),
+        sandbox === undefined ? undefined : sandboxWrapper(sandbox, adapter, host.procTable),
+      ]),
       closeSignal: shell.closeSignal,
       track: shell.track,
       // Where no command can see it: a session's environment may hold what another owner must not read.

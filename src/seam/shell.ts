@@ -184,6 +184,9 @@ class SeamShell implements Shell {
   async #run(spec: ShellExecSpec, observer: ShellObserver | undefined, carry: boolean): Promise<CarriedRun> {
     const checked = this.#admit(spec);
     const launched = this.#backend.launch(checked, checked.timeoutMs, checkObserver(observer), carry);
+    // Nobody can write to a foreground command: its input ends after `stdin`, as a pipe's would (on a terminal,
+    // with the end-of-file character).
+    launched.input?.end();
     this.#track(launched.result);
     const result = await launched.result;
     return { result, state: launched.state?.() };

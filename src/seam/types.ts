@@ -115,6 +115,16 @@ export interface ShellExecRequest {
    * accepted: a request cannot loosen or change the shell's policy.
    */
   sandbox?: false;
+  /**
+   * Runs the command on a pseudo-terminal that is its controlling terminal,
+   * of `columns` × `rows` (default 80 × 24): stdin, stdout and stderr are the
+   * terminal, so everything it prints is stdout and stderr stays empty;
+   * `TERM` is `xterm-256color` unless `env` sets it. On `start()` the task's
+   * input stays open (`write()`, `closeStdin()`, `resize()`).
+   */
+  tty?: boolean | { columns?: number; rows?: number };
+  /** For `start()`: the task's stdin stays a pipe open for `write()` until `closeStdin()`; `stdin` is written first. */
+  keepStdin?: boolean;
 }
 
 /**
@@ -156,6 +166,10 @@ export interface ShellExecSpec {
   dshEnv?: DshEnv;
   /** `false`: run outside the shell's sandbox; absent means the shell's own setting. */
   sandbox?: false;
+  /** On a pseudo-terminal, of this size (80 × 24 where a side is not given); absent or `false` means pipes. */
+  tty?: boolean | { columns?: number; rows?: number };
+  /** The task's stdin stays open for `write()` (implied by `tty`). */
+  keepStdin?: boolean;
 }
 
 /**

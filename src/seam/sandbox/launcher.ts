@@ -15,6 +15,7 @@ import { readFileSync, rmSync } from "node:fs";
 import type { SpawnRequest } from "../adapter.ts";
 import { STATE_FD } from "../wrapper.ts";
 import { bwrapArgs, type SandboxPlacement } from "./bwrap_args.ts";
+import { foregroundArgs } from "./foreground.ts";
 import { mountCheckArgs } from "./mount_check.ts";
 import type { ResolvedSandbox } from "./policy.ts";
 
@@ -110,6 +111,8 @@ export function sandboxedRequest(
       ...inner,
       "--",
       ...mountCheckArgs(wrapper.bash, expected),
+      // On a terminal, Ctrl-C must reach the command, not bubblewrap (foreground.ts).
+      ...(request.terminal === undefined ? [] : foregroundArgs(wrapper.bash)),
       request.program,
       ...request.args,
     ],

@@ -42,14 +42,15 @@ import type { ShellSandbox } from "./setup.ts";
  * const wrapper = sandboxWrapper({ shell: "/bin/bash" } as ShellSandbox, {} as ProcessAdapter, new ProcTable());
  * assert.equal(wrapper.shell, "/bin/bash");
  * const spec = { command: "true", owner: null, workdir: "/", timeoutMs: 1, stdoutMaxBytes: 1, sandbox: false as const };
- * assert.equal(wrapper.wraps(spec), false);
+ * assert.equal(wrapper.confines(spec), false);
  * ```
  */
 export function sandboxWrapper(sandbox: ShellSandbox, adapter: ProcessAdapter, table: ProcTable): SpawnWrapper {
   return {
     shell: sandbox.shell,
-    wraps: (spec) => ownValue(spec, "sandbox") !== false,
-    wrap: inSandbox,
+    confines: (spec) => ownValue(spec, "sandbox") !== false,
+    wrap: (request, spec, stateFile) =>
+      ownValue(spec, "sandbox") === false ? undefined : inSandbox(request, spec, stateFile),
   };
 
   function inSandbox(request: SpawnRequest, spec: ShellExecSpec, stateFile?: string): WrappedCommand {

@@ -90,10 +90,10 @@ export function launch(
   childEnv[MARK_VARIABLE] = mark;
   // Only a command line can change a directory or an environment that outlives its program.
   const stateFile = carry === true && args === undefined ? context.stateFile(mark) : undefined;
-  const wrapping = context.wrapper?.wraps(spec) === true;
+  const confined = context.wrapper?.confines(spec) === true;
   const command = stateFile === undefined
     ? spec.command
-    : statePrelude(wrapping ? { fd: STATE_FD } : { path: stateFile }) + spec.command;
+    : statePrelude(confined ? { fd: STATE_FD } : { path: stateFile }) + spec.command;
   let request: SpawnRequest = {
     // A command line is run by the shell; the argv form runs the program itself, with no shell in between.
     program: args === undefined ? context.wrapper?.shell ?? options.shell : spec.command,
@@ -101,6 +101,7 @@ export function launch(
     cwd: spec.workdir,
     env: childEnv,
     stdin: typeof stdin === "string" ? encoder.encode(stdin) : stdin,
+    ...(ownValue(spec, "keepStdin") === true ? { keepStdin: true } : {}),
     onStdout: (chunk) => {
       stdout.write(chunk);
       events.stdout(chunk);
@@ -110,12 +111,12 @@ export function launch(
       events.stderr(chunk);
     },
   };
-  const wrapped = wrapping ? context.wrapper?.wrap(request, spec, stateFile) : undefined;
+  const wrapped = context.wrapper?.wrap(request, spec, confined ? stateFile : undefined);
   if (wrapped !== undefined) request = wrapped.request;
   // Before the spawn: the command may kill its host before spawn() has even returned.
   context.sessions.starting(mark);
   const child = spawn(adapter, args === undefined ? "shell" : "program", request);
-  const session = new CommandSession(adapter, child.pid, host.procTable);
+  const session = new CommandSession(adapter, child.pid, host.procTable, wrapped?.followedMark);
   context.sessions.started(session);
   const signals = [ownValue(spec, "signal"), context.closeSignal];
   const deadline = new Deadline(timeoutMs, signals, host.abortListeners, () => {
@@ -143,7 +144,11 @@ export function launch(
     stderr,
     result,
     events,
-    state: stateFile === undefined ? undefined : () => takeState(stateFile, wrapped?.env ?? childEnv),
+    state: stateFile === undefined
+      ? undefined
+      : () => takeState(stateFile, wrapped?.env ?? wrapped?.request.env ?? childEnv),
+    input: child.input,
+    resize: child.resize === undefined ? undefined : (size) => child.resize?.(size),
     stop: (cause) => {
       // Until the result settles the deadline ends the whole session, also once the leader has exited and only a
       // backgrounded child holds the pipes: that cuts the drain short.
@@ -151,7 +156,12 @@ export function launch(
       // Settled: what the command left running (a survivor) is still the caller's to end; the result stays as it is.
       if (deadline.cause !== undefined || endingSurvivors || !session.alive()) return false;
       endingSurvivors = true;
-      context.track(host.terminations.terminate(session, options.graceMs));
+      context.track(
+        host.terminations.terminate(session, options.graceMs).then((gone) => {
+          session.killFollowed();
+          return gone;
+        }),
+      );
       return true;
     },
   };
