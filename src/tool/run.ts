@@ -20,7 +20,8 @@ const BACKGROUND_NOTE = "No timeout applies. Read its output with bash_output an
   "giving this id as task_id.";
 
 /** Errors the model can fix by changing its call; every other error is the harness's. */
-function isModelFixable(error: unknown): error is Error {
+/** Whether `error` is one the model can fix by another call (its input, a path, too many tasks). */
+export function isModelFixable(error: unknown): error is Error {
   // A sandbox that could not be set up for this call is mostly the call's doing: a workdir the sandbox hides.
   return hasErrorCode(error, "ERR_SHELL_SPEC", "ERR_SHELL_SPAWN", "ERR_TASK_LIMIT", "ERR_SHELL_SANDBOX");
 }
