@@ -66,15 +66,9 @@ export async function executeExecCommandTool(
   input: unknown,
   context: BashToolContext,
 ): Promise<UnifiedExecOutcome> {
-  let parsed;
-  try {
-    parsed = execCommandTool.parse(input);
-  } catch (error) {
-    if (error instanceof ToolInputError) return { text: error.message, isError: true };
-    throw error;
-  }
-  const { owner, signal } = checkContext(context, "exec_command");
-  signal?.throwIfAborted();
+  const call = begin(execCommandTool, input, context);
+  if ("outcome" in call) return call.outcome;
+  const { parsed, owner, signal } = call;
   const table = programsOf(shell);
   const tty = parsed.tty === true;
   let program: Program | undefined;
@@ -130,15 +124,9 @@ export async function executeWriteStdinTool(
   input: unknown,
   context: BashToolContext,
 ): Promise<UnifiedExecOutcome> {
-  let parsed;
-  try {
-    parsed = writeStdinTool.parse(input);
-  } catch (error) {
-    if (error instanceof ToolInputError) return { text: error.message, isError: true };
-    throw error;
-  }
-  const { owner, signal } = checkContext(context, "write_stdin");
-  signal?.throwIfAborted();
+  const call = begin(writeStdinTool, input, context);
+  if ("outcome" in call) return call.outcome;
+  const { parsed, owner, signal } = call;
   const table = programsOf(shell);
   const program = table.get(parsed.session_id);
   if (program === undefined || !visible(shell, program, owner)) {
@@ -160,6 +148,28 @@ export async function executeWriteStdinTool(
   }
   await waitFor(program, parsed.yield_time_ms ?? WRITE_YIELD_TIME_MS, signal);
   return answer(table, program, parsed.max_output_tokens);
+}
+
+/**
+ * The checked input and context of a call, or the answer to a refused
+ * input. An already-aborted signal rejects with its reason, as every tool
+ * does.
+ */
+function begin<T>(
+  tool: { readonly name: string; parse(input: unknown): T },
+  input: unknown,
+  context: BashToolContext,
+): { parsed: T; owner: string | null; signal?: AbortSignal } | { outcome: UnifiedExecOutcome } {
+  let parsed: T;
+  try {
+    parsed = tool.parse(input);
+  } catch (error) {
+    if (error instanceof ToolInputError) return { outcome: { text: error.message, isError: true } };
+    throw error;
+  }
+  const { owner, signal } = checkContext(context, tool.name);
+  signal?.throwIfAborted();
+  return { parsed, owner, signal };
 }
 
 /** Whether `owner` may reach `program`: the task rule (its own, or unowned). */
