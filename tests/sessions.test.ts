@@ -137,6 +137,16 @@ describe("what never carries over", () => {
     });
   });
 
+  it("a command on a terminal hands its state on too, and its output is only its own", async () => {
+    await withShell({}, async (shell) => {
+      const session = shell.session({ owner: null });
+      const result = await session.exec('[ -t 0 ] && echo tty; cd /usr; export ON_TTY=1', { tty: true });
+      assert.equal(result.stdout.text.replaceAll("\r", ""), "tty\n");
+      assert.equal(session.cwd, "/usr");
+      assert.deepEqual(session.env, { ON_TTY: "1" });
+    });
+  });
+
   it("the argv form runs from the session's state and changes nothing", async () => {
     await withShell({}, async (shell, dir) => {
       mkdirSync(join(dir, "sub"));
