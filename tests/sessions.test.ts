@@ -140,7 +140,7 @@ describe("what never carries over", () => {
   it("a command on a terminal hands its state on too, and its output is only its own", async () => {
     await withShell({}, async (shell) => {
       const session = shell.session({ owner: null });
-      const result = await session.exec('[ -t 0 ] && echo tty; cd /usr; export ON_TTY=1', { tty: true });
+      const result = await session.exec("[ -t 0 ] && echo tty; cd /usr; export ON_TTY=1", { tty: true });
       assert.equal(result.stdout.text.replaceAll("\r", ""), "tty\n");
       assert.equal(session.cwd, "/usr");
       assert.deepEqual(session.env, { ON_TTY: "1" });
@@ -337,6 +337,36 @@ describe("a session in the sandbox", { skip: sandboxSkip() }, () => {
       await session.exec("cd /; export MODE=killed; sleep 30", { timeoutMs: 500 });
       assert.equal(session.cwd, join(work, "sub"));
       assert.deepEqual(session.env, { MODE: "sandboxed" });
+    } finally {
+      rmSync(base, { recursive: true, force: true });
+    }
+  });
+
+  it("another owner's command cannot reach a session's state: no fd 9 to find, no state file to write", async () => {
+    const base = mkdtempSync("/var/tmp/dsh-session-forge-");
+    try {
+      const work = join(base, "work");
+      mkdirSync(work);
+      await using shell = createLocalShell({ workdir: work, graceMs: 300, sandbox: { network: "none" } });
+      const victim = shell.session({ owner: "victim" });
+      const up = join(work, "up");
+      const go = join(work, "go");
+      const running = victim.exec(`touch ${shQuote(up)}; ${untilFileExists(go)}; export MINE=1`);
+      assert.ok(await appeared(up, POLL_MS));
+      // Every way a same-user command would try: the fds of every process it can see, every state file it can find.
+      const forged = "/\\0PWNED=1\\0dsh-state-end\\0";
+      const attack = await shell.exec(
+        `hit=0
+for f in /proc/[0-9]*/fd/9; do [ -e "$f" ] && printf '${forged}' > "$f" && hit=$((hit + 1)); done
+for f in $(find / -xdev -name '.state-*' 2>/dev/null); do printf '${forged}' > "$f" && hit=$((hit + 1)); done
+echo "hits $hit"`,
+        { owner: "attacker" },
+      );
+      assert.equal(attack.stdout.text, "hits 0\n", attack.stderr.text);
+      writeFileSync(go, "");
+      assert.equal((await running).exitCode, 0);
+      assert.equal(victim.cwd, work);
+      assert.deepEqual(victim.env, { MINE: "1" });
     } finally {
       rmSync(base, { recursive: true, force: true });
     }
