@@ -153,7 +153,10 @@ function report(subscription: Subscription, error: unknown, event: ShellEvent): 
   }
 }
 
-/** A launch as the shell and its task see it, with `stop()` noted: a task's `kill()` is the `"kill"` cause. */
+/**
+ * A launch as the shell and its task see it, every member passed through,
+ * with `stop()` noted: a task's `kill()` is the `"kill"` cause.
+ */
 class WatchedLaunch implements Launched {
   readonly #launched: Launched;
   readonly #watch: Watch;
@@ -181,6 +184,20 @@ class WatchedLaunch implements Launched {
 
   get events(): Launched["events"] {
     return this.#launched.events;
+  }
+
+  get state(): Launched["state"] {
+    const state = this.#launched.state;
+    return state === undefined ? undefined : () => state.call(this.#launched);
+  }
+
+  get input(): Launched["input"] {
+    return this.#launched.input;
+  }
+
+  get resize(): Launched["resize"] {
+    const resize = this.#launched.resize;
+    return resize === undefined ? undefined : (size) => resize.call(this.#launched, size);
   }
 
   stop(cause: Parameters<Launched["stop"]>[0]): boolean {
