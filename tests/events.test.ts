@@ -231,6 +231,28 @@ describe("shell.events on this machine", () => {
     assert.throws(() => shell.events.subscribe("nope" as never), TypeError);
   });
 
+  it("watched, a launch is whole: a kept stdin takes writes, and a session carries its state", async () => {
+    await using shell = createLocalShell();
+    const events = record(shell);
+    const task = shell.start(shell.resolve({ command: "cat", owner: null, keepStdin: true }));
+    await task.write("typed\n");
+    task.closeStdin();
+    const result = await task.done;
+    assert.equal(result.stdout.text, "typed\n");
+    await using session = shell.session({ owner: "agent-1" });
+    await session.exec("cd /usr && export MODE=dev");
+    const carried = await session.exec('pwd; echo "$MODE"');
+    assert.equal(carried.stdout.text, "/usr\ndev\n");
+    assert.deepEqual(events.map((event) => `${event.type} ${event.kind}`), [
+      "start task",
+      "end task",
+      "start run",
+      "end run",
+      "start run",
+      "end run",
+    ]);
+  });
+
   it("a sandboxed shell: sandboxed and the denied hint on the end; a refusal to start is an error", {
     skip: sandboxSkip(),
   }, async () => {
