@@ -71,7 +71,8 @@ export async function executeExecCommandTool(
   const { parsed, owner, signal } = call;
   const table = programsOf(shell);
   const tty = parsed.tty === true;
-  let program: Program | undefined;
+  // The observer's chunks go to the program once it is made: none arrives before, as output comes in later turns.
+  const started: { program?: Program } = {};
   let task;
   try {
     const spec = shell.resolve({
@@ -82,15 +83,16 @@ export async function executeExecCommandTool(
       ...(signal === undefined ? {} : { signal }),
     });
     task = shell.start(spec, {
-      onStdout: (chunk) => program?.push(chunk),
-      onStderr: (chunk) => program?.push(chunk),
+      onStdout: (chunk) => started.program?.push(chunk),
+      onStderr: (chunk) => started.program?.push(chunk),
     });
   } catch (error) {
     if (isModelFixable(error)) return { text: `[error] ${error.message}`, isError: true };
     throw error;
   }
   if (task.spawnError !== undefined) return { text: `[error] ${task.spawnError.message}`, isError: true };
-  program = new Program(newProgramId(table), task, tty);
+  const program = new Program(newProgramId(table), task, tty);
+  started.program = program;
   table.set(program.id, program);
   forgetOldEnded(table);
   await waitFor(program, parsed.yield_time_ms ?? EXEC_YIELD_TIME_MS, signal);
