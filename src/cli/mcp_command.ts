@@ -12,7 +12,7 @@ import type { McpToolSet } from "../mcp/mod.ts";
 import { ShellSpecError } from "../seam/errors.ts";
 import type { Shell } from "../seam/types.ts";
 import { parseArgs, parseMs, UsageError } from "./args.ts";
-import { engineShell, ENGINE_FLAGS, type EngineChoice, parseEngine } from "./engine_choice.ts";
+import { ENGINE_FLAGS, type EngineChoice, engineShell, parseEngine } from "./engine_choice.ts";
 import { MCP_HELP } from "./help.ts";
 import type { CliOutput } from "./io.ts";
 
@@ -50,9 +50,9 @@ export async function mcpCommand(args: readonly string[], output: CliOutput): Pr
   try {
     await serveStdio(shell, { tools: tools as McpToolSet, openWorld, signal: terminate.signal });
   } finally {
-    process.off("SIGTERM", onSignal);
     // close() resolves once every process the shell started is gone.
     await shell.close();
+    process.off("SIGTERM", onSignal);
     // Paused by the transport, stdin could still hold the event loop open on some runtimes.
     process.stdin.destroy();
   }
@@ -78,7 +78,9 @@ function localShell(
     return { shell: createLocalShell(base), openWorld: true };
   }
   if (process.platform !== "linux") {
-    throw new UsageError(`the sandbox needs Linux (bubblewrap), not ${process.platform}: pass --no-sandbox to run unsandboxed`);
+    throw new UsageError(
+      `the sandbox needs Linux (bubblewrap), not ${process.platform}: pass --no-sandbox to run unsandboxed`,
+    );
   }
   // Fails at once (ShellSandboxError, one line) when bubblewrap is missing or cannot make its namespaces.
   const shell = createLocalShell({ ...base, sandbox: { network, writableRoots } });

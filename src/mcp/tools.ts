@@ -8,9 +8,9 @@
 
 import { ShellSpecError } from "../seam/errors.ts";
 import {
-  type BashToolOutcome,
   bashOutputTool,
   bashTool,
+  type BashToolOutcome,
   killShellTool,
   type ToolInputSchema,
   type ToolOutcome,
