@@ -6,14 +6,33 @@
  * @module
  */
 
-import type { BashToolOutcome, ToolOutcome } from "../tool/mod.ts";
+import { type BashToolOutcome, type ToolOutcome, type ToolOutcomeData, toolOutcomeData } from "../tool/mod.ts";
 
-/** What `tools/call` answers. */
+/**
+ * What `tools/call` answers: the text as one text block, the tool's
+ * outcome as `isError`, and {@linkcode ToolOutcomeData} as
+ * `structuredContent`.
+ *
+ * @example
+ * ```ts
+ * import type { McpToolResult } from "@dsh/shell/mcp";
+ * import assert from "node:assert/strict";
+ * const result: McpToolResult = {
+ *   content: [{ type: "text", text: "hi" }],
+ *   isError: false,
+ *   structuredContent: { text: "hi", isError: false, exitCode: 0, signal: null, timedOut: false, aborted: false },
+ * };
+ * assert.equal(result.structuredContent.text, result.content[0].text);
+ * ```
+ */
 export interface McpToolResult {
   [key: string]: unknown;
+  /** The text, as one block. */
   content: { type: "text"; text: string }[];
+  /** The tool's outcome. */
   isError: boolean;
-  structuredContent: Record<string, unknown>;
+  /** The same facts as data; its `text` is the block's. */
+  structuredContent: ToolOutcomeData;
 }
 
 /**
@@ -22,11 +41,9 @@ export interface McpToolResult {
  * (Codex does, when it is there), and the model must see the same words.
  */
 export function toMcpResult(outcome: ToolOutcome | BashToolOutcome): McpToolResult {
-  const structured: Record<string, unknown> = { text: outcome.text, isError: outcome.isError };
-  if ("taskId" in outcome && outcome.taskId !== undefined) structured.taskId = outcome.taskId;
-  if ("result" in outcome && outcome.result !== undefined) {
-    const { exitCode, signal, timedOut, aborted } = outcome.result;
-    Object.assign(structured, { exitCode, signal, timedOut, aborted });
-  }
-  return { content: [{ type: "text", text: outcome.text }], isError: outcome.isError, structuredContent: structured };
+  return {
+    content: [{ type: "text", text: outcome.text }],
+    isError: outcome.isError,
+    structuredContent: toolOutcomeData(outcome),
+  };
 }

@@ -48,6 +48,7 @@ export { executeBashTool } from "./outcome.ts";
 export { executeBashOutputTool } from "./read_task.ts";
 export { executeKillShellTool } from "./kill_task.ts";
 export { ToolInputError } from "./errors.ts";
+export { type ToolOutcomeData, toolOutcomeData } from "./outcome_data.ts";
 export type {
   BashTool,
   BashToolContext,
