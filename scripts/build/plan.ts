@@ -10,7 +10,8 @@
  * `npm:` packages (import-mapped or inline) that the package's own files
  * reach from its exports and bins. An `npm:` package that only the tests
  * reach (e.g. `npm:fast-check@^4`) is a test-only dependency: it is installed
- * for the type-check and the test run, never written to package.json.
+ * for the type-check and the test run, never written to package.json. So is
+ * a package `npm.peerDependencies` names: package.json lists it there only.
  * Finding them from the import graph means package.json cannot list a
  * package the code no longer uses, nor miss one it started to use.
  *
@@ -91,7 +92,32 @@ export function planBuild(config: DenoConfig, testRoots: string[]): BuildPlan {
     }
   }
   const testDependencies = testOnlyDependencies(testRoots, imports, dependencies);
+  movePeers(config.npm?.peerDependencies, dependencies, testDependencies);
   return { config, entries, bins, dependencies, testDependencies };
+}
+
+/**
+ * The packages `deno.json`'s `npm.peerDependencies` names (optional peers,
+ * such as a framework an adapter entry is for) are not the package's
+ * dependencies: the user brings them. They are installed for the build's
+ * type-check and the tests, like a test-only dependency.
+ *
+ * @throws When a peer is not imported by the package, or with another range than its import.
+ */
+function movePeers(
+  peers: unknown,
+  dependencies: Map<string, string>,
+  testDependencies: Map<string, string>,
+): void {
+  for (const [name, range] of Object.entries((peers ?? {}) as Record<string, string>)) {
+    const imported = dependencies.get(name);
+    if (imported === undefined) throw new Error(`deno.json npm.peerDependencies names ${name}, which nothing imports`);
+    if (imported !== range) {
+      throw new Error(`deno.json npm.peerDependencies has ${name}@${range}, the package imports ${name}@${imported}`);
+    }
+    dependencies.delete(name);
+    testDependencies.set(name, range);
+  }
 }
 
 /**

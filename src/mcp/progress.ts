@@ -27,15 +27,19 @@ export function progressListeners(
 ): { listeners: Pick<CallContext, "onStdout" | "onStderr">; end(): void } {
   let bytes = 0;
   let ended = false;
-  const report = (decoder: TextDecoder) => (chunk: Uint8Array): void => {
-    if (ended) return;
-    bytes += chunk.length;
-    const message = decoder.decode(chunk, { stream: true });
-    send({ method: "notifications/progress", params: { progressToken: token, progress: bytes, message } })
-      .catch(() => {});
+  // One decoder per stream: a character cut between two chunks of a stream is decoded once its end arrives.
+  const report = (): (chunk: Uint8Array) => void => {
+    const decoder = new TextDecoder();
+    return (chunk) => {
+      if (ended) return;
+      bytes += chunk.length;
+      const message = decoder.decode(chunk, { stream: true });
+      send({ method: "notifications/progress", params: { progressToken: token, progress: bytes, message } })
+        .catch(() => {});
+    };
   };
   return {
-    listeners: { onStdout: report(new TextDecoder()), onStderr: report(new TextDecoder()) },
+    listeners: { onStdout: report(), onStderr: report() },
     end: () => void (ended = true),
   };
 }

@@ -38,15 +38,15 @@ export interface StdioServeOptions extends McpServerOptions {
 export async function serveStdio(shell: Shell, options: StdioServeOptions = {}): Promise<void> {
   const { signal, ...serverOptions } = options;
   const server = createMcpServer(shell, serverOptions);
-  const ended = Promise.withResolvers<void>();
-  const end = (): void => ended.resolve();
+  let end = (): void => {};
+  const ended = new Promise<void>((resolve) => end = resolve);
   process.stdin.once("end", end);
   process.stdin.once("close", end);
   signal?.addEventListener("abort", end, { once: true });
   try {
     if (signal?.aborted) return;
     await server.connect(new StdioServerTransport());
-    await ended.promise;
+    await ended;
     await server.close();
   } finally {
     process.stdin.off("end", end);
