@@ -20,10 +20,8 @@
 
 import { jsonSchema, type Tool, tool } from "ai";
 import type { Shell } from "../seam/types.ts";
-import type { ToolOutcomeData } from "../tool/mod.ts";
-import { type FrameworkToolsOptions, toolCalls } from "./tool_calls.ts";
-
-export type { FrameworkToolsOptions } from "./tool_calls.ts";
+import type { BashToolContext, ToolOutcomeData } from "../tool/mod.ts";
+import { toolCalls } from "./tool_calls.ts";
 
 /**
  * One AI SDK tool of the shell: any input (checked by the tool itself),
@@ -75,7 +73,7 @@ export type AiSdkTool = Omit<Tool<unknown, ToolOutcomeData>, "execute"> & {
  */
 export function aiSdkTools(
   shell: Shell,
-  options: FrameworkToolsOptions,
+  options: Pick<BashToolContext, "owner">,
 ): { bash: AiSdkTool; bash_output: AiSdkTool; kill_shell: AiSdkTool } {
   const [bash, bashOutput, killShell] = toolCalls(shell, options).map((call): AiSdkTool =>
     tool<unknown, ToolOutcomeData, Record<string, never>>({

@@ -20,9 +20,8 @@
 
 import { type FunctionTool, type JsonSchemaDefinition, tool } from "@openai/agents";
 import type { Shell } from "../seam/types.ts";
-import { type FrameworkToolsOptions, toolCalls } from "./tool_calls.ts";
-
-export type { FrameworkToolsOptions } from "./tool_calls.ts";
+import type { BashToolContext } from "../tool/mod.ts";
+import { toolCalls } from "./tool_calls.ts";
 
 /**
  * The SDK's type of a non-strict JSON Schema. It says `additionalProperties: true`; the SDK sends a non-strict
@@ -57,7 +56,7 @@ export type OpenAIAgentsTool = FunctionTool<unknown, NonStrictSchema, unknown>;
  * assert.equal(text, "(no output)\n[exit code: 3]");
  * ```
  */
-export function openAIAgentsTools(shell: Shell, options: FrameworkToolsOptions): OpenAIAgentsTool[] {
+export function openAIAgentsTools(shell: Shell, options: Pick<BashToolContext, "owner">): OpenAIAgentsTool[] {
   return toolCalls(shell, options).map((call) =>
     tool({
       name: call.name,

@@ -9,6 +9,7 @@ import type { Shell } from "../seam/types.ts";
 import {
   bashOutputTool,
   bashTool,
+  type BashToolContext,
   executeBashOutputTool,
   executeBashTool,
   executeKillShellTool,
@@ -17,26 +18,6 @@ import {
   type ToolOutcomeData,
   toolOutcomeData,
 } from "../tool/mod.ts";
-
-/**
- * Who the calls of a framework's tools belong to.
- *
- * @example
- * ```ts
- * import type { FrameworkToolsOptions } from "@dsh/shell/ai";
- * import assert from "node:assert/strict";
- * const options: FrameworkToolsOptions = { owner: "chat-42" };
- * assert.equal(options.owner, "chat-42");
- * ```
- */
-export interface FrameworkToolsOptions {
-  /**
-   * The owner of everything the calls start (usually the conversation's
-   * id); `null` for unowned work. `bash_output` and `kill_shell` reach only
-   * this owner's tasks.
-   */
-  owner: string | null;
-}
 
 /** One tool: its definition and a call of it, as data. */
 export interface ToolCall {
@@ -47,7 +28,7 @@ export interface ToolCall {
 }
 
 /** The three tools on `shell` as `options.owner`. Throws `TypeError` when `owner` is missing. */
-export function toolCalls(shell: Shell, options: FrameworkToolsOptions): readonly ToolCall[] {
+export function toolCalls(shell: Shell, options: Pick<BashToolContext, "owner">): readonly ToolCall[] {
   const owner = typeof options === "object" && options !== null ? options.owner : undefined;
   if (owner !== null && typeof owner !== "string") {
     throw new TypeError("owner: is required (a string, or null for unowned work)");
