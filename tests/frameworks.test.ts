@@ -8,8 +8,8 @@
 import { after, before, describe, it } from "node:test";
 import assert from "node:assert/strict";
 import { randomUUID } from "node:crypto";
-import { RunContext } from "@openai/agents";
-import { asSchema } from "ai";
+import { Agent, RunContext } from "@openai/agents";
+import { asSchema, type ToolSet } from "ai";
 import { createLocalShell, type Shell } from "../mod.ts";
 import { aiSdkTools } from "../src/frameworks/ai.ts";
 import { openAIAgentsTools } from "../src/frameworks/openai_agents.ts";
@@ -38,7 +38,8 @@ describe("the framework adapters, with the real packages", () => {
   });
 
   it("AI SDK: the three tools carry ./tool's descriptions and schemas", async () => {
-    const tools = aiSdkTools(shell, { owner: "chat-1" });
+    // Typed as the SDK's own ToolSet: what generateText({ tools }) takes.
+    const tools = aiSdkTools(shell, { owner: "chat-1" }) satisfies ToolSet;
     assert.deepEqual(Object.keys(tools), ["bash", "bash_output", "kill_shell"]);
     for (const [index, tool] of Object.values(tools).entries()) {
       assert.equal(tool.description, OWN[index].description);
@@ -83,6 +84,9 @@ describe("the framework adapters, with the real packages", () => {
 
   it("OpenAI Agents: function tools with ./tool's names, descriptions and schemas, invoked as the runner does", async () => {
     const tools = openAIAgentsTools(shell, { owner: "run-1" });
+    // What the SDK's Agent takes, as it is.
+    const agent = new Agent({ name: "shell-user", instructions: "run commands", tools });
+    assert.deepEqual(agent.tools.map((tool) => tool.name), ["bash", "bash_output", "kill_shell"]);
     assert.deepEqual(tools.map((tool) => [tool.type, tool.name, tool.strict]), [
       ["function", "bash", false],
       ["function", "bash_output", false],

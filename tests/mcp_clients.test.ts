@@ -54,7 +54,11 @@ interface McpClient {
   readonly protocol: "anthropic" | "responses";
   /** The server `dsh`'s tool `bash` as the client offers it to the model: its name, and its namespace if any. */
   readonly bashTool: { name: string; namespace?: string };
-  setUp(binary: string, dir: string, server: { command: string; args: string[]; env: Record<string, string> }): AgentSetUp;
+  setUp(
+    binary: string,
+    dir: string,
+    server: { command: string; args: string[]; env: Record<string, string> },
+  ): AgentSetUp;
 }
 
 const CLIENTS: readonly McpClient[] = [
@@ -81,7 +85,9 @@ const CLIENTS: readonly McpClient[] = [
         "[mcp_servers.dsh]",
         `command = ${JSON.stringify(server.command)}`,
         `args = ${JSON.stringify(server.args)}`,
-        `env = { ${Object.entries(server.env).map(([name, value]) => `${name} = ${JSON.stringify(value)}`).join(", ")} }`,
+        `env = { ${
+          Object.entries(server.env).map(([name, value]) => `${name} = ${JSON.stringify(value)}`).join(", ")
+        } }`,
       ]);
       return run;
     },

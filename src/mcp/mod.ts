@@ -36,5 +36,5 @@
 
 export { createMcpServer, SERVER_INFO } from "./server.ts";
 export { serveStdio, type StdioServeOptions } from "./stdio.ts";
-export type { McpServerOptions, McpToolSet } from "./types.ts";
+export type { McpMessage, McpServer, McpServerOptions, McpToolSet, McpTransport } from "./types.ts";
 export type { McpToolResult } from "./result.ts";

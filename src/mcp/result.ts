@@ -26,6 +26,7 @@ import { type BashToolOutcome, type ToolOutcome, type ToolOutcomeData, toolOutco
  * ```
  */
 export interface McpToolResult {
+  /** Any other field (none today): the index signature makes it a JSON object for the SDKs. */
   [key: string]: unknown;
   /** The text, as one block. */
   content: { type: "text"; text: string }[];

@@ -22,7 +22,9 @@ import { McpConnection } from "./connection.ts";
 import { progressListeners } from "./progress.ts";
 import { toMcpResult } from "./result.ts";
 import { toolsOf } from "./tools.ts";
-import type { McpServerOptions } from "./types.ts";
+import type { McpServer, McpServerOptions } from "./types.ts";
+// @ts-types="@modelcontextprotocol/sdk/shared/transport"
+import type { Transport } from "@modelcontextprotocol/sdk/shared/transport.js";
 
 /** What the server says it is in `initialize` (the package's version). */
 export const SERVER_INFO: { readonly name: string; readonly version: string } = Object.freeze({
@@ -48,8 +50,7 @@ export const SERVER_INFO: { readonly name: string; readonly version: string } = 
  *   chunk of output (the chunk as `message`, the bytes so far as `progress`).
  * - When the connection closes (`server.close()`, or the transport ends),
  *   its calls in flight are aborted and its background tasks killed. The
- *   server uses `server.onclose` for this: do not replace it. The shell
- *   stays open; closing it is the caller's.
+ *   shell stays open; closing it is the caller's.
  *
  * Throws `ShellSpecError` naming the field for an invalid option, and for
  * `tools: "codex"`, whose tools are not built yet.
@@ -76,7 +77,17 @@ export const SERVER_INFO: { readonly name: string; readonly version: string } = 
  * await client.close();
  * ```
  */
-export function createMcpServer(shell: Shell, options: McpServerOptions = {}): Server {
+export function createMcpServer(shell: Shell, options: McpServerOptions = {}): McpServer {
+  const server = buildServer(shell, options);
+  return {
+    // The SDK's Transport and McpTransport describe the same objects; only the message type is named more loosely.
+    connect: (transport) => server.connect(transport as unknown as Transport),
+    close: () => server.close(),
+  };
+}
+
+/** The SDK's server for one connection: {@linkcode createMcpServer}'s, for the modules here that need all of it. */
+export function buildServer(shell: Shell, options: McpServerOptions = {}): Server {
   const { owner = `mcp-${randomUUID()}`, tools: set = "all", openWorld = true } = checkOptions(options);
   const tools = toolsOf(set);
   const connection = new McpConnection(shell, owner);

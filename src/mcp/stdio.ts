@@ -9,10 +9,21 @@ import process from "node:process";
 // @ts-types="@modelcontextprotocol/sdk/server/stdio"
 import { StdioServerTransport } from "@modelcontextprotocol/sdk/server/stdio.js";
 import type { Shell } from "../seam/types.ts";
-import { createMcpServer } from "./server.ts";
+import { buildServer } from "./server.ts";
 import type { McpServerOptions } from "./types.ts";
 
-/** {@linkcode McpServerOptions}, and what ends the connection besides the end of stdin. */
+/**
+ * {@linkcode McpServerOptions}, and what ends the connection besides the
+ * end of stdin.
+ *
+ * @example
+ * ```ts
+ * import type { StdioServeOptions } from "@dsh/shell/mcp";
+ * const stop = new AbortController();
+ * const options: StdioServeOptions = { tools: "claude", openWorld: false, signal: stop.signal };
+ * console.log(options.tools);
+ * ```
+ */
 export interface StdioServeOptions extends McpServerOptions {
   /** Ends the connection when aborted (the CLI aborts it on SIGTERM). */
   signal?: AbortSignal;
@@ -37,7 +48,7 @@ export interface StdioServeOptions extends McpServerOptions {
  */
 export async function serveStdio(shell: Shell, options: StdioServeOptions = {}): Promise<void> {
   const { signal, ...serverOptions } = options;
-  const server = createMcpServer(shell, serverOptions);
+  const server = buildServer(shell, serverOptions);
   let end = (): void => {};
   const ended = new Promise<void>((resolve) => end = resolve);
   process.stdin.once("end", end);

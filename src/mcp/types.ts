@@ -53,3 +53,72 @@ export interface McpServerOptions {
    */
   openWorld?: boolean;
 }
+
+/**
+ * A JSON-RPC message of the protocol, as a transport carries it.
+ *
+ * @example
+ * ```ts
+ * import type { McpMessage } from "@dsh/shell/mcp";
+ * const ping: McpMessage = { jsonrpc: "2.0", id: 1, method: "ping" };
+ * console.log(ping.method);
+ * ```
+ */
+export interface McpMessage {
+  /** Always `"2.0"`. */
+  jsonrpc: "2.0";
+  /** The request's, notification's or response's fields. */
+  [field: string]: unknown;
+}
+
+/**
+ * What carries a connection's messages: any transport of the official SDK
+ * (`StdioServerTransport`, `StreamableHTTPServerTransport`,
+ * `InMemoryTransport`, …), or one of your own with these methods.
+ *
+ * @example
+ * ```ts
+ * import type { McpTransport } from "@dsh/shell/mcp";
+ * import { InMemoryTransport } from "@modelcontextprotocol/sdk/inMemory.js";
+ * const [, serverSide] = InMemoryTransport.createLinkedPair();
+ * const transport: McpTransport = serverSide;
+ * console.log(typeof transport.send);
+ * ```
+ */
+export interface McpTransport {
+  /** Starts reading messages. */
+  start(): Promise<void>;
+  /** Sends one message. */
+  send(message: McpMessage, options?: unknown): Promise<void>;
+  /** Closes the transport. */
+  close(): Promise<void>;
+  /** Set by the server: told when the transport closed. */
+  onclose?(): void;
+  /** Set by the server: told of a transport error. */
+  onerror?(error: Error): void;
+  /** Set by the server: told of each message received. */
+  onmessage?(message: McpMessage, extra?: unknown): void;
+}
+
+/**
+ * One connection's MCP server, as {@linkcode createMcpServer} returns it:
+ * the official SDK's `Server`, seen through what a caller does with it.
+ *
+ * @example
+ * ```ts
+ * import { createLocalShell } from "@dsh/shell";
+ * import { createMcpServer, type McpServer } from "@dsh/shell/mcp";
+ * import { InMemoryTransport } from "@modelcontextprotocol/sdk/inMemory.js";
+ * await using shell = createLocalShell();
+ * const server: McpServer = createMcpServer(shell);
+ * const [, serverSide] = InMemoryTransport.createLinkedPair();
+ * await server.connect(serverSide);
+ * await server.close(); // the connection's calls are aborted, its background tasks killed
+ * ```
+ */
+export interface McpServer {
+  /** Serves the connection on `transport` (started here); one transport per server. */
+  connect(transport: McpTransport): Promise<void>;
+  /** Ends the connection: its calls in flight are aborted and its background tasks killed. */
+  close(): Promise<void>;
+}

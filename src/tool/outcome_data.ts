@@ -29,6 +29,7 @@ import type { BashToolOutcome, ToolOutcome } from "./types.ts";
  * ```
  */
 export interface ToolOutcomeData {
+  /** Any other field (none today): the index signature makes it a JSON object for the SDKs. */
   [key: string]: unknown;
   /** The text the model is shown. */
   text: string;
