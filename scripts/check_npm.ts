@@ -55,6 +55,8 @@ interface PackageJson {
   bin?: Record<string, string>;
   engines?: { node?: string };
   dependencies?: Record<string, string>;
+  peerDependencies?: Record<string, string>;
+  peerDependenciesMeta?: Record<string, { optional?: boolean }>;
 }
 
 /** What `npm pack --json` says about one tarball. */
@@ -174,8 +176,9 @@ async function pack(dest: string): Promise<PackResult> {
 
 /**
  * Checks that the tarball holds only the compiled library (no compiled
- * tests, no node_modules) and that `dependencies` names exactly the
- * packages its files import: none missing, none extra (a test-only one).
+ * tests, no node_modules) and that `dependencies` and the optional
+ * `peerDependencies` name exactly the packages its files import: none
+ * missing, none extra (a test-only one).
  */
 async function checkContents(packed: PackResult, packageJson: PackageJson): Promise<boolean> {
   let ok = true;
@@ -195,7 +198,14 @@ async function checkContents(packed: PackResult, packageJson: PackageJson): Prom
       if (name !== null && name !== packageJson.name) imported.add(name);
     }
   }
-  const declared = new Set(Object.keys(packageJson.dependencies ?? {}));
+  // An adapter entry's framework is an optional peer: imported, declared, installed by the user.
+  const peers = Object.keys(packageJson.peerDependencies ?? {});
+  const required = peers.filter((name) => packageJson.peerDependenciesMeta?.[name]?.optional !== true);
+  if (required.length > 0) {
+    console.log(`peer dependencies not marked optional: ${required.join(", ")}`);
+    ok = false;
+  }
+  const declared = new Set([...Object.keys(packageJson.dependencies ?? {}), ...peers]);
   const missing = [...imported].filter((name) => !declared.has(name));
   const extra = [...declared].filter((name) => !imported.has(name));
   if (missing.length > 0) console.log(`imported but not in dependencies: ${missing.join(", ")}`);

@@ -22,6 +22,7 @@ import { connectInMemory, connectStdio } from "./helpers/mcp.ts";
 import { runningWithEnv } from "./helpers/proc.ts";
 import { repositoryRoot } from "./helpers/repository.ts";
 import { sandboxSkip } from "./helpers/sandbox.ts";
+import { LOGIN_ENV, SSH_USER, SshDaemon, sshUnavailable } from "./helpers/ssh_daemon.ts";
 import { eventually } from "./helpers/wait.ts";
 
 /** A command whose processes (a background sleeper and the foreground one) carry a fresh marker; and the marker. */
@@ -276,6 +277,56 @@ describe("dsh-shell mcp over stdio, sandboxed (the default)", { skip: noSandbox 
     assert.equal(textOf(next), "still here");
     await server.client.close();
     assert.deepEqual(await server.exited, { code: 0, signal: null });
+  });
+});
+
+const requireEngines = process.env.DSH_REQUIRE_ENGINES === "1";
+
+describe("dsh-shell mcp --engine ssh:USER@HOST", { skip: !requireEngines && sshUnavailable() }, () => {
+  let sshd: SshDaemon;
+  let dir: string;
+  before(async () => {
+    sshd = await SshDaemon.start();
+    dir = freshDir("dsh-mcp-ssh-");
+  });
+  after(async () => {
+    await sshd?.stop();
+    removeDir(dir);
+  });
+
+  it("runs the calls on the host, as its user; closing stdin leaves nothing running there", async () => {
+    const server = await connectStdio([
+      "--engine",
+      `ssh:${SSH_USER}@127.0.0.1`,
+      "--ssh-port",
+      String(sshd.port),
+      "--ssh-identity",
+      sshd.identityFile,
+      "--ssh-known-hosts",
+      sshd.knownHostsFile,
+      "--workdir",
+      "/",
+    ], dir);
+    const { tools } = await server.client.listTools();
+    assert.equal(tools[0].annotations?.openWorldHint, true, "another host: an open world");
+    // sshd sets the marker in every login: only a command that went through it prints it.
+    const result = await server.client.callTool({
+      name: "bash",
+      arguments: { command: 'echo "$ENGINE_LOGIN_MARKER"; id -un' },
+    });
+    assert.equal(textOf(result), `${LOGIN_ENV.ENGINE_LOGIN_MARKER}\n${SSH_USER}`);
+    const started = await server.client.callTool({
+      name: "bash",
+      arguments: { command: "sleep 300", run_in_background: true },
+    });
+    assert.equal(started.isError, false, textOf(started));
+    assert.ok(
+      await eventually(() => sshd.ours().some((proc) => proc.comm === "sleep")),
+      "the sleeper runs on the host",
+    );
+    await server.client.close();
+    assert.deepEqual(await server.exited, { code: 0, signal: null }, server.stderr());
+    assert.ok(await eventually(() => sshd.ours().length === 0), `left on the host: ${JSON.stringify(sshd.ours())}`);
   });
 });
 

@@ -59,7 +59,7 @@ export const SERVER_INFO: { readonly name: string; readonly version: string } = 
  * ```ts
  * import { createLocalShell } from "@dsh/shell";
  * import { createMcpServer } from "@dsh/shell/mcp";
- * import { Client } from "@modelcontextprotocol/sdk/client/index.js";
+ * import { Client } from "@modelcontextprotocol/sdk/client";
  * import { InMemoryTransport } from "@modelcontextprotocol/sdk/inMemory.js";
  * import assert from "node:assert/strict";
  *
