@@ -43,16 +43,18 @@ export async function mcpCommand(args: readonly string[], output: CliOutput): Pr
   const timeoutMs = timeout === undefined ? undefined : parseMs(timeout, "--timeout");
   const engine = parseEngine(parsed);
   const { shell, openWorld } = engine === undefined ? localShell(parsed, timeoutMs) : remoteShell(engine, timeoutMs);
-  // SIGTERM ends the connection like a closed stdin: the calls are aborted, then the shell is closed.
+  // SIGTERM (and Ctrl-C) end the connection like a closed stdin: the calls are aborted, then the shell is closed.
   const terminate = new AbortController();
   const onSignal = (): void => terminate.abort();
   process.once("SIGTERM", onSignal);
+  process.once("SIGINT", onSignal);
   try {
     await serveStdio(shell, { tools: tools as McpToolSet, openWorld, signal: terminate.signal });
   } finally {
     // close() resolves once every process the shell started is gone.
     await shell.close();
     process.off("SIGTERM", onSignal);
+    process.off("SIGINT", onSignal);
     // Paused by the transport, stdin could still hold the event loop open on some runtimes.
     process.stdin.destroy();
   }

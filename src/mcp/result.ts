@@ -37,9 +37,10 @@ export interface McpToolResult {
 }
 
 /**
- * The MCP result of `outcome`. `structuredContent` holds the text too: some
+ * The MCP result of `outcome`. `structuredContent` holds the text too:
  * clients show the model the structured result instead of `content`
- * (Codex does, when it is there), and the model must see the same words.
+ * (Claude Code 2.1.328 and Codex 0.169.0 do, `tests/mcp_clients.test.ts`),
+ * and the model must see the same words.
  */
 export function toMcpResult(outcome: ToolOutcome | BashToolOutcome): McpToolResult {
   return {
