@@ -250,6 +250,33 @@ describe("dsh-shell mcp over stdio, sandboxed (the default)", { skip: noSandbox 
     assert.deepEqual(runningWithEnv("MCP_TEST_MARK", mark), [], "nothing the server started runs");
   });
 
+  it("two connections are two owners: one's task id means nothing to the other", async () => {
+    const [first, second] = await Promise.all([connectStdio([], workdir()), connectStdio([], workdir())]);
+    const started = await first.client.callTool({
+      name: "bash",
+      arguments: { command: "sleep 60", run_in_background: true },
+    });
+    const taskId = (started.structuredContent as { taskId: string }).taskId;
+    const foreign = await second.client.callTool({ name: "bash_output", arguments: { task_id: taskId } });
+    assert.equal(foreign.isError, true);
+    assert.match(textOf(foreign), /^\[error\] no background task/);
+    const own = await first.client.callTool({ name: "bash_output", arguments: { task_id: taskId } });
+    assert.deepEqual([textOf(own), own.isError], ["(no new output)\n[status: running]", false]);
+    await Promise.all([first.client.close(), second.client.close()]);
+    assert.deepEqual(await Promise.all([first.exited, second.exited]), [{ code: 0, signal: null }, {
+      code: 0,
+      signal: null,
+    }]);
+  });
+
+  it("--network host makes bash an open-world tool", async () => {
+    const server = await connectStdio(["--network", "host"], workdir());
+    const { tools } = await server.client.listTools();
+    assert.deepEqual(tools.map((tool) => tool.annotations?.openWorldHint), [true, false, false]);
+    await server.client.close();
+    assert.deepEqual(await server.exited, { code: 0, signal: null });
+  });
+
   it("SIGTERM ends a call in flight and the server, nothing left", async () => {
     const server = await connectStdio([], workdir());
     const { command, mark } = marked("sleep 300 & sleep 301");
