@@ -17,6 +17,7 @@ import { createLocalShell, type Shell } from "../mod.ts";
 import { createMcpServer, SERVER_INFO } from "../src/mcp/mod.ts";
 import { bashOutputTool, bashTool, killShellTool } from "../src/tool/mod.ts";
 import { dshShell } from "./helpers/cli.ts";
+import { DockerDaemon, dockerUnavailable } from "./helpers/docker_daemon.ts";
 import { freshDir, removeDir } from "./helpers/dirs.ts";
 import { connectInMemory, connectStdio } from "./helpers/mcp.ts";
 import { runningWithEnv } from "./helpers/proc.ts";
@@ -354,6 +355,40 @@ describe("dsh-shell mcp --engine ssh:USER@HOST", { skip: !requireEngines && sshU
     await server.client.close();
     assert.deepEqual(await server.exited, { code: 0, signal: null }, server.stderr());
     assert.ok(await eventually(() => sshd.ours().length === 0), `left on the host: ${JSON.stringify(sshd.ours())}`);
+  });
+});
+
+describe("dsh-shell mcp --engine docker:CONTAINER", { skip: !requireEngines && dockerUnavailable() }, () => {
+  let docker: DockerDaemon;
+  let container: string;
+  let dir: string;
+  before(async () => {
+    docker = await DockerDaemon.start();
+    container = docker.run(`dsh-mcp-${process.pid}`, { FOO: "from-the-image" });
+    dir = freshDir("dsh-mcp-docker-");
+  });
+  after(async () => {
+    await docker?.stop();
+    removeDir(dir);
+  });
+
+  it("runs the calls in the container; closing stdin leaves nothing running there", async () => {
+    const server = await connectStdio(
+      ["--engine", `docker:${container}`, "--docker-host", docker.host, "--workdir", "/work", "--shell", "sh"],
+      dir,
+    );
+    // Only the container's environment has FOO.
+    const result = await server.client.callTool({ name: "bash", arguments: { command: 'echo "$FOO"; pwd' } });
+    assert.equal(textOf(result), "from-the-image\n/work");
+    const started = await server.client.callTool({
+      name: "bash",
+      arguments: { command: "sleep 300", run_in_background: true },
+    });
+    assert.equal(started.isError, false, textOf(started));
+    assert.ok(await eventually(() => docker.ours(container).some((proc) => proc.comm === "sleep")), "it runs there");
+    await server.client.close();
+    assert.deepEqual(await server.exited, { code: 0, signal: null }, server.stderr());
+    assert.ok(await eventually(() => docker.ours(container).length === 0), JSON.stringify(docker.ours(container)));
   });
 });
 

@@ -14,6 +14,12 @@ import { type ParsedArgs, UsageError } from "./args.ts";
 /** The engine flags besides `--engine`, each meaningful for one engine. */
 export const ENGINE_FLAGS: readonly string[] = ["docker-host", "ssh-port", "ssh-identity", "ssh-known-hosts"];
 
+/** The options of `dsh-shell mcp` that every shell takes, local or remote. */
+export interface CommonOptions {
+  timeoutMs?: number;
+  shell?: string;
+}
+
 /** The engine chosen, with its options and the workdir over there. */
 export type EngineChoice =
   | { kind: "docker"; container: string; dockerHost?: string; workdir: string }
@@ -84,8 +90,8 @@ export function parseEngine(parsed: ParsedArgs): EngineChoice | undefined {
 }
 
 /** The shell on `choice` (the engine checks its own options: a `ShellSpecError` names the one it refuses). */
-export function engineShell(choice: EngineChoice, timeoutMs: number | undefined): Shell {
-  const options = { workdir: choice.workdir, ...(timeoutMs === undefined ? {} : { timeoutMs }) };
+export function engineShell(choice: EngineChoice, common: CommonOptions): Shell {
+  const options = { workdir: choice.workdir, ...common };
   if (choice.kind === "docker") {
     const { container, dockerHost } = choice;
     return createShell(dockerEngine({ container, ...(dockerHost === undefined ? {} : { dockerHost }) }), options);

@@ -99,6 +99,7 @@ Options:
   --writable-root DIR    another directory the sandbox lets commands write (repeatable)
   --tools claude|codex|all  which tools to offer (default all; codex, exec_command and write_stdin, is not built yet)
   --timeout MS           the default foreground timeout of a bash call (default 120000)
+  --shell PROGRAM        the shell commands run in, as 'PROGRAM -c COMMAND' (default bash; sh for an image without it)
   --engine docker:CONTAINER  run commands in a running container (--workdir required; --docker-host URL)
   --engine ssh:USER@HOST     run commands on a host over OpenSSH (--workdir required; --ssh-port N,
                              --ssh-identity FILE, --ssh-known-hosts FILE)

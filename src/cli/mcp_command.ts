@@ -7,12 +7,11 @@
 
 import process from "node:process";
 import { createLocalShell } from "../local_shell.ts";
-import { serveStdio } from "../mcp/mod.ts";
-import type { McpToolSet } from "../mcp/mod.ts";
+import { type McpToolSet, serveStdio } from "../mcp/mod.ts";
 import { ShellSpecError } from "../seam/errors.ts";
 import type { Shell } from "../seam/types.ts";
-import { parseArgs, parseMs, UsageError } from "./args.ts";
-import { ENGINE_FLAGS, type EngineChoice, engineShell, parseEngine } from "./engine_choice.ts";
+import { parseArgs, type ParsedArgs, parseMs, UsageError } from "./args.ts";
+import { type CommonOptions, ENGINE_FLAGS, type EngineChoice, engineShell, parseEngine } from "./engine_choice.ts";
 import { MCP_HELP } from "./help.ts";
 import type { CliOutput } from "./io.ts";
 
@@ -21,7 +20,7 @@ const TOOL_SETS: readonly McpToolSet[] = ["claude", "codex", "all"];
 /** Runs `dsh-shell mcp` with `args` (after the subcommand); resolves with the exit code once the client has gone. */
 export async function mcpCommand(args: readonly string[], output: CliOutput): Promise<number> {
   const parsed = parseArgs(args, {
-    values: ["workdir", "network", "tools", "timeout", "engine", ...ENGINE_FLAGS],
+    values: ["workdir", "network", "tools", "timeout", "shell", "engine", ...ENGINE_FLAGS],
     lists: ["writable-root"],
     switches: ["no-sandbox", "help"],
   });
@@ -40,9 +39,15 @@ export async function mcpCommand(args: readonly string[], output: CliOutput): Pr
     throw new UsageError("--tools codex: the codex tools (exec_command, write_stdin) are not built yet; use claude");
   }
   const timeout = parsed.values.get("timeout");
-  const timeoutMs = timeout === undefined ? undefined : parseMs(timeout, "--timeout");
+  const program = parsed.values.get("shell");
+  // What every shell of the command takes: the default timeout, and the program run as `<shell> -c` (an image
+  // without bash needs `--shell sh`).
+  const common = {
+    ...(timeout === undefined ? {} : { timeoutMs: parseMs(timeout, "--timeout") }),
+    ...(program === undefined ? {} : { shell: program }),
+  };
   const engine = parseEngine(parsed);
-  const { shell, openWorld } = engine === undefined ? localShell(parsed, timeoutMs) : remoteShell(engine, timeoutMs);
+  const { shell, openWorld } = engine === undefined ? localShell(parsed, common) : remoteShell(engine, common);
   // SIGTERM (and Ctrl-C) end the connection like a closed stdin: the calls are aborted, then the shell is closed.
   const terminate = new AbortController();
   const onSignal = (): void => terminate.abort();
@@ -62,17 +67,14 @@ export async function mcpCommand(args: readonly string[], output: CliOutput): Pr
 }
 
 /** The local shell: sandboxed unless `--no-sandbox` (network none unless `--network host`). */
-function localShell(
-  parsed: ReturnType<typeof parseArgs>,
-  timeoutMs: number | undefined,
-): { shell: Shell; openWorld: boolean } {
+function localShell(parsed: ParsedArgs, common: CommonOptions): { shell: Shell; openWorld: boolean } {
   const workdir = parsed.values.get("workdir") ?? process.cwd();
   const network = parsed.values.get("network") ?? "none";
   if (network !== "none" && network !== "host") {
     throw new UsageError(`--network must be none or host, got ${JSON.stringify(network)}`);
   }
   const writableRoots = parsed.lists.get("writable-root") ?? [];
-  const base = { workdir, ...(timeoutMs === undefined ? {} : { timeoutMs }) };
+  const base = { workdir, ...common };
   if (parsed.switches.has("no-sandbox")) {
     if (parsed.values.has("network") || writableRoots.length > 0) {
       throw new UsageError("--network and --writable-root are sandbox options: they mean nothing with --no-sandbox");
@@ -90,9 +92,9 @@ function localShell(
 }
 
 /** A shell on the engine: the container or host is the boundary, so the local sandbox's flags are refused. */
-function remoteShell(engine: EngineChoice, timeoutMs: number | undefined): { shell: Shell; openWorld: boolean } {
+function remoteShell(engine: EngineChoice, common: CommonOptions): { shell: Shell; openWorld: boolean } {
   try {
-    return { shell: engineShell(engine, timeoutMs), openWorld: true };
+    return { shell: engineShell(engine, common), openWorld: true };
   } catch (error) {
     if (error instanceof ShellSpecError) throw new UsageError(`--engine: ${error.message}`);
     throw error;
