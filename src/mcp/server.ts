@@ -17,6 +17,7 @@ import {
   McpError,
 } from "@modelcontextprotocol/sdk/types.js";
 import { ShellSpecError } from "../seam/errors.ts";
+import { ownValue } from "../seam/own_fields.ts";
 import type { Shell } from "../seam/types.ts";
 import { McpConnection } from "./connection.ts";
 import { progressListeners } from "./progress.ts";
@@ -126,7 +127,9 @@ export function buildServer(shell: Shell, options: McpServerOptions = {}): Serve
 /** The options, own properties only, checked; throws `ShellSpecError` naming the field. */
 function checkOptions(options: McpServerOptions): McpServerOptions {
   if (typeof options !== "object" || options === null) throw new ShellSpecError("options", "must be an object");
-  const { owner, tools, openWorld } = options;
+  const owner = ownValue(options, "owner");
+  const tools = ownValue(options, "tools");
+  const openWorld = ownValue(options, "openWorld");
   if (owner !== undefined && (typeof owner !== "string" || owner === "")) {
     throw new ShellSpecError("owner", "must be a non-empty string");
   }
