@@ -19,11 +19,13 @@ import process from "node:process";
 import { createLocalShell, type Shell } from "../mod.ts";
 import { dispatchHookEvent, type HookDialect, type HookDispatchResult, parseHookSettings } from "../src/hooks/mod.ts";
 import {
+  type AgentSetUp,
   CLAUDE_CODE_VERSION,
   claudeCodeBinary,
   claudeCodeRun,
   CODEX_VERSION,
   codexBinary,
+  codexRun,
   isolation,
   REQUIRE_AGENTS,
   runAgent,
@@ -187,14 +189,8 @@ interface Agent {
   /** The binary's own shell tool, as the mock's first turn calls it. */
   call(command: string): { name: string; input: Record<string, unknown> };
   /** Writes the case's settings where the binary reads them; the argv, env and set-up of its run. */
-  setUp(binary: string, settings: Record<string, unknown>, dir: string): {
-    argv: string[];
-    env: Record<string, string>;
-    prepare?: string;
-  };
+  setUp(binary: string, settings: Record<string, unknown>, dir: string): AgentSetUp;
 }
-
-const PATH = process.env.PATH ?? "/usr/bin:/bin";
 
 const AGENTS: readonly Agent[] = [
   {
@@ -205,7 +201,7 @@ const AGENTS: readonly Agent[] = [
     setUp: (binary, settings, dir) => {
       mkdirSync(join(dir, "project", ".claude"), { recursive: true });
       writeFileSync(join(dir, "project", ".claude", "settings.json"), JSON.stringify(settings));
-      return claudeCodeRun(binary, "run the command", join(dir, "home"));
+      return claudeCodeRun(binary, dir);
     },
   },
   {
@@ -214,34 +210,9 @@ const AGENTS: readonly Agent[] = [
     found: codexBinary(),
     call: (command) => ({ name: "exec_command", input: { cmd: command } }),
     setUp: (binary, settings, dir) => {
-      const home = join(dir, "codex-home");
-      mkdirSync(home, { recursive: true });
+      const { home, ...run } = codexRun(binary, dir);
       writeFileSync(join(home, "hooks.json"), JSON.stringify(settings));
-      const config = [
-        'model = "mock-model"',
-        'model_provider = "mock"',
-        "[model_providers.mock]",
-        'name = "mock"',
-        'base_url = "http://127.0.0.1:__PORT__/v1"',
-        'wire_api = "responses"',
-        'env_key = "MOCK_API_KEY"',
-      ].join("\n");
-      writeFileSync(join(home, "config.template"), `${config}\n`);
-      return {
-        argv: [
-          binary,
-          "exec",
-          "--skip-git-repo-check",
-          "--dangerously-bypass-hook-trust",
-          "--dangerously-bypass-approvals-and-sandbox",
-          "--json",
-          "run the command",
-        ],
-        env: { PATH, HOME: join(dir, "home"), CODEX_HOME: home, MOCK_API_KEY: "mock-key-for-a-loopback-server" },
-        prepare: `sed "s/__PORT__/$port/" ${shQuote(join(home, "config.template"))} > ${
-          shQuote(join(home, "config.toml"))
-        }`,
-      };
+      return run;
     },
   },
 ];

@@ -64,7 +64,7 @@ describe(`hook payloads: what Claude Code ${CLAUDE_CODE_VERSION} sends`, { skip:
     }
     writeFileSync(join(dir, "project", ".claude", "settings.json"), JSON.stringify({ hooks }));
     const run = await runAgent(jail.bwrap, {
-      ...claudeCodeRun(claude.path, prompt, join(dir, "home")),
+      ...claudeCodeRun(claude.path, dir, { prompt }),
       cwd: join(dir, "project"),
       protocol: "anthropic",
       call: { name: "Bash", input: { command: "echo hello", description: "Say hello" } },

@@ -175,9 +175,18 @@ export async function installDependencies(plan: BuildPlan): Promise<void> {
   if (dependencies.size === 0 && testDependencies.size === 0) return;
   log("installing runtime and test-only dependencies into npm/node_modules");
   const testOnly = [...testDependencies].map(([name, version]) => `${name}@${version}`);
-  await npmInstall(["--omit=dev", "--no-save", ...testOnly], OUT_DIR);
-  const written = JSON.parse(await Deno.readTextFile(path.join(OUT_DIR, "package.json")));
-  // An optional peer is installed here too (--no-save) and is named, as a peer only, by package.json.
+  // npm never installs what the root package names as its own optional peers, not even when asked to by name:
+  // the install sees a package.json without them, and gets the one that is published back.
+  const file = path.join(OUT_DIR, "package.json");
+  const published = await Deno.readTextFile(file);
+  const { peerDependencies: _peers, peerDependenciesMeta: _meta, ...withoutPeers } = JSON.parse(published);
+  await Deno.writeTextFile(file, JSON.stringify(withoutPeers, null, 2) + "\n");
+  try {
+    await npmInstall(["--omit=dev", "--no-save", ...testOnly], OUT_DIR);
+  } finally {
+    await Deno.writeTextFile(file, published);
+  }
+  const written = JSON.parse(await Deno.readTextFile(file));
   const leaked = Object.keys({ ...written.dependencies, ...written.devDependencies })
     .filter((name) => testDependencies.has(name));
   if (leaked.length > 0) throw new Error(`test-only dependencies got into npm/package.json: ${leaked.join(", ")}`);

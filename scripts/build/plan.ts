@@ -10,7 +10,8 @@
  * `npm:` packages (import-mapped or inline) that the package's own files
  * reach from its exports and bins. An `npm:` package that only the tests
  * reach (e.g. `npm:fast-check@^4`) is a test-only dependency: it is installed
- * for the type-check and the test run, never written to package.json.
+ * for the type-check and the test run, never written to package.json. So is
+ * a package `npm.peerDependencies` names: package.json lists it there only.
  * Finding them from the import graph means package.json cannot list a
  * package the code no longer uses, nor miss one it started to use.
  *

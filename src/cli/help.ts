@@ -12,6 +12,7 @@ Usage:
   dsh-shell env [--env K=V]...           show where each variable of a command's environment comes from
   dsh-shell hook EVENT --settings FILE   run the hooks of a settings.json for one event, as a harness would
   dsh-shell hook EVENT --plugin-root DIR run a plugin's hooks/hooks.json for one event
+  dsh-shell mcp [options]                serve bash, bash_output and kill_shell as an MCP server on stdio
 
 Run 'dsh-shell <command> --help' for the options of each command.
 
@@ -81,4 +82,28 @@ Options:
 Examples:
   dsh-shell hook PreToolUse --settings .claude/settings.json --payload event.json
   dsh-shell hook PreToolUse --plugin-root ~/.claude/plugins/git-guard --payload event.json
+`;
+
+/** `dsh-shell mcp --help`. */
+export const MCP_HELP = `Usage: dsh-shell mcp [options]
+
+Serves the shell as a Model Context Protocol server on stdin/stdout (one connection, one owner) with the
+tools bash, bash_output and kill_shell, until the client closes stdin or the server gets SIGTERM; then
+every command it started is killed. On Linux every command runs in a bubblewrap sandbox: writable only
+in the workdir (and --writable-root), no network. Without bubblewrap it exits at once, unless --no-sandbox.
+
+Options:
+  --workdir DIR          where commands start and what the sandbox lets them write (default: the current directory)
+  --no-sandbox           run commands unsandboxed, with this user's rights
+  --network none|host    the sandbox's network (default none)
+  --writable-root DIR    another directory the sandbox lets commands write (repeatable)
+  --tools claude|codex|all  which tools to offer (default all; codex, exec_command and write_stdin, is not built yet)
+  --timeout MS           the default foreground timeout of a bash call (default 120000)
+  --shell PROGRAM        the shell commands run in, as 'PROGRAM -c COMMAND' (default bash; sh for an image without it)
+  --engine docker:CONTAINER  run commands in a running container (--workdir required; --docker-host URL)
+  --engine ssh:USER@HOST     run commands on a host over OpenSSH (--workdir required; --ssh-port N,
+                             --ssh-identity FILE, --ssh-known-hosts FILE)
+  --help                 show this help
+
+Exit code: 0 once the client has gone; 64 on a usage mistake; 125 when the server cannot start (no bubblewrap).
 `;

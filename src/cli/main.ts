@@ -1,6 +1,6 @@
 #!/usr/bin/env -S deno run -A
 /**
- * The `dsh-shell` CLI: `run`, `env` and `hook`, over the same code a
+ * The `dsh-shell` CLI: `run`, `env`, `hook` and `mcp`, over the same code a
  * harness imports. Run it as `deno run -A jsr:@dsh/shell/cli` or, from
  * npm, as the `dsh-shell` bin.
  *
@@ -24,6 +24,7 @@ import { envCommand } from "./env_command.ts";
 import { EXIT_FAILED, EXIT_USAGE } from "./exit_codes.ts";
 import { MAIN_HELP } from "./help.ts";
 import { hookCommand } from "./hook_command.ts";
+import { mcpCommand } from "./mcp_command.ts";
 import { type CliOutput, processOutput } from "./io.ts";
 
 export type { CliOutput } from "./io.ts";
@@ -33,6 +34,7 @@ const COMMANDS: Record<string, (args: readonly string[], output: CliOutput) => P
   run: runCommand,
   env: envCommand,
   hook: hookCommand,
+  mcp: mcpCommand,
 };
 
 /**
@@ -62,7 +64,7 @@ export async function main(args: readonly string[], output: CliOutput = processO
   }
   const command = name === undefined ? undefined : COMMANDS[name];
   try {
-    if (name === undefined) throw new UsageError("missing the command: run, env or hook (try --help)");
+    if (name === undefined) throw new UsageError("missing the command: run, env, hook or mcp (try --help)");
     if (command === undefined) throw new UsageError(`unknown command ${JSON.stringify(name)} (try --help)`);
     return await command(rest, output);
   } catch (error) {

@@ -10,7 +10,7 @@
  */
 
 import { spawn, spawnSync } from "node:child_process";
-import { existsSync, mkdirSync, readFileSync } from "node:fs";
+import { existsSync, mkdirSync, readFileSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
 import process from "node:process";
 import { fileURLToPath } from "node:url";
@@ -114,30 +114,52 @@ function npmBinary(wanted: {
   return { path: binary };
 }
 
+/** bubblewrap, which gives an agent a network of its own (only loopback); the reason when it cannot. */
+export function isolation(): { bwrap: string } | { missing: string } {
+  const probe = spawnSync("bwrap", ["--dev-bind", "/", "/", "--unshare-net", "--", "/bin/true"], { encoding: "utf8" });
+  if (probe.status !== 0) {
+    return { missing: `bubblewrap cannot make a network namespace: ${probe.stderr ?? probe.error}` };
+  }
+  return { bwrap: "bwrap" };
+}
+
+/** How an agent binary is started beside the mock: its argv, its whole environment, a set-up once the mock listens. */
+export interface AgentSetUp {
+  argv: string[];
+  env: Record<string, string>;
+  prepare?: string;
+}
+
+const PATH = process.env.PATH ?? "/usr/bin:/bin";
+
 /**
- * The argv and environment of a Claude Code run with `prompt`, in print
- * mode with every permission granted, beside the mock model (`$port`), with
- * `home` as its HOME and nothing of the host's environment but `PATH`.
+ * Claude Code in print mode against the mock (`$port`), its home in
+ * `dir/home`, every permission granted; with `mcpConfig`, the MCP servers of
+ * that file too (`--mcp-config`, and no others); `env` adds to its environment;
+ * `prompt` is the user's message (default "run the command").
  */
 export function claudeCodeRun(
   binary: string,
-  prompt: string,
-  home: string,
-): { argv: string[]; env: Record<string, string> } {
+  dir: string,
+  options: { mcpConfig?: string; env?: Record<string, string>; prompt?: string } = {},
+): AgentSetUp {
+  mkdirSync(join(dir, "home"), { recursive: true });
+  const mcp = options.mcpConfig === undefined ? [] : ["--mcp-config", options.mcpConfig, "--strict-mcp-config"];
   return {
     argv: [
       binary,
       "-p",
-      prompt,
+      options.prompt ?? "run the command",
       "--output-format",
       "stream-json",
       "--verbose",
       "--permission-mode",
       "bypassPermissions",
+      ...mcp,
     ],
     env: {
-      PATH: process.env.PATH ?? "/usr/bin:/bin",
-      HOME: home,
+      PATH,
+      HOME: join(dir, "home"),
       // Claude Code refuses bypassPermissions as root outside a sandbox; the run is in one of its own.
       IS_SANDBOX: "1",
       ANTHROPIC_BASE_URL: "http://127.0.0.1:$port",
@@ -146,17 +168,49 @@ export function claudeCodeRun(
       DISABLE_TELEMETRY: "1",
       DISABLE_ERROR_REPORTING: "1",
       DISABLE_AUTOUPDATER: "1",
+      ...options.env,
     },
   };
 }
 
-/** bubblewrap, which gives an agent a network of its own (only loopback); the reason when it cannot. */
-export function isolation(): { bwrap: string } | { missing: string } {
-  const probe = spawnSync("bwrap", ["--dev-bind", "/", "/", "--unshare-net", "--", "/bin/true"], { encoding: "utf8" });
-  if (probe.status !== 0) {
-    return { missing: `bubblewrap cannot make a network namespace: ${probe.stderr ?? probe.error}` };
-  }
-  return { bwrap: "bwrap" };
+/**
+ * Codex `exec` against the mock, its home in `dir/codex-home` (returned,
+ * for a test's own files there), with no approval and no sandbox of its own;
+ * `config` lines (tables: they follow the mock provider's table) end its
+ * `config.toml`.
+ */
+export function codexRun(binary: string, dir: string, config: string[] = []): AgentSetUp & { home: string } {
+  const home = join(dir, "codex-home");
+  mkdirSync(home, { recursive: true });
+  mkdirSync(join(dir, "home"), { recursive: true });
+  const lines = [
+    'model = "mock-model"',
+    'model_provider = "mock"',
+    "[model_providers.mock]",
+    'name = "mock"',
+    'base_url = "http://127.0.0.1:__PORT__/v1"',
+    'wire_api = "responses"',
+    'env_key = "MOCK_API_KEY"',
+    ...config,
+  ];
+  writeFileSync(join(home, "config.template"), `${lines.join("\n")}\n`);
+  return {
+    home,
+    argv: [
+      binary,
+      "exec",
+      "--skip-git-repo-check",
+      "--dangerously-bypass-hook-trust",
+      "--dangerously-bypass-approvals-and-sandbox",
+      "--json",
+      "run the command",
+    ],
+    env: { PATH, HOME: join(dir, "home"), CODEX_HOME: home, MOCK_API_KEY: "mock-key-for-a-loopback-server" },
+    // The port is known once the mock listens.
+    prepare: `sed "s/__PORT__/$port/" ${shQuote(join(home, "config.template"))} > ${
+      shQuote(join(home, "config.toml"))
+    }`,
+  };
 }
 
 /** One run of an agent binary beside the mock model. */
@@ -177,6 +231,14 @@ export interface AgentRun {
   readonly call: ScriptedToolCall;
   /** A private directory for the run's files. */
   readonly dir: string;
+  /**
+   * Whether the run gets a pid namespace of its own (default true). Without
+   * one, a bubblewrap the agent starts (a sandboxed MCP server's) can mount
+   * its own /proc, which the kernel refuses inside a pid namespace whose
+   * /proc bubblewrap mounted; what the agent leaves running then outlives
+   * the run, and the test must look for it.
+   */
+  readonly pidNamespace?: boolean;
 }
 
 /**
@@ -214,14 +276,13 @@ export async function runAgent(
     'exit "$status"',
   ].join("\n");
   // A pid namespace too: what the agent leaves running (Codex keeps a helper a few seconds) ends with the run.
+  const pids = run.pidNamespace === false ? [] : ["--unshare-pid", "--proc", "/proc"];
   const child = spawn(bwrap, [
     "--dev-bind",
     "/",
     "/",
     "--unshare-net",
-    "--unshare-pid",
-    "--proc",
-    "/proc",
+    ...pids,
     "--die-with-parent",
     "--",
     "/bin/sh",

@@ -20,6 +20,11 @@ export interface CliRun {
   stderr: string;
 }
 
+/** The program and arguments that run `dsh-shell args…` (for a client that spawns it, as an MCP client does). */
+export function cliCommand(args: string[]): { command: string; args: string[] } {
+  return { command: process.execPath, args: scriptArgs(CLI, args) };
+}
+
 /** Starts `dsh-shell args…` as a subprocess with extra `env`, its three streams piped, for a test to drive. */
 export function spawnCli(args: string[], env: Record<string, string> = {}): ChildProcessWithoutNullStreams {
   return spawn(process.execPath, scriptArgs(CLI, args), { env: { ...process.env, ...env }, stdio: "pipe" });

@@ -20,6 +20,8 @@ export type MockProtocol = "anthropic" | "responses";
 export interface ScriptedToolCall {
   readonly name: string;
   readonly input: Record<string, unknown>;
+  /** The Responses API's namespace of the tool (Codex offers an MCP server's tools as one), if any. */
+  readonly namespace?: string;
 }
 
 /** A tool result the model was shown. */
@@ -153,6 +155,7 @@ export class MockModel {
         id: `fc_mock_${this.#turn}`,
         call_id: `call_mock_${this.#turn}`,
         name: this.#call.name,
+        ...(this.#call.namespace === undefined ? {} : { namespace: this.#call.namespace }),
         arguments: JSON.stringify(this.#call.input),
       };
     response.writeHead(200, { "content-type": "text/event-stream" });

@@ -1,0 +1,104 @@
+/**
+ * The tools of `@dsh/shell/tool` for the OpenAI Agents SDK
+ * (`@openai/agents`, an optional peer dependency): `bash`, `bash_output`
+ * and `kill_shell` as its function tools, ready for `new Agent({ tools })`.
+ *
+ * @example
+ * ```ts
+ * import { createLocalShell } from "@dsh/shell";
+ * import { openAIAgentsTools } from "@dsh/shell/openai-agents";
+ * import { RunContext } from "@openai/agents";
+ * import assert from "node:assert/strict";
+ * await using shell = createLocalShell();
+ * const [bash] = openAIAgentsTools(shell, { owner: "run-9" });
+ * // The runner calls it with the model's JSON arguments; here, by hand:
+ * assert.equal(await bash.invoke(new RunContext(), JSON.stringify({ command: "echo hi" })), "hi");
+ * ```
+ *
+ * @module
+ */
+
+import { type JsonSchemaDefinition, tool } from "@openai/agents";
+import type { Shell } from "../seam/types.ts";
+import type { BashToolContext, ToolInputSchema } from "../tool/mod.ts";
+import { toolCalls } from "./tool_calls.ts";
+
+/** The SDK's type of a non-strict JSON Schema. */
+type NonStrictSchema = Extract<JsonSchemaDefinition["schema"], { additionalProperties: true }>;
+
+/**
+ * One of the shell's function tools: what a harness and the Agents SDK's
+ * runner use of the `FunctionTool` its `tool()` made (that is what each
+ * one is).
+ *
+ * @example
+ * ```ts
+ * import { createLocalShell } from "@dsh/shell";
+ * import { type OpenAIAgentsTool, openAIAgentsTools } from "@dsh/shell/openai-agents";
+ * import assert from "node:assert/strict";
+ * await using shell = createLocalShell();
+ * const tools: OpenAIAgentsTool[] = openAIAgentsTools(shell, { owner: null });
+ * assert.deepEqual(tools.map((tool) => [tool.type, tool.name, tool.strict]), [
+ *   ["function", "bash", false],
+ *   ["function", "bash_output", false],
+ *   ["function", "kill_shell", false],
+ * ]);
+ * ```
+ */
+export interface OpenAIAgentsTool {
+  /** Always `"function"`. */
+  readonly type: "function";
+  /** `./tool`'s name. */
+  readonly name: "bash" | "bash_output" | "kill_shell";
+  /** `./tool`'s description. */
+  readonly description: string;
+  /** `./tool`'s JSON Schema. */
+  readonly parameters: ToolInputSchema;
+  /** Always false: the tool checks its input and answers a wrong one with a message the model can act on. */
+  readonly strict: false;
+  /** Runs one call from the model's JSON arguments; `details.signal` cancels the command. Resolves with the text. */
+  invoke(runContext: unknown, input: string, details?: { readonly signal?: AbortSignal }): Promise<string>;
+  /** Whether a call needs the user's approval: never (the sandbox and the owner are the boundary). */
+  needsApproval(runContext: unknown, input: unknown, callId?: string): Promise<boolean>;
+  /** Whether the tool is offered: always. */
+  isEnabled(runContext: unknown, agent: unknown): Promise<boolean>;
+}
+
+/**
+ * The three tools as the Agents SDK's function tools, in the order
+ * `bash`, `bash_output`, `kill_shell`. Each has the name, description and
+ * JSON Schema of `./tool` (non-strict: the tool checks its input itself
+ * and answers a wrong one with a message the model can act on); a call
+ * runs on `shell` as `options.owner`, cancelled by the run's signal (the
+ * command's whole process group is killed), and the model is shown the
+ * tool's text (`[exit code: N]`, `[error] …` say when it failed).
+ *
+ * Throws `TypeError` when `options.owner` is missing.
+ *
+ * @example
+ * ```ts
+ * import { createLocalShell } from "@dsh/shell";
+ * import { openAIAgentsTools } from "@dsh/shell/openai-agents";
+ * import { RunContext } from "@openai/agents";
+ * import assert from "node:assert/strict";
+ * await using shell = createLocalShell();
+ * const tools = openAIAgentsTools(shell, { owner: "run-9" });
+ * const text = await tools[0].invoke(new RunContext(), JSON.stringify({ command: "exit 3" }));
+ * assert.equal(text, "(no output)\n[exit code: 3]");
+ * ```
+ */
+export function openAIAgentsTools(shell: Shell, options: Pick<BashToolContext, "owner">): OpenAIAgentsTool[] {
+  return toolCalls(shell, options).map((call) => {
+    const made = tool({
+      name: call.name,
+      description: call.description,
+      // The SDK types a non-strict schema as `additionalProperties: true`, and sends it as it is; `./tool`'s says
+      // false, so that the model is told no other key is accepted.
+      parameters: structuredClone(call.inputSchema) as unknown as NonStrictSchema,
+      strict: false,
+      execute: async (input, _context, details) => (await call.run(input, details?.signal)).text,
+    });
+    // What tool() made is a FunctionTool whose execute returns text: the interface names what it has.
+    return made as unknown as OpenAIAgentsTool;
+  });
+}

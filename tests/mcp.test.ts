@@ -1,0 +1,437 @@
+/**
+ * The MCP server (`@dsh/shell/mcp`, `dsh-shell mcp`) driven by the
+ * official SDK's client: in memory against `createMcpServer`, and over
+ * stdio against the CLI, sandboxed as it is by default. What the tools
+ * answer is `./tool`'s; what is checked here is what MCP adds: the
+ * listing, the result's shape, one owner per connection, cancellation,
+ * progress, and that nothing is left running when the connection ends.
+ */
+
+import { after, before, describe, it } from "node:test";
+import assert from "node:assert/strict";
+import process from "node:process";
+import { randomUUID } from "node:crypto";
+import { existsSync, mkdirSync, readFileSync } from "node:fs";
+import { join } from "node:path";
+import { createLocalShell, type Shell } from "../mod.ts";
+import { createMcpServer, SERVER_INFO } from "../src/mcp/mod.ts";
+import { bashOutputTool, bashTool, killShellTool } from "../src/tool/mod.ts";
+import { dshShell } from "./helpers/cli.ts";
+import { DockerDaemon, dockerUnavailable } from "./helpers/docker_daemon.ts";
+import { freshDir, removeDir } from "./helpers/dirs.ts";
+import { connectInMemory, connectStdio } from "./helpers/mcp.ts";
+import { runningWithEnv } from "./helpers/proc.ts";
+import { repositoryRoot } from "./helpers/repository.ts";
+import { sandboxSkip } from "./helpers/sandbox.ts";
+import { LOGIN_ENV, SSH_USER, SshDaemon, sshUnavailable } from "./helpers/ssh_daemon.ts";
+import { eventually } from "./helpers/wait.ts";
+
+/** A command whose processes (a background sleeper and the foreground one) carry a fresh marker; and the marker. */
+function marked(command: string): { command: string; mark: string } {
+  const mark = randomUUID();
+  return { command: `export MCP_TEST_MARK=${mark}; ${command}`, mark };
+}
+
+/** The text of a tool result's single text block. */
+function textOf(result: Record<string, unknown>): string {
+  const content = result.content as { type: string; text: string }[];
+  assert.equal(content.length, 1);
+  assert.equal(content[0].type, "text");
+  return content[0].text;
+}
+
+describe("createMcpServer, in memory", () => {
+  let shell: Shell;
+  let dir: string;
+  before(() => {
+    dir = freshDir("dsh-mcp-");
+    shell = createLocalShell({ workdir: dir, graceMs: 500 });
+  });
+  after(async () => {
+    await shell.close();
+    removeDir(dir);
+  });
+
+  it("lists ./tool's three tools with their very descriptions and schemas, and honest annotations", async () => {
+    const client = await connectInMemory(createMcpServer(shell, { openWorld: false }));
+    const { tools } = await client.listTools();
+    assert.deepEqual(tools.map((tool) => tool.name), ["bash", "bash_output", "kill_shell"]);
+    for (const [listed, own] of tools.map((tool, i) => [tool, [bashTool, bashOutputTool, killShellTool][i]] as const)) {
+      assert.equal(listed.description, own.description);
+      assert.deepEqual(listed.inputSchema, own.inputSchema);
+    }
+    assert.deepEqual(tools.map((tool) => tool.annotations), [
+      { title: "Bash", readOnlyHint: false, destructiveHint: true, idempotentHint: false, openWorldHint: false },
+      { title: "Background task output", readOnlyHint: true, openWorldHint: false },
+      {
+        title: "Kill background task",
+        readOnlyHint: false,
+        destructiveHint: true,
+        idempotentHint: true,
+        openWorldHint: false,
+      },
+    ]);
+    const open = await connectInMemory(createMcpServer(shell));
+    assert.equal((await open.listTools()).tools[0].annotations?.openWorldHint, true);
+    assert.deepEqual(client.getServerVersion(), SERVER_INFO);
+    await Promise.all([client.close(), open.close()]);
+  });
+
+  it("says the package's version", () => {
+    const config = JSON.parse(readFileSync(join(repositoryRoot(), "deno.json"), "utf8")) as { version: string };
+    assert.equal(SERVER_INFO.version, config.version);
+  });
+
+  it("answers a call with the tool's text, its outcome as isError, and structuredContent", async () => {
+    const client = await connectInMemory(createMcpServer(shell));
+    const ok = await client.callTool({ name: "bash", arguments: { command: "echo hello; echo oops >&2" } });
+    assert.equal(textOf(ok), "hello\n[stderr]\noops");
+    assert.equal(ok.isError, false);
+    assert.deepEqual(ok.structuredContent, {
+      text: "hello\n[stderr]\noops",
+      isError: false,
+      exitCode: 0,
+      signal: null,
+      timedOut: false,
+      aborted: false,
+    });
+    const failed = await client.callTool({ name: "bash", arguments: { command: "exit 4" } });
+    assert.deepEqual([textOf(failed), failed.isError], ["(no output)\n[exit code: 4]", true]);
+    const refused = await client.callTool({ name: "bash", arguments: { command: "ls", env: { A: "1" } } });
+    assert.equal(refused.isError, true);
+    assert.match(textOf(refused), /^env is not an input of the bash tool/);
+    assert.deepEqual(refused.structuredContent, { text: textOf(refused), isError: true });
+    await assert.rejects(client.callTool({ name: "exec_command", arguments: { cmd: "ls" } }), /unknown tool/);
+    await client.close();
+  });
+
+  it("keeps two connections' owners apart: one cannot read or kill the other's task", async () => {
+    const first = await connectInMemory(createMcpServer(shell));
+    const second = await connectInMemory(createMcpServer(shell));
+    const started = await first.callTool({
+      name: "bash",
+      arguments: { command: "echo mine; sleep 60", run_in_background: true },
+    });
+    const taskId = (started.structuredContent as { taskId: string }).taskId;
+    assert.match(textOf(started), new RegExp(`^started background task ${taskId}`));
+    const unknown = await second.callTool({ name: "bash_output", arguments: { task_id: "t-no-such-task" } });
+    const foreign = await second.callTool({ name: "bash_output", arguments: { task_id: taskId } });
+    assert.equal(foreign.isError, true);
+    assert.equal(textOf(foreign), textOf(unknown).replace("t-no-such-task", taskId));
+    const notKilled = await second.callTool({ name: "kill_shell", arguments: { task_id: taskId } });
+    assert.equal(notKilled.isError, true);
+    const owned = await first.callTool({ name: "kill_shell", arguments: { task_id: taskId } });
+    assert.equal(owned.isError, false);
+    assert.match(textOf(owned), new RegExp(`^killed background task ${taskId}`));
+    await Promise.all([first.close(), second.close()]);
+  });
+
+  it("the connection's default owner is its own, new for each server", async () => {
+    const first = await connectInMemory(createMcpServer(shell));
+    const second = await connectInMemory(createMcpServer(shell));
+    const started = await first.callTool({ name: "bash", arguments: { command: "sleep 60", run_in_background: true } });
+    const taskId = (started.structuredContent as { taskId: string }).taskId;
+    const [task] = shell.tasks(null).filter((task) => task.id === taskId);
+    assert.equal(task, undefined, "not an unowned task");
+    const read = await second.callTool({ name: "bash_output", arguments: { task_id: taskId } });
+    assert.equal(read.isError, true);
+    await first.close();
+    await second.close();
+  });
+
+  it("a background task is read with bash_output, and ends when its connection closes", async () => {
+    const { command, mark } = marked("echo listening; sleep 300");
+    const server = createMcpServer(shell, { owner: "conn-bg" });
+    const client = await connectInMemory(server);
+    const started = await client.callTool({ name: "bash", arguments: { command, run_in_background: true } });
+    const taskId = (started.structuredContent as { taskId: string }).taskId;
+    const task = shell.task(taskId, "conn-bg");
+    await task.waitForOutput();
+    const read = await client.callTool({ name: "bash_output", arguments: { task_id: taskId } });
+    assert.deepEqual([textOf(read), read.isError], ["listening\n[status: running]", false]);
+    assert.ok(await eventually(() => runningWithEnv("MCP_TEST_MARK", mark).length > 0));
+    await client.close();
+    await task.done;
+    assert.equal(task.status, "killed");
+    assert.ok(await eventually(() => runningWithEnv("MCP_TEST_MARK", mark).length === 0), "the task's group is gone");
+  });
+
+  it("notifications/cancelled aborts the call's command: its whole group is killed", async () => {
+    const client = await connectInMemory(createMcpServer(shell));
+    const { command, mark } = marked("sleep 300 & sleep 301");
+    const cancel = new AbortController();
+    const call = client.callTool({ name: "bash", arguments: { command } }, undefined, { signal: cancel.signal });
+    assert.ok(await eventually(() => runningWithEnv("MCP_TEST_MARK", mark).length === 2), "both sleepers run");
+    cancel.abort("the user pressed Esc");
+    await assert.rejects(call);
+    assert.ok(await eventually(() => runningWithEnv("MCP_TEST_MARK", mark).length === 0), "the group is gone");
+    await client.close();
+  });
+
+  it("a progressToken gets the output as progress notifications while the command runs", async () => {
+    const client = await connectInMemory(createMcpServer(shell));
+    const messages: string[] = [];
+    const progress: number[] = [];
+    const gate = join(dir, `gate-${randomUUID()}`);
+    mkdirSync(gate);
+    // The second line is printed only once the first arrived as progress: streaming, not a replay at the end.
+    const call = client.callTool(
+      { name: "bash", arguments: { command: `echo first; while [ -d ${gate} ]; do sleep 0.02; done; echo second` } },
+      undefined,
+      {
+        onprogress: (note) => {
+          messages.push(note.message ?? "");
+          progress.push(note.progress);
+          if (messages.join("") === "first\n") removeDir(gate);
+        },
+      },
+    );
+    const result = await call;
+    assert.equal(textOf(result), "first\nsecond");
+    assert.equal(messages.join(""), "first\nsecond\n");
+    assert.deepEqual(progress, [...progress].sort((a, b) => a - b));
+    assert.equal(progress.at(-1), "first\nsecond\n".length);
+    await client.close();
+  });
+
+  it("refuses the codex tools, which are not built yet, and invalid options, naming the field", () => {
+    assert.throws(() => createMcpServer(shell, { tools: "codex" }), /^ShellSpecError: tools: the codex tools/);
+    assert.throws(() => createMcpServer(shell, { owner: "" }), /^ShellSpecError: owner: /);
+    assert.throws(() => createMcpServer(shell, { openWorld: "no" as unknown as boolean }), /openWorld/);
+  });
+});
+
+const noSandbox = sandboxSkip();
+
+describe("dsh-shell mcp over stdio, sandboxed (the default)", { skip: noSandbox }, () => {
+  let dir: string;
+  before(() => {
+    dir = freshDir("dsh-mcp-stdio-");
+  });
+  after(() => removeDir(dir));
+
+  /** A fresh workdir for one server. */
+  function workdir(): string {
+    const path = join(dir, randomUUID());
+    mkdirSync(path);
+    return path;
+  }
+
+  it("lists the tools and runs bash in the workdir, inside the sandbox", async () => {
+    const cwd = workdir();
+    const server = await connectStdio([], cwd);
+    const { tools } = await server.client.listTools();
+    assert.deepEqual(tools.map((tool) => tool.name), ["bash", "bash_output", "kill_shell"]);
+    assert.equal(tools[0].annotations?.openWorldHint, false, "network none: a closed world");
+    const result = await server.client.callTool({
+      name: "bash",
+      arguments: { command: `pwd; touch ${join(repositoryRoot(), "mcp-outside")} 2>/dev/null || echo refused` },
+    });
+    assert.equal(textOf(result), `${cwd}\nrefused`);
+    assert.equal(existsSync(join(repositoryRoot(), "mcp-outside")), false);
+    await server.client.close();
+    assert.deepEqual(await server.exited, { code: 0, signal: null });
+  });
+
+  it("a background task, read with bash_output; closing stdin ends it and the server, nothing left", async () => {
+    const server = await connectStdio([], workdir());
+    const { command, mark } = marked("echo up; sleep 300 & sleep 301");
+    const started = await server.client.callTool({ name: "bash", arguments: { command, run_in_background: true } });
+    const taskId = (started.structuredContent as { taskId: string }).taskId;
+    assert.ok(await eventually(() => runningWithEnv("MCP_TEST_MARK", mark).length === 2), "both sleepers run");
+    // Over MCP there is no event for "the task printed": poll, as a model would.
+    let read = "";
+    for (const deadline = Date.now() + 10_000; !read.startsWith("up") && Date.now() < deadline;) {
+      read = textOf(await server.client.callTool({ name: "bash_output", arguments: { task_id: taskId } }));
+      if (!read.startsWith("up")) await new Promise((resolve) => setTimeout(resolve, 20));
+    }
+    assert.equal(read, "up\n[status: running]");
+    await server.client.close(); // closes the server's stdin, and nothing else
+    assert.deepEqual(await server.exited, { code: 0, signal: null });
+    assert.deepEqual(runningWithEnv("MCP_TEST_MARK", mark), [], "nothing the server started runs");
+  });
+
+  it("two connections are two owners: one's task id means nothing to the other", async () => {
+    const [first, second] = await Promise.all([connectStdio([], workdir()), connectStdio([], workdir())]);
+    const started = await first.client.callTool({
+      name: "bash",
+      arguments: { command: "sleep 60", run_in_background: true },
+    });
+    const taskId = (started.structuredContent as { taskId: string }).taskId;
+    const foreign = await second.client.callTool({ name: "bash_output", arguments: { task_id: taskId } });
+    assert.equal(foreign.isError, true);
+    assert.match(textOf(foreign), /^\[error\] no background task/);
+    const own = await first.client.callTool({ name: "bash_output", arguments: { task_id: taskId } });
+    assert.deepEqual([textOf(own), own.isError], ["(no new output)\n[status: running]", false]);
+    await Promise.all([first.client.close(), second.client.close()]);
+    assert.deepEqual(await Promise.all([first.exited, second.exited]), [{ code: 0, signal: null }, {
+      code: 0,
+      signal: null,
+    }]);
+  });
+
+  it("--network host makes bash an open-world tool", async () => {
+    const server = await connectStdio(["--network", "host"], workdir());
+    const { tools } = await server.client.listTools();
+    assert.deepEqual(tools.map((tool) => tool.annotations?.openWorldHint), [true, false, false]);
+    await server.client.close();
+    assert.deepEqual(await server.exited, { code: 0, signal: null });
+  });
+
+  it("SIGTERM ends a call in flight and the server, nothing left", async () => {
+    const server = await connectStdio([], workdir());
+    const { command, mark } = marked("sleep 300 & sleep 301");
+    const call = server.client.callTool({ name: "bash", arguments: { command } });
+    call.catch(() => {});
+    assert.ok(await eventually(() => runningWithEnv("MCP_TEST_MARK", mark).length === 2), "both sleepers run");
+    // By pid: under Deno, ChildProcess.kill("SIGTERM") was seen to end the server by the signal although it handles it.
+    process.kill(server.child.pid ?? 0, "SIGTERM");
+    assert.deepEqual(await server.exited, { code: 0, signal: null }, server.stderr());
+    assert.deepEqual(runningWithEnv("MCP_TEST_MARK", mark), [], "nothing the server started runs");
+  });
+
+  it("notifications/cancelled kills the call's group; the server goes on", async () => {
+    const server = await connectStdio([], workdir());
+    const { command, mark } = marked("sleep 300 & sleep 301");
+    const cancel = new AbortController();
+    const call = server.client.callTool({ name: "bash", arguments: { command } }, undefined, {
+      signal: cancel.signal,
+    });
+    assert.ok(await eventually(() => runningWithEnv("MCP_TEST_MARK", mark).length === 2), "both sleepers run");
+    cancel.abort();
+    await assert.rejects(call);
+    assert.ok(await eventually(() => runningWithEnv("MCP_TEST_MARK", mark).length === 0), "the group is gone");
+    const next = await server.client.callTool({ name: "bash", arguments: { command: "echo still here" } });
+    assert.equal(textOf(next), "still here");
+    await server.client.close();
+    assert.deepEqual(await server.exited, { code: 0, signal: null });
+  });
+});
+
+const requireEngines = process.env.DSH_REQUIRE_ENGINES === "1";
+
+describe("dsh-shell mcp --engine ssh:USER@HOST", { skip: !requireEngines && sshUnavailable() }, () => {
+  let sshd: SshDaemon;
+  let dir: string;
+  before(async () => {
+    sshd = await SshDaemon.start();
+    dir = freshDir("dsh-mcp-ssh-");
+  });
+  after(async () => {
+    await sshd?.stop();
+    removeDir(dir);
+  });
+
+  it("runs the calls on the host, as its user; closing stdin leaves nothing running there", async () => {
+    const server = await connectStdio([
+      "--engine",
+      `ssh:${SSH_USER}@127.0.0.1`,
+      "--ssh-port",
+      String(sshd.port),
+      "--ssh-identity",
+      sshd.identityFile,
+      "--ssh-known-hosts",
+      sshd.knownHostsFile,
+      "--workdir",
+      "/",
+    ], dir);
+    const { tools } = await server.client.listTools();
+    assert.equal(tools[0].annotations?.openWorldHint, true, "another host: an open world");
+    // sshd sets the marker in every login: only a command that went through it prints it.
+    const result = await server.client.callTool({
+      name: "bash",
+      arguments: { command: 'echo "$ENGINE_LOGIN_MARKER"; id -un' },
+    });
+    assert.equal(textOf(result), `${LOGIN_ENV.ENGINE_LOGIN_MARKER}\n${SSH_USER}`);
+    const started = await server.client.callTool({
+      name: "bash",
+      arguments: { command: "sleep 300", run_in_background: true },
+    });
+    assert.equal(started.isError, false, textOf(started));
+    assert.ok(
+      await eventually(() => sshd.ours().some((proc) => proc.comm === "sleep")),
+      "the sleeper runs on the host",
+    );
+    await server.client.close();
+    assert.deepEqual(await server.exited, { code: 0, signal: null }, server.stderr());
+    assert.ok(await eventually(() => sshd.ours().length === 0), `left on the host: ${JSON.stringify(sshd.ours())}`);
+  });
+});
+
+describe("dsh-shell mcp --engine docker:CONTAINER", { skip: !requireEngines && dockerUnavailable() }, () => {
+  let docker: DockerDaemon;
+  let container: string;
+  let dir: string;
+  before(async () => {
+    docker = await DockerDaemon.start();
+    container = docker.run(`dsh-mcp-${process.pid}`, { FOO: "from-the-image" });
+    dir = freshDir("dsh-mcp-docker-");
+  });
+  after(async () => {
+    await docker?.stop();
+    removeDir(dir);
+  });
+
+  it("runs the calls in the container; closing stdin leaves nothing running there", async () => {
+    const server = await connectStdio(
+      ["--engine", `docker:${container}`, "--docker-host", docker.host, "--workdir", "/work", "--shell", "sh"],
+      dir,
+    );
+    // Only the container's environment has FOO.
+    const result = await server.client.callTool({ name: "bash", arguments: { command: 'echo "$FOO"; pwd' } });
+    assert.equal(textOf(result), "from-the-image\n/work");
+    const started = await server.client.callTool({
+      name: "bash",
+      arguments: { command: "sleep 300", run_in_background: true },
+    });
+    assert.equal(started.isError, false, textOf(started));
+    assert.ok(await eventually(() => docker.ours(container).some((proc) => proc.comm === "sleep")), "it runs there");
+    await server.client.close();
+    assert.deepEqual(await server.exited, { code: 0, signal: null }, server.stderr());
+    assert.ok(await eventually(() => docker.ours(container).length === 0), JSON.stringify(docker.ours(container)));
+  });
+});
+
+describe("dsh-shell mcp: mistakes are one line on stderr", () => {
+  it("fails closed without bubblewrap: exits at once, saying so", async () => {
+    const cwd = freshDir("dsh-mcp-nobwrap-");
+    const empty = join(cwd, "empty-path");
+    mkdirSync(empty);
+    try {
+      const run = await dshShell(["mcp", "--workdir", cwd], { env: { PATH: empty } });
+      assert.equal(run.code, 125);
+      assert.equal(run.stdout, "");
+      assert.equal(run.stderr.split("\n").length, 2, run.stderr);
+      assert.match(run.stderr, /^dsh-shell mcp: ShellSandboxError: .*bubblewrap/);
+    } finally {
+      removeDir(cwd);
+    }
+  });
+
+  for (
+    const [args, message] of [
+      [
+        ["--tools", "codex"],
+        /^dsh-shell mcp: --tools codex: the codex tools \(exec_command, write_stdin\) are not built yet/,
+      ],
+      [["--tools", "vim"], /^dsh-shell mcp: --tools must be claude, codex or all/],
+      [["--network", "lan"], /^dsh-shell mcp: --network must be none or host/],
+      [["--no-sandbox", "--network", "host"], /sandbox options: they mean nothing with --no-sandbox/],
+      [["--engine", "docker:box"], /^dsh-shell mcp: --engine docker: needs --workdir DIR/],
+      [["--engine", "ssh:nobody", "--workdir", "/srv"], /needs USER@HOST/],
+      [["--engine", "k8s:pod", "--workdir", "/srv"], /--engine must be docker:CONTAINER or ssh:USER@HOST/],
+      [["--engine", "docker:box", "--workdir", "/srv", "--network", "host"], /with --engine the docker side is/],
+      [["--ssh-port", "22"], /--ssh-port is an option of --engine ssh/],
+      [["--engine", "ssh:me@host", "--workdir", "/srv", "--ssh-port", "0"], /--ssh-port must be a port number/],
+      [["--timeout", "soon"], /--timeout needs a positive number/],
+    ] as const
+  ) {
+    it(`${args.join(" ")}: exit 64`, async () => {
+      const run = await dshShell(["mcp", ...args]);
+      assert.equal(run.code, 64, run.stderr);
+      assert.equal(run.stdout, "");
+      assert.equal(run.stderr.split("\n").length, 2, run.stderr);
+      assert.match(run.stderr, message);
+    });
+  }
+});
