@@ -15,7 +15,7 @@ import { existsSync, mkdirSync, readFileSync } from "node:fs";
 import { join } from "node:path";
 import { createLocalShell, type Shell } from "../mod.ts";
 import { createMcpServer, SERVER_INFO } from "../src/mcp/mod.ts";
-import { bashOutputTool, bashTool, killShellTool } from "../src/tool/mod.ts";
+import { bashOutputTool, bashTool, execCommandTool, killShellTool, writeStdinTool } from "../src/tool/mod.ts";
 import { dshShell } from "./helpers/cli.ts";
 import { DockerDaemon, dockerUnavailable } from "./helpers/docker_daemon.ts";
 import { freshDir, removeDir } from "./helpers/dirs.ts";
@@ -53,7 +53,7 @@ describe("createMcpServer, in memory", () => {
   });
 
   it("lists ./tool's three tools with their very descriptions and schemas, and honest annotations", async () => {
-    const client = await connectInMemory(createMcpServer(shell, { openWorld: false }));
+    const client = await connectInMemory(createMcpServer(shell, { openWorld: false, tools: "claude" }));
     const { tools } = await client.listTools();
     assert.deepEqual(tools.map((tool) => tool.name), ["bash", "bash_output", "kill_shell"]);
     for (const [listed, own] of tools.map((tool, i) => [tool, [bashTool, bashOutputTool, killShellTool][i]] as const)) {
@@ -71,7 +71,7 @@ describe("createMcpServer, in memory", () => {
         openWorldHint: false,
       },
     ]);
-    const open = await connectInMemory(createMcpServer(shell));
+    const open = await connectInMemory(createMcpServer(shell, { tools: "claude" }));
     assert.equal((await open.listTools()).tools[0].annotations?.openWorldHint, true);
     assert.deepEqual(client.getServerVersion(), SERVER_INFO);
     await Promise.all([client.close(), open.close()]);
@@ -83,7 +83,7 @@ describe("createMcpServer, in memory", () => {
   });
 
   it("answers a call with the tool's text, its outcome as isError, and structuredContent", async () => {
-    const client = await connectInMemory(createMcpServer(shell));
+    const client = await connectInMemory(createMcpServer(shell, { tools: "claude" }));
     const ok = await client.callTool({ name: "bash", arguments: { command: "echo hello; echo oops >&2" } });
     assert.equal(textOf(ok), "hello\n[stderr]\noops");
     assert.equal(ok.isError, false);
@@ -194,8 +194,64 @@ describe("createMcpServer, in memory", () => {
     await client.close();
   });
 
-  it("refuses the codex tools, which are not built yet, and invalid options, naming the field", () => {
-    assert.throws(() => createMcpServer(shell, { tools: "codex" }), /^ShellSpecError: tools: the codex tools/);
+  it("offers both tool sets by default, and the codex set alone on request, with ./tool's very definitions", async () => {
+    const all = await connectInMemory(createMcpServer(shell));
+    assert.deepEqual((await all.listTools()).tools.map((tool) => tool.name), [
+      "bash",
+      "bash_output",
+      "kill_shell",
+      "exec_command",
+      "write_stdin",
+    ]);
+    const codex = await connectInMemory(createMcpServer(shell, { tools: "codex" }));
+    const { tools } = await codex.listTools();
+    assert.deepEqual(tools.map((tool) => tool.name), ["exec_command", "write_stdin"]);
+    assert.deepEqual(tools.map((tool) => tool.inputSchema), [execCommandTool.inputSchema, writeStdinTool.inputSchema]);
+    await assert.rejects(codex.callTool({ name: "bash", arguments: { command: "ls" } }), /unknown tool/);
+    await Promise.all([all.close(), codex.close()]);
+  });
+
+  it("one connection's bash calls share a session: cd and export carry over; another connection's do not", async () => {
+    mkdirSync(join(dir, "sub"), { recursive: true });
+    const first = await connectInMemory(createMcpServer(shell));
+    const second = await connectInMemory(createMcpServer(shell));
+    await first.callTool({ name: "bash", arguments: { command: "cd sub && export STAGE=one" } });
+    const carried = await first.callTool({ name: "bash", arguments: { command: 'pwd; echo "${STAGE-none}"' } });
+    assert.equal(textOf(carried), `${join(dir, "sub")}\none`);
+    const apart = await second.callTool({ name: "bash", arguments: { command: 'pwd; echo "${STAGE-none}"' } });
+    assert.equal(textOf(apart), `${dir}\nnone`);
+    // A call its timeout killed changes nothing.
+    await first.callTool({ name: "bash", arguments: { command: "cd /; export STAGE=two; sleep 30", timeout: 300 } });
+    const kept = await first.callTool({ name: "bash", arguments: { command: 'pwd; echo "$STAGE"' } });
+    assert.equal(textOf(kept), `${join(dir, "sub")}\none`);
+    await Promise.all([first.close(), second.close()]);
+  });
+
+  it("exec_command keeps a terminal program alive and write_stdin answers its prompt", async () => {
+    const client = await connectInMemory(createMcpServer(shell));
+    const started = await client.callTool({
+      name: "exec_command",
+      arguments: { cmd: 'read -p "name? " name; echo "hi $name"', tty: true, yield_time_ms: 200 },
+    });
+    const sessionId = (started.structuredContent as { sessionId?: number }).sessionId;
+    assert.equal(typeof sessionId, "number");
+    assert.match(textOf(started), new RegExp(`Process running with session ID ${sessionId}`));
+    const answered = await client.callTool({
+      name: "write_stdin",
+      arguments: { session_id: sessionId, chars: "Ada\n", yield_time_ms: 10_000 },
+    });
+    assert.match(textOf(answered), /^Process exited with code 0$/m);
+    assert.match(textOf(answered), /hi Ada/);
+    assert.equal((answered.structuredContent as { exitCode?: number }).exitCode, 0);
+    // Another connection is another owner: the id is unknown there.
+    const other = await connectInMemory(createMcpServer(shell));
+    const stranger = await other.callTool({ name: "write_stdin", arguments: { session_id: sessionId } });
+    assert.equal(stranger.isError, true);
+    await Promise.all([client.close(), other.close()]);
+  });
+
+  it("refuses invalid options, naming the field", () => {
+    assert.throws(() => createMcpServer(shell, { tools: "vim" as "all" }), /^ShellSpecError: tools: /);
     assert.throws(() => createMcpServer(shell, { owner: "" }), /^ShellSpecError: owner: /);
     assert.throws(() => createMcpServer(shell, { openWorld: "no" as unknown as boolean }), /openWorld/);
   });
@@ -221,7 +277,13 @@ describe("dsh-shell mcp over stdio, sandboxed (the default)", { skip: noSandbox 
     const cwd = workdir();
     const server = await connectStdio([], cwd);
     const { tools } = await server.client.listTools();
-    assert.deepEqual(tools.map((tool) => tool.name), ["bash", "bash_output", "kill_shell"]);
+    assert.deepEqual(tools.map((tool) => tool.name), [
+      "bash",
+      "bash_output",
+      "kill_shell",
+      "exec_command",
+      "write_stdin",
+    ]);
     assert.equal(tools[0].annotations?.openWorldHint, false, "network none: a closed world");
     const result = await server.client.callTool({
       name: "bash",
@@ -273,7 +335,7 @@ describe("dsh-shell mcp over stdio, sandboxed (the default)", { skip: noSandbox 
   it("--network host makes bash an open-world tool", async () => {
     const server = await connectStdio(["--network", "host"], workdir());
     const { tools } = await server.client.listTools();
-    assert.deepEqual(tools.map((tool) => tool.annotations?.openWorldHint), [true, false, false]);
+    assert.deepEqual(tools.map((tool) => tool.annotations?.openWorldHint), [true, false, false, true, true]);
     await server.client.close();
     assert.deepEqual(await server.exited, { code: 0, signal: null });
   });
@@ -410,10 +472,6 @@ describe("dsh-shell mcp: mistakes are one line on stderr", () => {
 
   for (
     const [args, message] of [
-      [
-        ["--tools", "codex"],
-        /^dsh-shell mcp: --tools codex: the codex tools \(exec_command, write_stdin\) are not built yet/,
-      ],
       [["--tools", "vim"], /^dsh-shell mcp: --tools must be claude, codex or all/],
       [["--network", "lan"], /^dsh-shell mcp: --network must be none or host/],
       [["--no-sandbox", "--network", "host"], /sandbox options: they mean nothing with --no-sandbox/],

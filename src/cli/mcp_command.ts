@@ -35,9 +35,6 @@ export async function mcpCommand(args: readonly string[], output: CliOutput): Pr
   if (!TOOL_SETS.includes(tools as McpToolSet)) {
     throw new UsageError(`--tools must be claude, codex or all, got ${JSON.stringify(tools)}`);
   }
-  if (tools === "codex") {
-    throw new UsageError("--tools codex: the codex tools (exec_command, write_stdin) are not built yet; use claude");
-  }
   const timeout = parsed.values.get("timeout");
   const program = parsed.values.get("shell");
   // What every shell of the command takes: the default timeout, and the program run as `<shell> -c` (an image

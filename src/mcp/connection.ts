@@ -5,14 +5,17 @@
  * @module
  */
 
-import type { Shell } from "../seam/types.ts";
+import type { Shell, ShellSession } from "../seam/types.ts";
 import {
   type BashToolContext,
   type BashToolOutcome,
   executeBashOutputTool,
   executeBashTool,
+  executeExecCommandTool,
   executeKillShellTool,
+  executeWriteStdinTool,
   type ToolOutcome,
+  type UnifiedExecOutcome,
 } from "../tool/mod.ts";
 
 /** What a tool call brings besides its input: its cancellation and its output listeners (for progress). */
@@ -21,14 +24,16 @@ export type CallContext = Omit<BashToolContext, "owner">;
 /**
  * A connection: one owner for everything its calls start, and the place
  * where each tool runs. Every call of the connection goes through here, so
- * what the calls share (the owner; the session its `bash` calls will run
- * in, once shells have sessions) is decided in this one class.
+ * what the calls share (the owner; the session its `bash` calls run in, so
+ * that `cd` and `export` carry over as in Claude Code's Bash tool) is
+ * decided in this one class.
  */
 export class McpConnection {
   /** The owner of every task the connection's calls start; no other connection reaches them. */
   readonly owner: string;
   readonly #shell: Shell;
   readonly #closing = new AbortController();
+  readonly #session: ShellSession;
 
   /**
    * @param shell The shell the calls run on (not closed by the connection: that is its creator's).
@@ -37,6 +42,7 @@ export class McpConnection {
   constructor(shell: Shell, owner: string) {
     this.#shell = shell;
     this.owner = owner;
+    this.#session = shell.session({ owner });
   }
 
   /**
@@ -44,10 +50,17 @@ export class McpConnection {
    * connection's end both abort it.
    */
   bash(input: unknown, call: CallContext): Promise<BashToolOutcome> {
-    // Sessions (SPEC "Sessions"): when `shell.session()` exists, this becomes
-    // `{ ...this.#context(call), session: this.#session }` with the session made once in the constructor
-    // and closed in close(); nothing else in the MCP server changes.
-    return executeBashTool(this.#shell, input, this.#context(call));
+    return executeBashTool(this.#shell, input, { ...this.#context(call), session: this.#session });
+  }
+
+  /** An `exec_command` call, as this connection's owner: a program left running is this owner's. */
+  execCommand(input: unknown, call: CallContext): Promise<UnifiedExecOutcome> {
+    return executeExecCommandTool(this.#shell, input, this.#context(call));
+  }
+
+  /** A `write_stdin` call, as this connection's owner. */
+  writeStdin(input: unknown, call: CallContext): Promise<UnifiedExecOutcome> {
+    return executeWriteStdinTool(this.#shell, input, this.#context(call));
   }
 
   /** A `bash_output` call, as this connection's owner. */
@@ -69,7 +82,7 @@ export class McpConnection {
     this.#closing.abort(new Error("the MCP connection closed"));
     const tasks = this.#shell.tasks(this.owner).filter((task) => task.owner === this.owner);
     for (const task of tasks) task.kill();
-    await Promise.all(tasks.map((task) => task.done));
+    await Promise.all([this.#session.close(), ...tasks.map((task) => task.done)]);
   }
 
   #context(call: CallContext): BashToolContext {

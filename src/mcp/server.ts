@@ -53,8 +53,7 @@ export const SERVER_INFO: { readonly name: string; readonly version: string } = 
  *   its calls in flight are aborted and its background tasks killed. The
  *   shell stays open; closing it is the caller's.
  *
- * Throws `ShellSpecError` naming the field for an invalid option, and for
- * `tools: "codex"`, whose tools are not built yet.
+ * Throws `ShellSpecError` naming the field for an invalid option.
  *
  * @example
  * ```ts

@@ -11,9 +11,12 @@ import {
   bashOutputTool,
   bashTool,
   type BashToolOutcome,
+  execCommandTool,
   killShellTool,
   type ToolInputSchema,
   type ToolOutcome,
+  type UnifiedExecOutcome,
+  writeStdinTool,
 } from "../tool/mod.ts";
 import type { CallContext, McpConnection } from "./connection.ts";
 import type { McpToolSet } from "./types.ts";
@@ -34,7 +37,11 @@ export interface McpToolEntry {
   readonly inputSchema: ToolInputSchema;
   /** The annotations, given whether the shell's commands can reach the world outside (the network, another host). */
   annotations(openWorld: boolean): McpToolAnnotations;
-  run(connection: McpConnection, input: unknown, call: CallContext): Promise<ToolOutcome | BashToolOutcome>;
+  run(
+    connection: McpConnection,
+    input: unknown,
+    call: CallContext,
+  ): Promise<ToolOutcome | BashToolOutcome | UnifiedExecOutcome>;
 }
 
 const BASH: McpToolEntry = {
@@ -78,35 +85,47 @@ const KILL_SHELL: McpToolEntry = {
   run: (connection, input, call) => connection.killShell(input, call),
 };
 
-/**
- * The tools of each set, or `undefined` for a set whose tools are not built
- * yet. When `exec_command` and `write_stdin` land, the `codex` line lists
- * their entries and nothing else changes.
- */
-const TOOL_SETS: Readonly<Record<Exclude<McpToolSet, "all">, readonly McpToolEntry[] | undefined>> = {
+const EXEC_COMMAND: McpToolEntry = {
+  name: execCommandTool.name,
+  description: execCommandTool.description,
+  inputSchema: execCommandTool.inputSchema,
+  // Like bash: a command line can do anything the shell may, and it may leave a program running.
+  annotations: (openWorld) => ({
+    title: "Exec command",
+    readOnlyHint: false,
+    destructiveHint: true,
+    idempotentHint: false,
+    openWorldHint: openWorld,
+  }),
+  run: (connection, input, call) => connection.execCommand(input, call),
+};
+
+const WRITE_STDIN: McpToolEntry = {
+  name: writeStdinTool.name,
+  description: writeStdinTool.description,
+  inputSchema: writeStdinTool.inputSchema,
+  // What is typed into a program is the program's to act on: anything it may do (an empty poll only reads).
+  annotations: (openWorld) => ({
+    title: "Write to a running program",
+    readOnlyHint: false,
+    destructiveHint: true,
+    idempotentHint: false,
+    openWorldHint: openWorld,
+  }),
+  run: (connection, input, call) => connection.writeStdin(input, call),
+};
+
+/** The tools of each set: `claude` as Claude Code names them, `codex` as Codex's unified exec does. */
+const TOOL_SETS: Readonly<Record<Exclude<McpToolSet, "all">, readonly McpToolEntry[]>> = {
   claude: [BASH, BASH_OUTPUT, KILL_SHELL],
-  codex: undefined,
+  codex: [EXEC_COMMAND, WRITE_STDIN],
 };
 
-/** The names of a set's tools, for the message when they are missing. */
-const SET_TOOL_NAMES: Readonly<Record<Exclude<McpToolSet, "all">, string>> = {
-  claude: "bash, bash_output, kill_shell",
-  codex: "exec_command, write_stdin",
-};
-
-/**
- * The tools of `set`. `all` is every set that is built. Throws
- * `ShellSpecError` (field `tools`) for an unknown set and for a set whose
- * tools are not built yet.
- */
+/** The tools of `set` (`all`: both sets). Throws `ShellSpecError` (field `tools`) for an unknown set. */
 export function toolsOf(set: McpToolSet): readonly McpToolEntry[] {
-  if (set === "all") return Object.values(TOOL_SETS).flatMap((tools) => tools ?? []);
+  if (set === "all") return Object.values(TOOL_SETS).flat();
   if (!Object.hasOwn(TOOL_SETS, set)) {
     throw new ShellSpecError("tools", `must be "claude", "codex" or "all", got ${JSON.stringify(set)}`);
   }
-  const tools = TOOL_SETS[set];
-  if (tools === undefined) {
-    throw new ShellSpecError("tools", `the ${set} tools (${SET_TOOL_NAMES[set]}) are not built yet; use "claude"`);
-  }
-  return tools;
+  return TOOL_SETS[set];
 }

@@ -8,8 +8,7 @@
 /**
  * Which tools the server offers: `claude` is `bash`, `bash_output` and
  * `kill_shell` (Claude Code's names); `codex` is `exec_command` and
- * `write_stdin` (Codex's unified exec), not built yet, so asking for it is
- * refused; `all` (the default) is every set that is built.
+ * `write_stdin` (Codex's unified exec); `all` (the default) is both.
  *
  * @example
  * ```ts
@@ -18,7 +17,8 @@
  * import assert from "node:assert/strict";
  * await using shell = createLocalShell();
  * const tools: McpToolSet = "codex";
- * assert.throws(() => createMcpServer(shell, { tools }), /not built yet/);
+ * const server = createMcpServer(shell, { tools });
+ * assert.ok(server);
  * ```
  */
 export type McpToolSet = "claude" | "codex" | "all";

@@ -6,6 +6,7 @@
  */
 
 import type { BashToolOutcome, ToolOutcome } from "./types.ts";
+import type { UnifiedExecOutcome } from "./unified_types.ts";
 
 /**
  * A tool outcome as JSON: its text and error flag, and for the bash tool
@@ -45,6 +46,8 @@ export interface ToolOutcomeData {
   timedOut?: boolean;
   /** Whether the call's signal (a cancellation) ended it. */
   aborted?: boolean;
+  /** The running program's id for `write_stdin` (`exec_command`, `write_stdin`). */
+  sessionId?: number;
 }
 
 /**
@@ -62,8 +65,10 @@ export interface ToolOutcomeData {
  * assert.deepEqual(toolOutcomeData(outcome), { text: outcome.text, isError: true });
  * ```
  */
-export function toolOutcomeData(outcome: ToolOutcome | BashToolOutcome): ToolOutcomeData {
+export function toolOutcomeData(outcome: ToolOutcome | BashToolOutcome | UnifiedExecOutcome): ToolOutcomeData {
   const data: ToolOutcomeData = { text: outcome.text, isError: outcome.isError };
+  if ("sessionId" in outcome && outcome.sessionId !== undefined) data.sessionId = outcome.sessionId;
+  if ("exitCode" in outcome && outcome.exitCode !== undefined) data.exitCode = outcome.exitCode;
   if ("taskId" in outcome && outcome.taskId !== undefined) data.taskId = outcome.taskId;
   if ("result" in outcome && outcome.result !== undefined) {
     const { exitCode, signal, timedOut, aborted } = outcome.result;
