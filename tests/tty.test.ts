@@ -11,7 +11,14 @@ import assert from "node:assert/strict";
 import { randomBytes } from "node:crypto";
 import { readdirSync } from "node:fs";
 import process from "node:process";
-import { createLocalShell, type Shell, ShellSpecError, type ShellTask, TaskAccessError } from "../mod.ts";
+import {
+  createLocalShell,
+  type Shell,
+  ShellSpawnError,
+  ShellSpecError,
+  type ShellTask,
+  TaskAccessError,
+} from "../mod.ts";
 import { join } from "node:path";
 import { withFreshDir } from "./helpers/dirs.ts";
 import { rejection, thrown } from "./helpers/errors.ts";
@@ -155,6 +162,23 @@ describe("a command on a terminal", () => {
       });
       assert.equal(result.timedOut, false, "the input ended: cat did not wait for the timeout");
       assert.match(result.stdout.text, /got first\r\nend\r\n$/);
+    });
+  });
+});
+
+describe("a program that cannot start on a terminal", () => {
+  it("is a ShellSpawnError worded as on pipes, from run() and from start()", async () => {
+    await withShell(async (shell) => {
+      for (const program of ["/nonexistent/dsh-program", "dsh-no-such-program", "/etc/passwd"]) {
+        const onTerminal = await rejection(shell.exec(program, { args: [], tty: true }));
+        const onPipes = await rejection(shell.exec(program, { args: [] }));
+        assert.ok(onTerminal instanceof ShellSpawnError, String(onTerminal));
+        assert.equal(onTerminal.message, (onPipes as Error).message);
+      }
+      const task = shell.start(shell.resolve({ command: "/nonexistent/dsh-program", args: [], owner: "a", tty: true }));
+      assert.equal(task.status, "killed");
+      assert.ok(task.spawnError instanceof ShellSpawnError);
+      await assert.rejects(task.write("x"), TaskAccessError);
     });
   });
 });

@@ -24,7 +24,7 @@ import { Deadline } from "../terminate/deadline.ts";
 import type { ResolvedShellOptions } from "../resolve/options.ts";
 import type { Launched } from "../backend.ts";
 import type { ShellExecSpec, ShellObserver } from "../types.ts";
-import { describeSpawnFailure } from "./failure.ts";
+import { describeSpawnFailure, wouldStart } from "./failure.ts";
 import { checkWorkdir } from "./workdir.ts";
 import type { SpawnWrapper } from "../wrapper.ts";
 
@@ -157,6 +157,10 @@ export function launch(
  */
 function spawn(adapter: ProcessAdapter, role: "shell" | "program", request: SpawnRequest): ChildHandle {
   try {
+    // On a terminal an exec failure would only show in the child: it is looked for here first.
+    if (request.terminal !== undefined && !wouldStart(request.program, request.env.PATH, request.cwd)) {
+      throw new Error(`${request.program} cannot be started`);
+    }
     return adapter.spawn(request);
   } catch (error) {
     if (error instanceof ShellSpawnError) throw error;
