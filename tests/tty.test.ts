@@ -68,7 +68,7 @@ async function withShell(body: (shell: Shell) => Promise<void>): Promise<void> {
 describe("a command on a terminal", () => {
   it("has a controlling terminal of the size asked for, on stdin, stdout and stderr, with TERM set", async () => {
     await withShell(async (shell) => {
-      const command = "[ -t 0 ] && [ -t 1 ] && [ -t 2 ] && echo tty; stty size; echo to-stderr >&2; echo \"$TERM\"; " +
+      const command = '[ -t 0 ] && [ -t 1 ] && [ -t 2 ] && echo tty; stty size; echo to-stderr >&2; echo "$TERM"; ' +
         "[ \"$(ps -o tty= -p $$)\" != '?' ] && echo controlling; ps -o sid= -p $$";
       const result = await shell.exec(command, { tty: { columns: 101, rows: 33 } });
       assert.equal(result.exitCode, 0, result.stdout.text);
@@ -155,7 +155,7 @@ describe("a command on a terminal", () => {
 
   it("run() on a terminal captures what the command printed, its stdin typed first and then end of file", async () => {
     await withShell(async (shell) => {
-      const result = await shell.exec("read -r line; echo \"got $line\"; cat; echo end", {
+      const result = await shell.exec('read -r line; echo "got $line"; cat; echo end', {
         tty: true,
         stdin: "first\n",
         timeoutMs: 10_000,
@@ -185,7 +185,7 @@ describe("a program that cannot start on a terminal", () => {
 
 describe("nothing of a terminal's command is left running", () => {
   /** A command that leaves its session with setsid, prints that child's pid, and waits. */
-  const ESCAPING = "setsid sleep 300 & echo \"escaped $!\"; sleep 300";
+  const ESCAPING = 'setsid sleep 300 & echo "escaped $!"; sleep 300';
 
   async function escapedPid(task: ShellTask): Promise<number> {
     const text = await outputUntil(task, /escaped (\d+)/);

@@ -66,7 +66,7 @@ describe("a sandboxed command on a terminal", { skip }, () => {
   it("has its terminal, of its size, and the sandbox still holds", async () => {
     await withSandbox(async (shell) => {
       const result = await shell.exec(
-        "[ -t 0 ] && [ -t 1 ] && [ -t 2 ] && echo tty; stty size; echo \"$TERM\"; " +
+        '[ -t 0 ] && [ -t 1 ] && [ -t 2 ] && echo tty; stty size; echo "$TERM"; ' +
           "touch /etc/dsh-tty-escape 2>/dev/null || echo read-only; echo to-stderr >&2",
         { tty: { columns: 91, rows: 21 } },
       );
@@ -128,7 +128,9 @@ describe("a sandboxed command's terminal is its own", { skip }, () => {
   it("TIOCSTI types only into its own input: another task's terminal is not there to reach", async () => {
     await withSandbox(async (shell) => {
       // The victim: a task reading a line from its terminal.
-      const victim = shell.start(shell.resolve({ command: "read -r line; echo \"victim read: $line\"", owner: "a", tty: true }));
+      const victim = shell.start(
+        shell.resolve({ command: 'read -r line; echo "victim read: $line"', owner: "a", tty: true }),
+      );
       const reader = await runsInSession(victim.pid, "bash");
       const victimTerminal = readlinkSync(`/proc/${reader}/fd/0`);
       assert.match(victimTerminal, /^\/dev\/pts\/\d+$/);

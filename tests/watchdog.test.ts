@@ -58,7 +58,10 @@ function shellPending(text: string): string | undefined {
 
 /** Runs the watchdog's `followed_marks` shell function on `text`; returns the marks it printed, in order. */
 function shellFollowed(text: string): string[] {
-  const out = spawnSync("/bin/sh", ["-c", `${FOLLOWED_FUNCTION}\nfollowed_marks`], { input: text, env: { PATH: "/bin" } });
+  const out = spawnSync("/bin/sh", ["-c", `${FOLLOWED_FUNCTION}\nfollowed_marks`], {
+    input: text,
+    env: { PATH: "/bin" },
+  });
   assert.equal(out.status, 0, String(out.stderr));
   return String(out.stdout).split("\n").filter((line) => line !== "");
 }

@@ -211,7 +211,11 @@ export class TaskAccessError extends ShellError {
    *   not visible.
    */
   constructor(taskId: string, problem?: string) {
-    super(`${problem === undefined ? "no task" : "task"} ${JSON.stringify(taskId)} ${problem ?? "is visible to this owner"}`);
+    super(
+      `${problem === undefined ? "no task" : "task"} ${JSON.stringify(taskId)} ${
+        problem ?? "is visible to this owner"
+      }`,
+    );
     this.name = "TaskAccessError";
     this.taskId = taskId;
   }

@@ -60,7 +60,10 @@ export class RemoteBackend implements ShellBackend, RemoteSessions {
     for (const field of ["tty", "keepStdin"] as const) {
       const value = ownValue(spec, field);
       if (value !== undefined && value !== false) {
-        throw new ShellSpecError(field, `is not supported on the ${this.engine.name} engine yet (only on a local shell)`);
+        throw new ShellSpecError(
+          field,
+          `is not supported on the ${this.engine.name} engine yet (only on a local shell)`,
+        );
       }
     }
     return new RemoteCommand(this, spec, timeoutMs, observer).launched;

@@ -141,10 +141,12 @@ export function launch(
       // Settled: what the command left running (a survivor) is still the caller's to end; the result stays as it is.
       if (deadline.cause !== undefined || endingSurvivors || !session.alive()) return false;
       endingSurvivors = true;
-      context.track(host.terminations.terminate(session, options.graceMs).then((gone) => {
-        session.killFollowed();
-        return gone;
-      }));
+      context.track(
+        host.terminations.terminate(session, options.graceMs).then((gone) => {
+          session.killFollowed();
+          return gone;
+        }),
+      );
       return true;
     },
   };

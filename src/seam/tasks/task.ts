@@ -10,8 +10,8 @@ import { isStartFailure } from "../error_checks.ts";
 import {
   type ShellEngineError,
   ShellSandboxError,
-  ShellSpecError,
   type ShellSpawnError,
+  ShellSpecError,
   TaskAccessError,
 } from "../errors.ts";
 import type { ChildInput } from "../adapter.ts";

@@ -29,5 +29,8 @@ export const DEFAULT_SIZE: TerminalSize = { columns: 80, rows: 24 };
 export function terminalSize(tty: ShellExecSpec["tty"]): TerminalSize | undefined {
   if (tty === undefined || tty === false) return undefined;
   if (tty === true) return { ...DEFAULT_SIZE };
-  return { columns: ownValue(tty, "columns") ?? DEFAULT_SIZE.columns, rows: ownValue(tty, "rows") ?? DEFAULT_SIZE.rows };
+  return {
+    columns: ownValue(tty, "columns") ?? DEFAULT_SIZE.columns,
+    rows: ownValue(tty, "rows") ?? DEFAULT_SIZE.rows,
+  };
 }
