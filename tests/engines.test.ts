@@ -33,7 +33,15 @@ import { tmpdir } from "node:os";
 import { join } from "node:path";
 import process from "node:process";
 import { fileURLToPath } from "node:url";
-import { createShell, type Shell, ShellEngineError, ShellSpawnError, ShellSpecError, type ShellTask } from "../mod.ts";
+import {
+  createShell,
+  type Shell,
+  ShellEngineError,
+  ShellSpawnError,
+  ShellSpecError,
+  type ShellTask,
+  TaskAccessError,
+} from "../mod.ts";
 import type { EngineLink, RemoteEngine } from "../src/engines/mod.ts";
 import { dockerEngine, localEngine, sshEngine } from "../src/engines/mod.ts";
 import type { ProcessAdapter } from "../src/seam/mod.ts";
@@ -271,6 +279,24 @@ function engineSuite(target: () => Target): void {
     const missing = await shell.exec("no-such-command-here");
     assert.equal(missing.exitCode, 127);
     assert.match(missing.stderr.text, /no-such-command-here/);
+  });
+
+  it("keeps a task's stdin open (keepStdin): cat echoes each write, closeStdin() ends it; a terminal is refused", async () => {
+    await using shell = shellOn(target());
+    const task = shell.start(shell.resolve({ command: "cat", owner: "agent", keepStdin: true, stdin: "first\n" }));
+    // Written before the command has started on the engine: queued, and handed over in order once it has.
+    await task.write("second\n");
+    assert.equal(await readUntil(task, /second\n/), "first\nsecond\n");
+    await task.write(new TextEncoder().encode("third\n"));
+    assert.equal(await readUntil(task, /third\n/), "third\n");
+    assert.equal(task.status, "running", "cat waits for more");
+    task.closeStdin();
+    const result = await task.done;
+    assert.equal(result.exitCode, 0);
+    assert.equal(result.stdout.text, "first\nsecond\nthird\n");
+    await assert.rejects(task.write("late"), TaskAccessError);
+    const tty = thrown(() => shell.start(shell.resolve({ command: "true", owner: "agent", tty: true })));
+    assert.ok(tty instanceof ShellSpecError && tty.field === "tty", String(tty));
   });
 
   it("runs the argv form with each argument exactly as given", async () => {

@@ -49,12 +49,13 @@ export function startChannel(owner: ClientOwner, command: ClientCommand, output:
   };
 }
 
-/** Starts a client for one command: `stdin` is written to it and closed. */
+/** Starts a client for one command: `stdin` is written to it and closed, or kept open after it (`keepStdin`). */
 export function startProcess(
   owner: ClientOwner,
   command: ClientCommand,
   stdin: Uint8Array,
   output: EngineOutput,
+  keepStdin = false,
 ): EngineProcess {
   const child = attempt(
     owner,
@@ -66,6 +67,7 @@ export function startProcess(
         cwd: "/",
         env: command.env,
         stdin,
+        keepStdin,
         ...output,
       }),
   );
@@ -75,6 +77,7 @@ export function startProcess(
     exited: child.exited,
     drained: child.drained,
     releaseOutput: () => child.releaseOutput(),
+    ...(child.input === undefined ? {} : { input: child.input }),
     abandon: () => {
       if (running) owner.adapter.signalGroup(child.pid, "SIGKILL");
     },

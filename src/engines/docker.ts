@@ -94,7 +94,7 @@ export function dockerEngine(options: DockerEngineOptions): RemoteEngine {
     const exec = (argv: readonly string[]) => ({ program: docker, args: ["exec", "-i", container, ...argv], env });
     return {
       supervise: (argv, output) => startChannel(owner, exec(argv), output),
-      run: (argv, stdin, output) => startProcess(owner, exec(argv), stdin, output),
+      run: (argv, stdin, output, options) => startProcess(owner, exec(argv), stdin, output, options?.keepStdin),
       explain: explainDocker,
       dispose: () => {},
     };

@@ -184,7 +184,7 @@ export function sshEngine(options: SshEngineOptions): RemoteEngine {
           ],
           env,
         }, output),
-      run: (argv, stdin, output) =>
+      run: (argv, stdin, output, options) =>
         startProcess(
           owner,
           {
@@ -205,6 +205,7 @@ export function sshEngine(options: SshEngineOptions): RemoteEngine {
           },
           stdin,
           output,
+          options?.keepStdin,
         ),
       explain: explainSsh,
       busy: (failure) => SESSION_REFUSED.test(firstLines(failure.stderr, 3)),

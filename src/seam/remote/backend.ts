@@ -57,14 +57,9 @@ export class RemoteBackend implements ShellBackend, RemoteSessions {
 
   launch(spec: ShellExecSpec, timeoutMs: number | undefined, observer: ShellObserver | undefined): Launched {
     // Not yet carried over the connection: refused by name rather than run on pipes the caller did not ask for.
-    for (const field of ["tty", "keepStdin"] as const) {
-      const value = ownValue(spec, field);
-      if (value !== undefined && value !== false) {
-        throw new ShellSpecError(
-          field,
-          `is not supported on the ${this.engine.name} engine yet (only on a local shell)`,
-        );
-      }
+    const tty = ownValue(spec, "tty");
+    if (tty !== undefined && tty !== false) {
+      throw new ShellSpecError("tty", `is not supported on the ${this.engine.name} engine yet (only on a local shell)`);
     }
     return new RemoteCommand(this, spec, timeoutMs, observer).launched;
   }

@@ -29,6 +29,7 @@
  * @module
  */
 
+import type { ChildInput } from "../adapter.ts";
 import { OutputCollector } from "../capture/collector.ts";
 import { OutputEvents } from "../capture/output_events.ts";
 import type { EngineFailure, EngineProcess } from "../engine.ts";
@@ -78,6 +79,8 @@ export class RemoteCommand {
   #stopConnecting: ((cause: StopCause) => void) | undefined;
   #earlyCause: StopCause | undefined;
   #process: EngineProcess | undefined;
+  /** The command's open stdin (`keepStdin`), forwarded to the wrapper's client once the command has started. */
+  #input: PendingInput | undefined;
   #session: RemoteSession | undefined;
   #pid = 0;
   #terminateWhenStarted = false;
@@ -107,11 +110,13 @@ export class RemoteCommand {
     this.#stdout = this.#collector(spec.stdoutMaxBytes, "stdout");
     this.#stderr = this.#collector(options.maxOutputBytes, "stderr");
     this.#events = new OutputEvents(observer);
+    if (ownValue(spec, "keepStdin") === true) this.#input = new PendingInput();
     const result = this.#run().then(
       (value) => this.#finish(value),
       (error: unknown) => this.#finish(undefined, error),
     );
     const pid = (): number => this.#pid;
+    const input = this.#input;
     this.launched = {
       get pid(): number {
         return pid();
@@ -121,6 +126,7 @@ export class RemoteCommand {
       result,
       events: this.#events,
       stop: (cause) => this.#stop(cause),
+      ...(input === undefined ? {} : { input }),
     };
   }
 
@@ -267,11 +273,12 @@ export class RemoteCommand {
     for (const name of Object.keys(env)) if (!isShellName(name)) delete env[name];
     const stdin = ownValue(this.#spec, "stdin");
     const args = ownValue(this.#spec, "args");
+    const input = this.#input;
     const header = commandHeader({
       env,
       workdir: this.#spec.workdir,
       recordDir: supervisor.recordDir,
-      stdin: stdin !== undefined,
+      stdin: stdin !== undefined || input !== undefined,
       graceMs: options.graceMs,
       run: args === undefined
         ? { shell: options.shell, command: this.#spec.command }
@@ -280,6 +287,9 @@ export class RemoteCommand {
     const frames = new WrapperFrames(header.nonce, {
       started: (sid) => {
         if (this.#process !== undefined) this.#backend.seated(this.#process);
+        // Only now: a wrapper the engine refused for want of room is started again, and what it was given is lost.
+        const given = this.#process === undefined ? undefined : ownValue(this.#process, "input");
+        if (given !== undefined) input?.attach(given);
         this.#pid = sid;
         this.#session = this.#backend.started(supervisor, sid);
         if (this.#terminateWhenStarted) this.#terminate();
@@ -292,14 +302,14 @@ export class RemoteCommand {
     });
     this.#frames = frames;
     const bytes = typeof stdin === "string" ? encoder.encode(stdin) : stdin;
-    const input = bytes === undefined ? header.bytes : join(header.bytes, bytes);
-    const process = supervisor.link.run(WRAPPER_ARGV, input, {
+    const first = bytes === undefined ? header.bytes : join(header.bytes, bytes);
+    const process = supervisor.link.run(WRAPPER_ARGV, first, {
       onStdout: (chunk) => {
         this.#stdout.write(chunk);
         this.#events.stdout(chunk);
       },
       onStderr: (chunk) => frames.push(chunk),
-    });
+    }, input === undefined ? undefined : { keepStdin: true });
     this.#process = process;
     this.#exit = undefined;
     process.exited.then((exit) => {
@@ -453,4 +463,36 @@ function join(a: Uint8Array, b: Uint8Array): Uint8Array {
   joined.set(a);
   joined.set(b, a.length);
   return joined;
+}
+
+/**
+ * A remote command's open stdin: what is written before the command has
+ * started on the engine is queued (a wrapper may be refused and started
+ * again), and handed to the wrapper's client, in order, once it has.
+ */
+class PendingInput implements ChildInput {
+  #target: ChildInput | undefined;
+  #queue: Uint8Array[] = [];
+  #ended = false;
+
+  write(bytes: Uint8Array): Promise<void> {
+    if (this.#target !== undefined) return this.#target.write(bytes);
+    // A copy: the caller may reuse its buffer before the command starts.
+    this.#queue.push(bytes.slice());
+    return Promise.resolve();
+  }
+
+  end(): void {
+    if (this.#target !== undefined) this.#target.end();
+    else this.#ended = true;
+  }
+
+  /** From now on writes go to `target`, what was queued first. */
+  attach(target: ChildInput): void {
+    if (this.#target !== undefined) return;
+    this.#target = target;
+    for (const bytes of this.#queue) void target.write(bytes);
+    this.#queue = [];
+    if (this.#ended) target.end();
+  }
 }

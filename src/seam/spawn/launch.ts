@@ -84,12 +84,14 @@ export function launch(
   childEnv[MARK_VARIABLE] = mark;
   let request: SpawnRequest = {
     // A command line is run by the shell; the argv form runs the program itself, with no shell in between.
-    program: args === undefined ? context.wrapper?.shell ?? options.shell : spec.command,
+    program: args === undefined ? wrapperShell(context.wrapper) ?? options.shell : spec.command,
     args: args === undefined ? ["-c", spec.command] : args,
     cwd: spec.workdir,
     env: childEnv,
     stdin: typeof stdin === "string" ? encoder.encode(stdin) : stdin,
-    ...(ownValue(spec, "keepStdin") === true ? { keepStdin: true } : {}),
+    // Own properties, always: an adapter reads them plainly, and a polluted Object.prototype must not answer.
+    keepStdin: ownValue(spec, "keepStdin") === true,
+    terminal: undefined,
     onStdout: (chunk) => {
       stdout.write(chunk);
       events.stdout(chunk);
@@ -104,7 +106,8 @@ export function launch(
   // Before the spawn: the command may kill its host before spawn() has even returned.
   context.sessions.starting(mark);
   const child = spawn(adapter, args === undefined ? "shell" : "program", request);
-  const session = new CommandSession(adapter, child.pid, host.procTable, wrapped?.followedMark);
+  const followed = wrapped === undefined ? undefined : ownValue(wrapped, "followedMark");
+  const session = new CommandSession(adapter, child.pid, host.procTable, followed);
   context.sessions.started(session);
   const signals = [ownValue(spec, "signal"), context.closeSignal];
   const deadline = new Deadline(timeoutMs, signals, host.abortListeners, () => {
@@ -132,8 +135,8 @@ export function launch(
     stderr,
     result,
     events,
-    input: child.input,
-    resize: child.resize === undefined ? undefined : (size) => child.resize?.(size),
+    input: ownValue(child, "input"),
+    resize: ownValue(child, "resize") === undefined ? undefined : (size) => child.resize?.(size),
     stop: (cause) => {
       // Until the result settles the deadline ends the whole session, also once the leader has exited and only a
       // backgrounded child holds the pipes: that cuts the drain short.
@@ -150,6 +153,11 @@ export function launch(
       return true;
     },
   };
+}
+
+/** The program a wrapper resolved for command lines, if it did (its own property only). */
+function wrapperShell(wrapper: SpawnWrapper | undefined): string | undefined {
+  return wrapper === undefined ? undefined : ownValue(wrapper, "shell");
 }
 
 /**
