@@ -24,32 +24,14 @@ import { withFreshDir } from "./helpers/dirs.ts";
 import { rejection, thrown } from "./helpers/errors.ts";
 import { exitOf, spawnFixture } from "./helpers/fixture.ts";
 import { readPids } from "./helpers/pid_files.ts";
-import { isRunning, procInfo, runningSessionMembers, runningWithEnv } from "./helpers/proc.ts";
+import { isRunning, procInfo, runningWithEnv } from "./helpers/proc.ts";
+import { outputUntil, runsInSession } from "./helpers/terminal.ts";
 import { eventually } from "./helpers/wait.ts";
-
-/** Reads a task's stdout until `pattern` shows up; fails after `withinMs`. */
-async function outputUntil(task: ShellTask, pattern: RegExp, withinMs = 10_000): Promise<string> {
-  let seen = "";
-  const deadline = Date.now() + withinMs;
-  while (!pattern.test(seen)) {
-    const left = deadline - Date.now();
-    assert.ok(left > 0, `no ${pattern} in the output within ${withinMs} ms: ${JSON.stringify(seen)}`);
-    await task.waitForOutput({ timeoutMs: left });
-    seen += task.read().stdout;
-  }
-  return seen;
-}
 
 /** A marker for one test's processes, found through /proc wherever they went. */
 function marker(): { env: Record<string, string>; alive: () => number[] } {
   const value = randomBytes(8).toString("hex");
   return { env: { DSH_TTY_TEST: value }, alive: () => runningWithEnv("DSH_TTY_TEST", value) };
-}
-
-/** Waits until session `sid` runs a process named `name` (the shell has started it). */
-async function runsInSession(sid: number, name: string): Promise<void> {
-  const found = await eventually(() => runningSessionMembers(sid).some((pid) => procInfo(pid)?.comm === name));
-  assert.ok(found, `no ${name} ever ran in session ${sid}`);
 }
 
 function openFds(): number {
