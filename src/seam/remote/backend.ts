@@ -19,8 +19,6 @@
 
 import type { BackendContext, ShellBackend } from "../backend.ts";
 import { SpillDirectory } from "../capture/spill.ts";
-import { ShellSpecError } from "../errors.ts";
-import { ownValue } from "../own_fields.ts";
 import type { EngineLink, EngineProcess, RemoteEngine } from "../engine.ts";
 import type { Launched } from "../backend.ts";
 import type { ShellExecSpec, ShellObserver } from "../types.ts";
@@ -56,11 +54,6 @@ export class RemoteBackend implements ShellBackend, RemoteSessions {
   }
 
   launch(spec: ShellExecSpec, timeoutMs: number | undefined, observer: ShellObserver | undefined): Launched {
-    // Not yet carried over the connection: refused by name rather than run on pipes the caller did not ask for.
-    const tty = ownValue(spec, "tty");
-    if (tty !== undefined && tty !== false) {
-      throw new ShellSpecError("tty", `is not supported on the ${this.engine.name} engine yet (only on a local shell)`);
-    }
     return new RemoteCommand(this, spec, timeoutMs, observer).launched;
   }
 

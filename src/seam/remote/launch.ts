@@ -29,7 +29,7 @@
  * @module
  */
 
-import type { ChildInput } from "../adapter.ts";
+import type { ChildInput, TerminalSize } from "../adapter.ts";
 import { OutputCollector } from "../capture/collector.ts";
 import { OutputEvents } from "../capture/output_events.ts";
 import type { EngineFailure, EngineProcess } from "../engine.ts";
@@ -45,7 +45,9 @@ import type { ShellExecSpec, ShellObserver, ShellRunResult } from "../types.ts";
 import type { RemoteSession, RemoteSessions } from "./sessions.ts";
 import { WrapperFrames } from "./frames.ts";
 import { checkPortableNames, commandHeader, isShellName } from "./header.ts";
-import { WRAPPER_ARGV } from "./scripts.ts";
+import { TERMINAL_WRAPPER_ARGV, WRAPPER_ARGV } from "./scripts.ts";
+import { terminalSize } from "../terminal/size.ts";
+import { DEFAULT_TERM } from "../terminal/wrapper.ts";
 import { firstOf, type Supervisor } from "./supervisor.ts";
 
 /**
@@ -79,8 +81,10 @@ export class RemoteCommand {
   #stopConnecting: ((cause: StopCause) => void) | undefined;
   #earlyCause: StopCause | undefined;
   #process: EngineProcess | undefined;
-  /** The command's open stdin (`keepStdin`), forwarded to the wrapper's client once the command has started. */
+  /** The command's open stdin (`keepStdin`, `tty`), forwarded to the wrapper's client once the command has started. */
   #input: PendingInput | undefined;
+  /** The size of the command's terminal, when it runs on one. */
+  readonly #terminal: TerminalSize | undefined;
   #session: RemoteSession | undefined;
   #pid = 0;
   #terminateWhenStarted = false;
@@ -110,7 +114,8 @@ export class RemoteCommand {
     this.#stdout = this.#collector(spec.stdoutMaxBytes, "stdout");
     this.#stderr = this.#collector(options.maxOutputBytes, "stderr");
     this.#events = new OutputEvents(observer);
-    if (ownValue(spec, "keepStdin") === true) this.#input = new PendingInput();
+    this.#terminal = terminalSize(ownValue(spec, "tty"));
+    if (ownValue(spec, "keepStdin") === true || this.#terminal !== undefined) this.#input = new PendingInput();
     const result = this.#run().then(
       (value) => this.#finish(value),
       (error: unknown) => this.#finish(undefined, error),
@@ -126,7 +131,8 @@ export class RemoteCommand {
       result,
       events: this.#events,
       stop: (cause) => this.#stop(cause),
-      ...(input === undefined ? {} : { input }),
+      input,
+      resize: this.#terminal === undefined ? undefined : (size) => this.#process?.resize?.(size),
     };
   }
 
@@ -271,6 +277,8 @@ export class RemoteCommand {
     }, host.scrubDecisions));
     // The engine's own variables that no shell can pass (the caller's were refused up front) are left out.
     for (const name of Object.keys(env)) if (!isShellName(name)) delete env[name];
+    const terminal = this.#terminal;
+    if (terminal !== undefined && typeof ownValue(this.#spec, "env")?.TERM !== "string") env.TERM = DEFAULT_TERM;
     const stdin = ownValue(this.#spec, "stdin");
     const args = ownValue(this.#spec, "args");
     const input = this.#input;
@@ -295,21 +303,42 @@ export class RemoteCommand {
         if (this.#terminateWhenStarted) this.#terminate();
       },
       refused: (reason) => this.#refusal = reason,
-      stderr: (chunk) => {
-        this.#stderr.write(chunk);
-        this.#events.stderr(chunk);
-      },
+      // On a terminal everything after the first line is the command's, and it is all stdout.
+      stderr: terminal === undefined
+        ? (chunk) => {
+          this.#stderr.write(chunk);
+          this.#events.stderr(chunk);
+        }
+        : (chunk) => {
+          this.#stdout.write(chunk);
+          this.#events.stdout(chunk);
+        },
     });
     this.#frames = frames;
     const bytes = typeof stdin === "string" ? encoder.encode(stdin) : stdin;
     const first = bytes === undefined ? header.bytes : join(header.bytes, bytes);
-    const process = supervisor.link.run(WRAPPER_ARGV, first, {
-      onStdout: (chunk) => {
-        this.#stdout.write(chunk);
-        this.#events.stdout(chunk);
-      },
-      onStderr: (chunk) => frames.push(chunk),
-    }, input === undefined ? undefined : { keepStdin: true });
+    let process: EngineProcess;
+    if (terminal === undefined) {
+      process = supervisor.link.run(WRAPPER_ARGV, first, {
+        onStdout: (chunk) => {
+          this.#stdout.write(chunk);
+          this.#events.stdout(chunk);
+        },
+        onStderr: (chunk) => frames.push(chunk),
+      }, input === undefined ? undefined : { keepStdin: true });
+    } else {
+      // The header is typed into the engine's terminal only once the wrapper has made it raw and said so: before
+      // that, the terminal would echo it and act on its control characters.
+      const ready = new ReadyLine(() => void process.input?.write(first));
+      process = supervisor.link.run(TERMINAL_WRAPPER_ARGV, new Uint8Array(0), {
+        onStdout: (chunk) => {
+          ready.push(chunk);
+          frames.push(chunk);
+        },
+        // The local client runs on a terminal of its own: nothing comes apart.
+        onStderr: (chunk) => frames.push(chunk),
+      }, { keepStdin: true, terminal });
+    }
     this.#process = process;
     this.#exit = undefined;
     process.exited.then((exit) => {
@@ -494,5 +523,29 @@ class PendingInput implements ChildInput {
     for (const bytes of this.#queue) void target.write(bytes);
     this.#queue = [];
     if (this.#ended) target.end();
+  }
+}
+
+/** What the terminal wrapper says once its terminal is raw: the header may be sent. */
+const READY_LINE = "dsh-ready\n";
+
+/** Watches the start of a terminal wrapper's output for its ready line, and calls `onReady` once (bounded). */
+class ReadyLine {
+  readonly #onReady: () => void;
+  #seen = "";
+  #done = false;
+
+  constructor(onReady: () => void) {
+    this.#onReady = onReady;
+  }
+
+  push(chunk: Uint8Array): void {
+    if (this.#done) return;
+    this.#seen = (this.#seen + new TextDecoder().decode(chunk)).slice(-4096);
+    // The client's own terminal may still turn "\n" into "\r\n" when the line comes (before it made itself raw).
+    if (!this.#seen.includes(READY_LINE) && !this.#seen.includes(READY_LINE.replace("\n", "\r\n"))) return;
+    this.#done = true;
+    this.#seen = "";
+    this.#onReady();
   }
 }

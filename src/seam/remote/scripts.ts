@@ -189,7 +189,12 @@ cleanup
  * wrapper catches SIGTERM, so it outlives a termination that its command
  * does not, to exit with the command's status; SIGKILL ends it too.
  */
-export const WRAPPER_SCRIPT = `IFS= read -r n || exit 97
+/**
+ * The part both wrappers share: read the header, check the session, the
+ * workdir and the program, and record the session; a refusal is one line
+ * \`<nonce> e <reason>\` on fd \`$dsh_frames\` (stderr, or the terminal).
+ */
+const WRAPPER_HEAD = `IFS= read -r n || exit 97
 [ -n "$n" ] || exit 97
 h=
 while IFS= read -r l; do
@@ -197,7 +202,7 @@ while IFS= read -r l; do
   h="$h$l
 "
 done
-fail() { printf '%s e %s\\n' "$n" "$1" >&2; exit 97; }
+fail() { printf '%s e %s\\n' "$n" "$1" >&"$dsh_frames"; exit 97; }
 [ "$l" = "$n" ] || fail header
 eval "$h" || fail header
 sid=$$
@@ -223,7 +228,10 @@ else
   found "$1" || fail program
 fi
 { true > "$dsh_dir/$sid"; } 2>/dev/null || fail supervisor
-trap : TERM
+`;
+
+export const WRAPPER_SCRIPT = `dsh_frames=2
+${WRAPPER_HEAD}trap : TERM
 o="$dsh_dir/$sid.o" e="$dsh_dir/$sid.e"
 if mkfifo -m 600 "$o" "$e" 2>/dev/null; then
   (trap '' TERM; exec cat "$o") & co=$!
@@ -248,6 +256,32 @@ kill "$k" 2>/dev/null
 exit "$st"
 `;
 
+/**
+ * The wrapper of one command on a terminal (\`docker exec -t\`, \`ssh -tt\`):
+ * its fds are the engine's pseudo-terminal, so stdout and stderr are one
+ * stream and what is sent to it is typed. It first turns the terminal raw
+ * (no echo, no line editing, no signal keys, bytes as they are) and says
+ * \`dsh-ready\`; only then is the header sent, and read as on a pipe. Its
+ * first line (\`<nonce> s <sid>\` or a refusal) comes on the terminal,
+ * before anything of the command runs, as the pipe wrapper's comes first
+ * on stderr. It then gives the terminal back its usual settings
+ * (\`stty sane\`) and runs the command on it, in the foreground; the size
+ * is the client's (its own terminal's, which the harness sets). Ctrl-C
+ * reaches the command's group and the wrapper alike: the wrapper traps it
+ * (a handler, not an ignore, which the command would inherit) so that it
+ * outlives it and exits with the command's status.
+ */
+export const TERMINAL_WRAPPER_SCRIPT = `stty raw -echo 2>/dev/null || exit 97
+printf 'dsh-ready\\n'
+dsh_frames=1
+${WRAPPER_HEAD}trap : TERM INT QUIT
+printf '%s s %s\\n' "$n" "$sid"
+stty sane 2>/dev/null
+run() { unset PATH SHLVL PWD OLDPWD; dsh_env; exec "$@"; }
+(run "$@")
+exit $?
+`;
+
 /** The argv that starts a shell's supervisor on the engine. */
 export function supervisorArgv(graceMs: number, heartbeatMs: number): string[] {
   return ["/bin/sh", "-c", SUPERVISOR_SCRIPT, "dsh-sup", String(graceMs), String(heartbeatMs)];
@@ -255,3 +289,13 @@ export function supervisorArgv(graceMs: number, heartbeatMs: number): string[] {
 
 /** The argv that starts one command's wrapper on the engine, with an empty environment. */
 export const WRAPPER_ARGV: readonly string[] = Object.freeze(["env", "-i", "/bin/sh", "-c", WRAPPER_SCRIPT, "dsh-run"]);
+
+/** The argv of the wrapper of a command on a terminal, with an empty environment. */
+export const TERMINAL_WRAPPER_ARGV: readonly string[] = Object.freeze([
+  "env",
+  "-i",
+  "/bin/sh",
+  "-c",
+  TERMINAL_WRAPPER_SCRIPT,
+  "dsh-run",
+]);
