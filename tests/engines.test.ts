@@ -323,6 +323,34 @@ function engineSuite(target: () => Target): void {
     assert.match(cat.read().stdout, /cat-done\r\n$/);
   });
 
+  it("a terminal's command there: kill(), a timeout and close() end its whole tree", async () => {
+    await using shell = shellOn(target());
+    const [markK, markT, markC] = [newMark(), newMark(), newMark()];
+    const tree = "sleep 300 & sleep 301 & echo up; wait";
+    const killed = shell.start(shell.resolve({ command: tree, owner: "a", tty: true, env: { [MARK]: markK } }));
+    const closed = shell.start(shell.resolve({ command: tree, owner: "a", tty: true, env: { [MARK]: markC } }));
+    await readUntil(killed, /up/);
+    await readUntil(closed, /up/);
+    assert.ok(
+      await eventually(() => runningWithEnv(MARK, markK).length >= 3 && runningWithEnv(MARK, markC).length >= 3, 5_000),
+      "both trees run",
+    );
+    assert.equal(killed.kill(), true);
+    await killed.done;
+    assert.equal(killed.status, "killed");
+    assert.ok(await eventually(() => runningWithEnv(MARK, markK).length === 0, GRACE_MS + 5_000), "kill() left some");
+    const timed = await shell.exec(tree, { tty: true, env: { [MARK]: markT }, timeoutMs: 1_000 });
+    assert.equal(timed.timedOut, true);
+    assert.match(timed.stdout.text, /up\r\n/);
+    assert.ok(
+      await eventually(() => runningWithEnv(MARK, markT).length === 0, GRACE_MS + 5_000),
+      "the timeout left some",
+    );
+    await shell.close();
+    assert.deepEqual(runningWithEnv(MARK, markC), []);
+    assert.equal(closed.status, "killed");
+  });
+
   it("keeps a task's stdin open (keepStdin): cat echoes each write, closeStdin() ends it", async () => {
     await using shell = shellOn(target());
     const task = shell.start(shell.resolve({ command: "cat", owner: "agent", keepStdin: true, stdin: "first\n" }));
