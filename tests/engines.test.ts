@@ -225,7 +225,7 @@ interface Harness {
 }
 
 /** Starts the fixture harness on `target`, ending the way `how` says. */
-function runHarness(target: Target, mark: string, how: "sigkill" | "close" | "forget"): Harness {
+function runHarness(target: Target, mark: string, how: "sigkill" | "sigkill-tty" | "close" | "forget"): Harness {
   const dir = mkdtempSync(join(tmpdir(), "dsh-engine-host-"));
   const ready = join(dir, "ready");
   const file = fileURLToPath(new URL(`./fixtures/engine_host.${IS_DENO ? "ts" : "js"}`, import.meta.url));
@@ -292,6 +292,14 @@ function engineSuite(target: () => Target): void {
     assert.equal(sized.exitCode, 0, sized.stdout.text);
     assert.equal(sized.stdout.text, "tty\r\n33 101\r\nxterm-256color\r\nerr\r\n");
     assert.equal(sized.stderr.text, "");
+    // run(): stdin typed once the terminal is the command's, then the end-of-file character.
+    const typed = await shell.exec('read -r line; echo "got $line"; cat; echo end', {
+      tty: true,
+      stdin: "first\n",
+      timeoutMs: 10_000,
+    });
+    assert.equal(typed.timedOut, false);
+    assert.match(typed.stdout.text, /got first\r\nend\r\n$/);
     const prompt = shell.start(shell.resolve({
       command: 'printf "name? "; read -r name; echo "hi $name"',
       owner: "agent",
@@ -486,9 +494,16 @@ function engineSuite(target: () => Target): void {
     );
   });
 
-  it("the harness SIGKILLed with tasks running: everything it started there ends within graceMs + 5 s", async () => {
+  for (const how of ["sigkill", "sigkill-tty"] as const) {
+    const what = how === "sigkill" ? "tasks" : "tasks on terminals";
+    it(`the harness SIGKILLed with ${what} running: everything it started there ends within graceMs + 5 s`, async () => {
+      await harnessKilled(how);
+    });
+  }
+
+  async function harnessKilled(how: "sigkill" | "sigkill-tty"): Promise<void> {
     const mark = newMark();
-    const harness = runHarness(target(), mark, "sigkill");
+    const harness = runHarness(target(), mark, how);
     try {
       assert.equal(await harness.up, true, `the harness did not come up: ${harness.stderr()}`);
       assert.ok(runningWithEnv(MARK, mark).length >= 7, "two trees and a survivor run");
@@ -509,7 +524,7 @@ function engineSuite(target: () => Target): void {
       await eventually(() => target().clients().length === 0, 5_000),
       `local clients left: ${JSON.stringify(target().clients())}`,
     );
-  });
+  }
 
   it("a harness whose last act is close() ends by itself, exit code 0, with nothing left there", async () => {
     const mark = newMark();

@@ -116,6 +116,12 @@ export class RemoteCommand {
     this.#events = new OutputEvents(observer);
     this.#terminal = terminalSize(ownValue(spec, "tty"));
     if (ownValue(spec, "keepStdin") === true || this.#terminal !== undefined) this.#input = new PendingInput();
+    // On a terminal the request's stdin is typed once the command's terminal is as the command will see it (after the
+    // wrapper's first line), never with the header into a raw one: first in the queue, before any write().
+    const stdin = ownValue(spec, "stdin");
+    if (this.#terminal !== undefined && stdin !== undefined) {
+      void this.#input?.write(typeof stdin === "string" ? encoder.encode(stdin) : stdin);
+    }
     const result = this.#run().then(
       (value) => this.#finish(value),
       (error: unknown) => this.#finish(undefined, error),
@@ -329,7 +335,7 @@ export class RemoteCommand {
     } else {
       // The header is typed into the engine's terminal only once the wrapper has made it raw and said so: before
       // that, the terminal would echo it and act on its control characters.
-      const ready = new ReadyLine(() => void process.input?.write(first));
+      const ready = new ReadyLine(() => void process.input?.write(header.bytes));
       process = supervisor.link.run(TERMINAL_WRAPPER_ARGV, new Uint8Array(0), {
         onStdout: (chunk) => {
           ready.push(chunk);

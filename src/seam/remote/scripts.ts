@@ -264,8 +264,10 @@ exit "$st"
  * \`dsh-ready\`; only then is the header sent, and read as on a pipe. Its
  * first line (\`<nonce> s <sid>\` or a refusal) comes on the terminal,
  * before anything of the command runs, as the pipe wrapper's comes first
- * on stderr. It then gives the terminal back its usual settings
- * (\`stty sane\`) and runs the command on it, in the foreground; the size
+ * on stderr, once the terminal has its usual settings back (\`stty sane\`):
+ * what is typed after that line (the request's \`stdin\` included) is
+ * typed into a terminal as the command will see it. The command then runs
+ * on it, in the foreground; the size
  * is the client's (its own terminal's, which the harness sets). Ctrl-C
  * reaches the command's group and the wrapper alike: the wrapper traps it
  * (a handler, not an ignore, which the command would inherit) so that it
@@ -275,8 +277,8 @@ export const TERMINAL_WRAPPER_SCRIPT = `stty raw -echo 2>/dev/null || exit 97
 printf 'dsh-ready\\n'
 dsh_frames=1
 ${WRAPPER_HEAD}trap : TERM INT QUIT
-printf '%s s %s\\n' "$n" "$sid"
 stty sane 2>/dev/null
+printf '%s s %s\\n' "$n" "$sid"
 run() { unset PATH SHLVL PWD OLDPWD; dsh_env; exec "$@"; }
 (run "$@")
 exit $?
