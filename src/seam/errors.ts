@@ -151,7 +151,7 @@ export class ShellSpawnError extends ShellError {
 }
 
 /**
- * The shell was closed: `close()` was called, and no new work is accepted.
+ * The shell (or a session of it) was closed: `close()` was called, and no new work is accepted.
  *
  * @example
  * ```ts
@@ -169,9 +169,9 @@ export class ShellSpawnError extends ShellError {
 export class ShellClosedError extends ShellError {
   /** {@linkcode ShellErrorCode} of this class. */
   readonly code = "ERR_SHELL_CLOSED" as const;
-  /** Creates the error with its fixed message. */
-  constructor() {
-    super("the shell is closed");
+  /** Creates the error; `what` is the shell, or the session that was closed. */
+  constructor(what: "shell" | "session" = "shell") {
+    super(`the ${what} is closed`);
     this.name = "ShellClosedError";
   }
 }

@@ -8,6 +8,7 @@
  * @module
  */
 
+import { join } from "node:path";
 import type { ProcessAdapter } from "./adapter.ts";
 import type { BackendContext, Launched, ShellBackend } from "./backend.ts";
 import { SpillDirectory } from "./capture/spill.ts";
@@ -61,11 +62,18 @@ export class LocalBackend implements ShellBackend {
       ]),
       closeSignal: shell.closeSignal,
       track: shell.track,
+      // Where no command can see it: a session's environment may hold what another owner must not read.
+      stateFile: (mark) => join(sandbox === undefined ? spill.path() : sandbox.state.dir, `.state-${mark}`),
     };
   }
 
-  launch(spec: ShellExecSpec, timeoutMs: number | undefined, observer: ShellObserver | undefined): Launched {
-    return launch(spec, this.#context, timeoutMs, observer);
+  launch(
+    spec: ShellExecSpec,
+    timeoutMs: number | undefined,
+    observer: ShellObserver | undefined,
+    carry?: boolean,
+  ): Launched {
+    return launch(spec, this.#context, timeoutMs, observer, carry);
   }
 
   async shutDown(): Promise<void> {

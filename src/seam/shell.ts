@@ -29,8 +29,11 @@ import type {
   ShellExecSpec,
   ShellObserver,
   ShellRunResult,
+  ShellSession,
+  ShellSessionOptions,
   ShellTask,
 } from "./types.ts";
+import { type CarriedRun, openSession } from "./carry/session.ts";
 
 /**
  * Creates a shell whose commands run on `engine`: this machine
@@ -126,13 +129,7 @@ class SeamShell implements Shell {
   }
 
   async run(spec: ShellExecSpec, observer?: ShellObserver): Promise<ShellRunResult> {
-    const checked = this.#admit(spec);
-    const launched = this.#backend.launch(checked, checked.timeoutMs, checkObserver(observer));
-    // Nobody can write to a foreground command: its input ends after `stdin`, as a pipe's would (on a terminal,
-    // with the end-of-file character).
-    launched.input?.end();
-    this.#track(launched.result);
-    return await launched.result;
+    return (await this.#run(spec, observer, false)).result;
   }
 
   start(spec: ShellExecSpec, observer?: ShellObserver): ShellTask {
@@ -157,6 +154,15 @@ class SeamShell implements Shell {
     return await this.run(this.resolve(request), observer);
   }
 
+  session(options: ShellSessionOptions): ShellSession {
+    if (this.#closing) throw new ShellClosedError();
+    return openSession({
+      resolve: (request) => this.resolve(request),
+      runCarrying: (spec, observer) => this.#run(spec, observer, true),
+      start: (spec, observer) => this.start(spec, observer),
+    }, options);
+  }
+
   task(id: string, owner: string | null): ShellTask {
     return this.#tasks.get(id, owner);
   }
@@ -175,6 +181,17 @@ class SeamShell implements Shell {
   }
 
   /** The checks every new command passes: the shell is open, the spec valid, the signal not aborted. */
+  async #run(spec: ShellExecSpec, observer: ShellObserver | undefined, carry: boolean): Promise<CarriedRun> {
+    const checked = this.#admit(spec);
+    const launched = this.#backend.launch(checked, checked.timeoutMs, checkObserver(observer), carry);
+    // Nobody can write to a foreground command: its input ends after `stdin`, as a pipe's would (on a terminal,
+    // with the end-of-file character).
+    launched.input?.end();
+    this.#track(launched.result);
+    const result = await launched.result;
+    return { result, state: launched.state?.() };
+  }
+
   #admit(spec: ShellExecSpec): ShellExecSpec {
     if (this.#closing) throw new ShellClosedError();
     const checked = this.#resolved.unchanged(spec) ?? checkSpec(spec, this.#options);

@@ -15,22 +15,39 @@ import type { ChildExit, SpawnRequest } from "./adapter.ts";
 import type { CommandSession } from "./session/session.ts";
 import type { ShellExecSpec, ShellRunResult } from "./types.ts";
 
+/**
+ * The fd on which a session's command finds its state file open
+ * (`carry/script.ts`) when a wrapper confines it where the file's path is
+ * not writable (the sandbox).
+ */
+export const STATE_FD = 9;
+
 /** A wrapper of the spawns of one shell. */
 export interface SpawnWrapper {
   /** The program a command line runs with, where the wrapper resolved its own (an absolute path). */
   readonly shell?: string;
   /**
-   * Wraps one command's `request`; undefined when this command runs
-   * unwrapped (its spec says so). May throw what a command that cannot
-   * start at all throws.
+   * Whether this command will run where the host's files cannot be written
+   * (inside the sandbox): a session's state then reaches the host through
+   * {@linkcode STATE_FD}.
    */
-  wrap(request: SpawnRequest, spec: ShellExecSpec): WrappedCommand | undefined;
+  confines(spec: ShellExecSpec): boolean;
+  /**
+   * Wraps one command's `request`; undefined when this command runs
+   * unwrapped (its spec says so). `stateFile` is given for a confined
+   * session's command, which must then find it open for writing on
+   * {@linkcode STATE_FD}. May throw what a command that cannot start at
+   * all throws.
+   */
+  wrap(request: SpawnRequest, spec: ShellExecSpec, stateFile?: string): WrappedCommand | undefined;
 }
 
 /** One wrapped command. */
 export interface WrappedCommand {
   /** The request to spawn instead. */
   readonly request: SpawnRequest;
+  /** The environment the command itself is given, where the wrapper changed it (its request's may be its own). */
+  readonly env?: Readonly<Record<string, string>>;
   /**
    * The command's mark, when what carries it must end with the session
    * wherever it went (`setsid`): at a termination, at the host's exit and
@@ -62,6 +79,7 @@ export interface WrappedCommand {
  * import assert from "node:assert/strict";
  * import { chainWrappers, type SpawnWrapper } from "./wrapper.ts";
  * const tagging = (tag: string): SpawnWrapper => ({
+ *   confines: () => false,
  *   wrap: (request) => ({
  *     request: { ...request, args: [...request.args, tag] },
  *     terminating: () => (ended) => ended,
@@ -83,11 +101,12 @@ export function chainWrappers(wrappers: readonly (SpawnWrapper | undefined)[]): 
     .find((value) => value !== undefined);
   return {
     ...(shell === undefined ? {} : { shell }),
-    wrap(request, spec) {
+    confines: (spec) => chain.some((wrapper) => wrapper.confines(spec)),
+    wrap(request, spec, stateFile) {
       const applied: WrappedCommand[] = [];
       let current = request;
       for (const wrapper of chain) {
-        const wrapped = wrapper.wrap(current, spec);
+        const wrapped = wrapper.wrap(current, spec, stateFile);
         if (wrapped === undefined) continue;
         applied.push(wrapped);
         current = wrapped.request;
@@ -97,8 +116,10 @@ export function chainWrappers(wrappers: readonly (SpawnWrapper | undefined)[]): 
         Object.hasOwn(wrapped, "followedMark") ? wrapped.followedMark : undefined
       )
         .find((value) => value !== undefined);
+      const env = applied.findLast((wrapped) => wrapped.env !== undefined)?.env;
       return {
         request: current,
+        ...(env === undefined ? {} : { env }),
         ...(followedMark === undefined ? {} : { followedMark }),
         terminating(session) {
           const afters = applied.map((wrapped) => wrapped.terminating(session));

@@ -53,8 +53,13 @@ export class RemoteBackend implements ShellBackend, RemoteSessions {
     this.spill = new SpillDirectory(shell.options.spillDir);
   }
 
-  launch(spec: ShellExecSpec, timeoutMs: number | undefined, observer: ShellObserver | undefined): Launched {
-    return new RemoteCommand(this, spec, timeoutMs, observer).launched;
+  launch(
+    spec: ShellExecSpec,
+    timeoutMs: number | undefined,
+    observer: ShellObserver | undefined,
+    carry?: boolean,
+  ): Launched {
+    return new RemoteCommand(this, spec, timeoutMs, observer, carry === true).launched;
   }
 
   /**

@@ -41,6 +41,8 @@ export const DEFAULT_TERM = "xterm-256color";
  */
 export function terminalWrapper(): SpawnWrapper {
   return {
+    // A terminal changes how the command's stdio is wired, not where it may write.
+    confines: () => false,
     wrap(request: SpawnRequest, spec: ShellExecSpec): WrappedCommand | undefined {
       const terminal = terminalSize(ownValue(spec, "tty"));
       if (terminal === undefined) return undefined;
