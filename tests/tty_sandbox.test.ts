@@ -108,7 +108,9 @@ describe("a sandboxed command's terminal is its own", { skip }, () => {
       const victim = shell.start(
         shell.resolve({ command: 'read -r line; echo "victim read: $line"', owner: "a", tty: true }),
       );
-      const reader = await runsInSession(victim.pid, "bash");
+      // The task's leader (bubblewrap, on the host) holds the terminal on fd 0 from the start.
+      const reader = victim.pid;
+      await runsInSession(victim.pid, "bash");
       const victimTerminal = readlinkSync(`/proc/${reader}/fd/0`);
       assert.match(victimTerminal, /^\/dev\/pts\/\d+$/);
       // The attacker, another owner's sandboxed command: the victim's terminal does not exist in its /dev, and the
