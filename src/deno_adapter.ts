@@ -79,7 +79,7 @@ function spawnChild(request: SpawnRequest): ChildHandle {
       stdout.cancel().catch(() => {});
       stderr.cancel().catch(() => {});
     },
-    ...(input === undefined ? {} : { input }),
+    input,
   };
 }
 

@@ -77,7 +77,7 @@ function spawnChild(request: SpawnRequest): ChildHandle {
       stdout.destroy();
       stderr.destroy();
     },
-    ...(input === undefined ? {} : { input }),
+    input,
   };
 }
 

@@ -4,10 +4,10 @@
  * at install time and nothing is downloaded at run time) forks the command
  * with `forkpty`, which makes it the leader of a new session whose
  * controlling terminal is the new terminal. The package is loaded at the
- * first terminal asked for, not when the adapter is imported: on Deno a
- * native module needs `--allow-ffi`, which a caller that never asks for a
- * terminal need not grant. See `docs/interactive.md` for why this package
- * and what was measured.
+ * first terminal asked for, not when the adapter is imported: a caller that
+ * never asks for one pays nothing for it, and a platform without a prebuilt
+ * binary can still run everything else. See `docs/interactive.md` for why
+ * this package and what was measured.
  *
  * Internal: not exported from the package.
  *

@@ -33,7 +33,15 @@ import { tmpdir } from "node:os";
 import { join } from "node:path";
 import process from "node:process";
 import { fileURLToPath } from "node:url";
-import { createShell, type Shell, ShellEngineError, ShellSpawnError, ShellSpecError, type ShellTask } from "../mod.ts";
+import {
+  createShell,
+  type Shell,
+  ShellEngineError,
+  ShellSpawnError,
+  ShellSpecError,
+  type ShellTask,
+  TaskAccessError,
+} from "../mod.ts";
 import type { EngineLink, RemoteEngine } from "../src/engines/mod.ts";
 import { dockerEngine, localEngine, sshEngine } from "../src/engines/mod.ts";
 import type { ProcessAdapter } from "../src/seam/mod.ts";
@@ -217,7 +225,7 @@ interface Harness {
 }
 
 /** Starts the fixture harness on `target`, ending the way `how` says. */
-function runHarness(target: Target, mark: string, how: "sigkill" | "close" | "forget"): Harness {
+function runHarness(target: Target, mark: string, how: "sigkill" | "sigkill-tty" | "close" | "forget"): Harness {
   const dir = mkdtempSync(join(tmpdir(), "dsh-engine-host-"));
   const ready = join(dir, "ready");
   const file = fileURLToPath(new URL(`./fixtures/engine_host.${IS_DENO ? "ts" : "js"}`, import.meta.url));
@@ -288,6 +296,100 @@ function engineSuite(target: () => Target): void {
     const missing = await shell.exec("no-such-command-here");
     assert.equal(missing.exitCode, 127);
     assert.match(missing.stderr.text, /no-such-command-here/);
+  });
+
+  it("runs a command on a terminal there: [ -t 0 ], its size, a prompt answered, Ctrl-C, resize, closeStdin()", async () => {
+    await using shell = shellOn(target());
+    const sized = await shell.exec(
+      '[ -t 0 ] && [ -t 1 ] && [ -t 2 ] && echo tty; stty size; echo "$TERM"; echo err >&2',
+      {
+        tty: { columns: 101, rows: 33 },
+      },
+    );
+    assert.equal(sized.exitCode, 0, sized.stdout.text);
+    assert.equal(sized.stdout.text, "tty\r\n33 101\r\nxterm-256color\r\nerr\r\n");
+    assert.equal(sized.stderr.text, "");
+    // run(): stdin typed once the terminal is the command's, then the end-of-file character.
+    const typed = await shell.exec('read -r line; echo "got $line"; cat; echo end', {
+      tty: true,
+      stdin: "first\n",
+      timeoutMs: 10_000,
+    });
+    assert.equal(typed.timedOut, false);
+    assert.match(typed.stdout.text, /got first\r\nend\r\n$/);
+    const prompt = shell.start(shell.resolve({
+      command: 'printf "name? "; read -r name; echo "hi $name"',
+      owner: "agent",
+      tty: true,
+    }));
+    await readUntil(prompt, /name\? $/);
+    await prompt.write("ada\r");
+    assert.equal((await prompt.done).exitCode, 0);
+    assert.match(prompt.read().stdout, /hi ada\r\n$/);
+    // Ctrl-C ends the foreground sleep, and the shell's trap goes on.
+    const looping = shell.start(shell.resolve({
+      command: "trap 'echo interrupted; exit 0' INT; trap 'echo winch $(stty size)' WINCH; echo ready; " +
+        "while :; do sleep 1; done",
+      owner: "agent",
+      tty: { columns: 90, rows: 30 },
+    }));
+    await readUntil(looping, /ready/);
+    looping.resize(132, 43);
+    await readUntil(looping, /winch 43 132/);
+    await looping.write("\x03");
+    const interrupted = await looping.done;
+    assert.equal(interrupted.exitCode, 0);
+    assert.equal(looping.status, "completed");
+    const cat = shell.start(shell.resolve({ command: "cat; echo cat-done", owner: "agent", tty: true }));
+    await cat.write("line\r");
+    await readUntil(cat, /line\r\nline\r\n/);
+    cat.closeStdin();
+    assert.equal((await cat.done).exitCode, 0);
+    assert.match(cat.read().stdout, /cat-done\r\n$/);
+  });
+
+  it("a terminal's command there: kill(), a timeout and close() end its whole tree", async () => {
+    await using shell = shellOn(target());
+    const [markK, markT, markC] = [newMark(), newMark(), newMark()];
+    const tree = "sleep 300 & sleep 301 & echo up; wait";
+    const killed = shell.start(shell.resolve({ command: tree, owner: "a", tty: true, env: { [MARK]: markK } }));
+    const closed = shell.start(shell.resolve({ command: tree, owner: "a", tty: true, env: { [MARK]: markC } }));
+    await readUntil(killed, /up/);
+    await readUntil(closed, /up/);
+    assert.ok(
+      await eventually(() => runningWithEnv(MARK, markK).length >= 3 && runningWithEnv(MARK, markC).length >= 3, 5_000),
+      "both trees run",
+    );
+    assert.equal(killed.kill(), true);
+    await killed.done;
+    assert.equal(killed.status, "killed");
+    assert.ok(await eventually(() => runningWithEnv(MARK, markK).length === 0, GRACE_MS + 5_000), "kill() left some");
+    const timed = await shell.exec(tree, { tty: true, env: { [MARK]: markT }, timeoutMs: 1_000 });
+    assert.equal(timed.timedOut, true);
+    assert.match(timed.stdout.text, /up\r\n/);
+    assert.ok(
+      await eventually(() => runningWithEnv(MARK, markT).length === 0, GRACE_MS + 5_000),
+      "the timeout left some",
+    );
+    await shell.close();
+    assert.deepEqual(runningWithEnv(MARK, markC), []);
+    assert.equal(closed.status, "killed");
+  });
+
+  it("keeps a task's stdin open (keepStdin): cat echoes each write, closeStdin() ends it", async () => {
+    await using shell = shellOn(target());
+    const task = shell.start(shell.resolve({ command: "cat", owner: "agent", keepStdin: true, stdin: "first\n" }));
+    // Written before the command has started on the engine: queued, and handed over in order once it has.
+    await task.write("second\n");
+    assert.equal(await readUntil(task, /second\n/), "first\nsecond\n");
+    await task.write(new TextEncoder().encode("third\n"));
+    assert.equal(await readUntil(task, /third\n/), "third\n");
+    assert.equal(task.status, "running", "cat waits for more");
+    task.closeStdin();
+    const result = await task.done;
+    assert.equal(result.exitCode, 0);
+    assert.equal(result.stdout.text, "first\nsecond\nthird\n");
+    await assert.rejects(task.write("late"), TaskAccessError);
   });
 
   it("runs the argv form with each argument exactly as given", async () => {
@@ -409,9 +511,16 @@ function engineSuite(target: () => Target): void {
     );
   });
 
-  it("the harness SIGKILLed with tasks running: everything it started there ends within graceMs + 5 s", async () => {
+  for (const how of ["sigkill", "sigkill-tty"] as const) {
+    const what = how === "sigkill" ? "tasks" : "tasks on terminals";
+    it(`the harness SIGKILLed with ${what} running: everything it started there ends within graceMs + 5 s`, async () => {
+      await harnessKilled(how);
+    });
+  }
+
+  async function harnessKilled(how: "sigkill" | "sigkill-tty"): Promise<void> {
     const mark = newMark();
-    const harness = runHarness(target(), mark, "sigkill");
+    const harness = runHarness(target(), mark, how);
     try {
       assert.equal(await harness.up, true, `the harness did not come up: ${harness.stderr()}`);
       assert.ok(runningWithEnv(MARK, mark).length >= 7, "two trees and a survivor run");
@@ -432,7 +541,7 @@ function engineSuite(target: () => Target): void {
       await eventually(() => target().clients().length === 0, 5_000),
       `local clients left: ${JSON.stringify(target().clients())}`,
     );
-  });
+  }
 
   it("a harness whose last act is close() ends by itself, exit code 0, with nothing left there", async () => {
     const mark = newMark();

@@ -11,38 +11,27 @@ import assert from "node:assert/strict";
 import { randomBytes } from "node:crypto";
 import { readdirSync } from "node:fs";
 import process from "node:process";
-import { createLocalShell, type Shell, ShellSpecError, type ShellTask, TaskAccessError } from "../mod.ts";
+import {
+  createLocalShell,
+  type Shell,
+  ShellSpawnError,
+  ShellSpecError,
+  type ShellTask,
+  TaskAccessError,
+} from "../mod.ts";
 import { join } from "node:path";
 import { withFreshDir } from "./helpers/dirs.ts";
 import { rejection, thrown } from "./helpers/errors.ts";
 import { exitOf, spawnFixture } from "./helpers/fixture.ts";
 import { readPids } from "./helpers/pid_files.ts";
-import { isRunning, procInfo, runningSessionMembers, runningWithEnv } from "./helpers/proc.ts";
+import { isRunning, procInfo, runningWithEnv } from "./helpers/proc.ts";
+import { outputUntil, runsInSession } from "./helpers/terminal.ts";
 import { eventually } from "./helpers/wait.ts";
-
-/** Reads a task's stdout until `pattern` shows up; fails after `withinMs`. */
-async function outputUntil(task: ShellTask, pattern: RegExp, withinMs = 10_000): Promise<string> {
-  let seen = "";
-  const deadline = Date.now() + withinMs;
-  while (!pattern.test(seen)) {
-    const left = deadline - Date.now();
-    assert.ok(left > 0, `no ${pattern} in the output within ${withinMs} ms: ${JSON.stringify(seen)}`);
-    await task.waitForOutput({ timeoutMs: left });
-    seen += task.read().stdout;
-  }
-  return seen;
-}
 
 /** A marker for one test's processes, found through /proc wherever they went. */
 function marker(): { env: Record<string, string>; alive: () => number[] } {
   const value = randomBytes(8).toString("hex");
   return { env: { DSH_TTY_TEST: value }, alive: () => runningWithEnv("DSH_TTY_TEST", value) };
-}
-
-/** Waits until session `sid` runs a process named `name` (the shell has started it). */
-async function runsInSession(sid: number, name: string): Promise<void> {
-  const found = await eventually(() => runningSessionMembers(sid).some((pid) => procInfo(pid)?.comm === name));
-  assert.ok(found, `no ${name} ever ran in session ${sid}`);
 }
 
 function openFds(): number {
@@ -155,6 +144,23 @@ describe("a command on a terminal", () => {
       });
       assert.equal(result.timedOut, false, "the input ended: cat did not wait for the timeout");
       assert.match(result.stdout.text, /got first\r\nend\r\n$/);
+    });
+  });
+});
+
+describe("a program that cannot start on a terminal", () => {
+  it("is a ShellSpawnError worded as on pipes, from run() and from start()", async () => {
+    await withShell(async (shell) => {
+      for (const program of ["/nonexistent/dsh-program", "dsh-no-such-program", "/etc/passwd"]) {
+        const onTerminal = await rejection(shell.exec(program, { args: [], tty: true }));
+        const onPipes = await rejection(shell.exec(program, { args: [] }));
+        assert.ok(onTerminal instanceof ShellSpawnError, String(onTerminal));
+        assert.equal(onTerminal.message, (onPipes as Error).message);
+      }
+      const task = shell.start(shell.resolve({ command: "/nonexistent/dsh-program", args: [], owner: "a", tty: true }));
+      assert.equal(task.status, "killed");
+      assert.ok(task.spawnError instanceof ShellSpawnError);
+      await assert.rejects(task.write("x"), TaskAccessError);
     });
   });
 });

@@ -11,36 +11,13 @@ import { describe, it } from "node:test";
 import assert from "node:assert/strict";
 import { randomBytes } from "node:crypto";
 import { mkdtempSync, readlinkSync, rmSync } from "node:fs";
-import { createLocalShell, type Shell, type ShellTask } from "../mod.ts";
-import { procInfo, runningSessionMembers, runningWithEnv } from "./helpers/proc.ts";
+import { createLocalShell, type Shell } from "../mod.ts";
+import { runningWithEnv } from "./helpers/proc.ts";
+import { outputUntil, runsInSession } from "./helpers/terminal.ts";
 import { sandboxSkip } from "./helpers/sandbox.ts";
 import { eventually } from "./helpers/wait.ts";
 
 const skip = sandboxSkip();
-
-/** Reads a task's stdout until `pattern` shows up; fails after `withinMs`. */
-async function outputUntil(task: ShellTask, pattern: RegExp, withinMs = 10_000): Promise<string> {
-  let seen = "";
-  const deadline = Date.now() + withinMs;
-  while (!pattern.test(seen)) {
-    const left = deadline - Date.now();
-    assert.ok(left > 0, `no ${pattern} in the output within ${withinMs} ms: ${JSON.stringify(seen)}`);
-    await task.waitForOutput({ timeoutMs: left });
-    seen += task.read().stdout;
-  }
-  return seen;
-}
-
-/** Waits until some process of session `sid` runs `name` (through the sandbox's pid namespace, seen from here). */
-async function runsInSession(sid: number, name: string): Promise<number> {
-  let pid: number | undefined;
-  const found = await eventually(() => {
-    pid = runningSessionMembers(sid).find((member) => procInfo(member)?.comm === name);
-    return pid !== undefined;
-  });
-  assert.ok(found && pid !== undefined, `no ${name} ever ran in session ${sid}`);
-  return pid;
-}
 
 async function withSandbox(body: (shell: Shell, workdir: string) => Promise<void>): Promise<void> {
   const workdir = mkdtempSync("/var/tmp/dsh-tty-sandbox-");
@@ -131,7 +108,9 @@ describe("a sandboxed command's terminal is its own", { skip }, () => {
       const victim = shell.start(
         shell.resolve({ command: 'read -r line; echo "victim read: $line"', owner: "a", tty: true }),
       );
-      const reader = await runsInSession(victim.pid, "bash");
+      // The task's leader (bubblewrap, on the host) holds the terminal on fd 0 from the start.
+      const reader = victim.pid;
+      await runsInSession(victim.pid, "bash");
       const victimTerminal = readlinkSync(`/proc/${reader}/fd/0`);
       assert.match(victimTerminal, /^\/dev\/pts\/\d+$/);
       // The attacker, another owner's sandboxed command: the victim's terminal does not exist in its /dev, and the

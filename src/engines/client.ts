@@ -7,7 +7,7 @@
  * @module
  */
 
-import type { ProcessAdapter } from "../seam/adapter.ts";
+import type { ProcessAdapter, TerminalSize } from "../seam/adapter.ts";
 import type { EngineChannel, EngineOutput, EngineProcess } from "../seam/engine.ts";
 import { ShellEngineError } from "../seam/errors.ts";
 
@@ -49,12 +49,17 @@ export function startChannel(owner: ClientOwner, command: ClientCommand, output:
   };
 }
 
-/** Starts a client for one command: `stdin` is written to it and closed. */
+/**
+ * Starts a client for one command: `stdin` is written to it and closed, or
+ * kept open after it (`keepStdin`); with `terminal`, the client runs on a
+ * local pseudo-terminal of that size (its input kept open).
+ */
 export function startProcess(
   owner: ClientOwner,
   command: ClientCommand,
   stdin: Uint8Array,
   output: EngineOutput,
+  options: { readonly keepStdin?: boolean; readonly terminal?: TerminalSize } = {},
 ): EngineProcess {
   const child = attempt(
     owner,
@@ -66,6 +71,8 @@ export function startProcess(
         cwd: "/",
         env: command.env,
         stdin,
+        keepStdin: options.keepStdin === true,
+        terminal: options.terminal,
         ...output,
       }),
   );
@@ -75,6 +82,8 @@ export function startProcess(
     exited: child.exited,
     drained: child.drained,
     releaseOutput: () => child.releaseOutput(),
+    input: child.input,
+    resize: child.resize === undefined ? undefined : (size) => child.resize?.(size),
     abandon: () => {
       if (running) owner.adapter.signalGroup(child.pid, "SIGKILL");
     },

@@ -91,10 +91,16 @@ export function dockerEngine(options: DockerEngineOptions): RemoteEngine {
   const connect = (): EngineLink => {
     const env = clientEnv(CLIENT_VARIABLES, process.env);
     if (dockerHost !== undefined) env.DOCKER_HOST = dockerHost;
-    const exec = (argv: readonly string[]) => ({ program: docker, args: ["exec", "-i", container, ...argv], env });
+    const exec = (argv: readonly string[], tty = false) => ({
+      program: docker,
+      args: ["exec", "-i", ...(tty ? ["-t"] : []), container, ...argv],
+      env,
+    });
     return {
       supervise: (argv, output) => startChannel(owner, exec(argv), output),
-      run: (argv, stdin, output) => startProcess(owner, exec(argv), stdin, output),
+      // With a terminal, docker's CLI itself wants one (it refuses -t on a pipe): startProcess gives it a local one.
+      run: (argv, stdin, output, options) =>
+        startProcess(owner, exec(argv, options?.terminal !== undefined), stdin, output, options),
       explain: explainDocker,
       dispose: () => {},
     };

@@ -184,7 +184,7 @@ export function sshEngine(options: SshEngineOptions): RemoteEngine {
           ],
           env,
         }, output),
-      run: (argv, stdin, output) =>
+      run: (argv, stdin, output, options) =>
         startProcess(
           owner,
           {
@@ -197,6 +197,8 @@ export function sshEngine(options: SshEngineOptions): RemoteEngine {
               control,
               "-o",
               "ProxyCommand=/bin/false",
+              // A terminal on the host, asked for even though ssh's own input is one too (-tt: whatever it is).
+              ...(options?.terminal === undefined ? [] : ["-tt"]),
               "--",
               host,
               remote(argv),
@@ -205,6 +207,7 @@ export function sshEngine(options: SshEngineOptions): RemoteEngine {
           },
           stdin,
           output,
+          options,
         ),
       explain: explainSsh,
       busy: (failure) => SESSION_REFUSED.test(firstLines(failure.stderr, 3)),

@@ -14,7 +14,7 @@
  * @module
  */
 
-import type { ChildExit, ProcessAdapter } from "./adapter.ts";
+import type { ChildExit, ChildInput, ProcessAdapter, TerminalSize } from "./adapter.ts";
 
 /**
  * Where a shell runs its commands: this machine, or a remote engine.
@@ -149,11 +149,20 @@ export interface EngineLink {
   supervise(argv: readonly string[], output: EngineOutput): EngineChannel;
   /**
    * Starts one command's wrapper: `argv` on the engine, `stdin` written to
-   * it and then closed. Like a local child, it keeps the event loop open
-   * while it runs. Throws a `ShellEngineError` when the local client cannot
+   * it and then closed, or, with `options.keepStdin`, kept open for the
+   * process's `input`. With `options.terminal` the local client runs on a
+   * pseudo-terminal of that size and asks the engine for one
+   * (`docker exec -t`, `ssh -tt`): its output is one stream (`onStdout`),
+   * its input is kept open and typed, and `resize` changes both terminals'
+   * size. Like a local child, it keeps the event loop open while it runs. Throws a `ShellEngineError` when the local client cannot
    * be started.
    */
-  run(argv: readonly string[], stdin: Uint8Array, output: EngineOutput): EngineProcess;
+  run(
+    argv: readonly string[],
+    stdin: Uint8Array,
+    output: EngineOutput,
+    options?: { readonly keepStdin?: boolean; readonly terminal?: TerminalSize },
+  ): EngineProcess;
   /**
    * Words why a program of this link ended before the seam heard from it on
    * the engine's side, from its client's exit and stderr: `container
@@ -223,6 +232,10 @@ export interface EngineProcess {
   readonly drained: Promise<void>;
   /** Stops reading its output and releases the pipes; idempotent. */
   releaseOutput(): void;
+  /** Its stdin after `stdin`, when it was started with `keepStdin` or `terminal`. */
+  readonly input?: ChildInput;
+  /** Changes the size of its terminal (and so of the engine's), when it was started with `terminal`. */
+  readonly resize?: (size: TerminalSize) => void;
   /**
    * Ends the local client at once (SIGKILL), if it still runs. What it
    * started on the engine is not affected: the supervisor ends that.

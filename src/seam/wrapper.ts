@@ -96,7 +96,9 @@ export interface WrappedCommand {
 export function chainWrappers(wrappers: readonly (SpawnWrapper | undefined)[]): SpawnWrapper | undefined {
   const chain = wrappers.filter((wrapper): wrapper is SpawnWrapper => wrapper !== undefined);
   if (chain.length <= 1) return chain[0];
-  const shell = chain.find((wrapper) => wrapper.shell !== undefined)?.shell;
+  // Own properties only, as everywhere the seam reads an object it did not build.
+  const shell = chain.map((wrapper) => Object.hasOwn(wrapper, "shell") ? wrapper.shell : undefined)
+    .find((value) => value !== undefined);
   return {
     ...(shell === undefined ? {} : { shell }),
     confines: (spec) => chain.some((wrapper) => wrapper.confines(spec)),
@@ -110,7 +112,10 @@ export function chainWrappers(wrappers: readonly (SpawnWrapper | undefined)[]): 
         current = wrapped.request;
       }
       if (applied.length <= 1) return applied[0];
-      const followedMark = applied.find((wrapped) => wrapped.followedMark !== undefined)?.followedMark;
+      const followedMark = applied.map((wrapped) =>
+        Object.hasOwn(wrapped, "followedMark") ? wrapped.followedMark : undefined
+      )
+        .find((value) => value !== undefined);
       const env = applied.findLast((wrapped) => wrapped.env !== undefined)?.env;
       return {
         request: current,

@@ -221,7 +221,7 @@ export class WatchdogRecord {
     this.#pending = undefined;
     const key = `${session.id} ${session.start}`;
     this.#live.set(key, (this.#live.get(key) ?? 0) + 1);
-    const followed = session.followedMark;
+    const followed = Object.hasOwn(session, "followedMark") ? session.followedMark : undefined;
     if (followed !== undefined && MARK_PATTERN.test(followed)) {
       this.#followed.set(key, followed);
       this.#append(`+${key}\n*${followed}\n`);

@@ -85,7 +85,9 @@ export class WrapperFrames {
       if (newline < 0) break;
       const line = bytes.subarray(start, newline);
       if (startsWith(line, this.#first)) {
-        this.#firstLine(decoder.decode(line.subarray(this.#first.length)));
+        // A terminal may end the line with "\r\n": the "\r" is not part of the answer.
+        const end = line.length > 0 && line[line.length - 1] === 13 ? line.length - 1 : line.length;
+        this.#firstLine(decoder.decode(line.subarray(this.#first.length, end)));
         if (newline + 1 < bytes.length) this.#listener.stderr(bytes.subarray(newline + 1));
         return;
       }

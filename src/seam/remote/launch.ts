@@ -29,6 +29,7 @@
  * @module
  */
 
+import type { ChildInput, TerminalSize } from "../adapter.ts";
 import { OutputCollector } from "../capture/collector.ts";
 import { OutputEvents } from "../capture/output_events.ts";
 import type { EngineFailure, EngineProcess } from "../engine.ts";
@@ -44,7 +45,9 @@ import type { ShellExecSpec, ShellObserver, ShellRunResult } from "../types.ts";
 import type { RemoteSession, RemoteSessions } from "./sessions.ts";
 import { WrapperFrames } from "./frames.ts";
 import { checkPortableNames, commandHeader, isShellName } from "./header.ts";
-import { WRAPPER_ARGV } from "./scripts.ts";
+import { TERMINAL_WRAPPER_ARGV, WRAPPER_ARGV } from "./scripts.ts";
+import { terminalSize } from "../terminal/size.ts";
+import { DEFAULT_TERM } from "../terminal/wrapper.ts";
 import { statePrelude } from "../carry/script.ts";
 import { parseState, type StateChange } from "../carry/state.ts";
 import { STATE_FD } from "../wrapper.ts";
@@ -81,6 +84,10 @@ export class RemoteCommand {
   #stopConnecting: ((cause: StopCause) => void) | undefined;
   #earlyCause: StopCause | undefined;
   #process: EngineProcess | undefined;
+  /** The command's open stdin (`keepStdin`, `tty`), forwarded to the wrapper's client once the command has started. */
+  #input: PendingInput | undefined;
+  /** The size of the command's terminal, when it runs on one. */
+  readonly #terminal: TerminalSize | undefined;
   #session: RemoteSession | undefined;
   #pid = 0;
   #terminateWhenStarted = false;
@@ -123,11 +130,20 @@ export class RemoteCommand {
     this.#stdout = this.#collector(spec.stdoutMaxBytes, "stdout");
     this.#stderr = this.#collector(options.maxOutputBytes, "stderr");
     this.#events = new OutputEvents(observer);
+    this.#terminal = terminalSize(ownValue(spec, "tty"));
+    if (ownValue(spec, "keepStdin") === true || this.#terminal !== undefined) this.#input = new PendingInput();
+    // On a terminal the request's stdin is typed once the command's terminal is as the command will see it (after the
+    // wrapper's first line), never with the header into a raw one: first in the queue, before any write().
+    const stdin = ownValue(spec, "stdin");
+    if (this.#terminal !== undefined && stdin !== undefined) {
+      void this.#input?.write(typeof stdin === "string" ? encoder.encode(stdin) : stdin);
+    }
     const result = this.#run().then(
       (value) => this.#finish(value),
       (error: unknown) => this.#finish(undefined, error),
     );
     const pid = (): number => this.#pid;
+    const input = this.#input;
     this.launched = {
       get pid(): number {
         return pid();
@@ -137,6 +153,8 @@ export class RemoteCommand {
       result,
       events: this.#events,
       stop: (cause) => this.#stop(cause),
+      input,
+      resize: this.#terminal === undefined ? undefined : (size) => this.#process?.resize?.(size),
       state: this.#carry ? () => this.#state : undefined,
     };
   }
@@ -289,15 +307,18 @@ export class RemoteCommand {
     }, host.scrubDecisions));
     // The engine's own variables that no shell can pass (the caller's were refused up front) are left out.
     for (const name of Object.keys(env)) if (!isShellName(name)) delete env[name];
+    const terminal = this.#terminal;
+    if (terminal !== undefined && typeof ownValue(this.#spec, "env")?.TERM !== "string") env.TERM = DEFAULT_TERM;
     const stdin = ownValue(this.#spec, "stdin");
     const args = ownValue(this.#spec, "args");
+    const input = this.#input;
     this.#env = env;
     const header = commandHeader({
       env,
       state: this.#carry,
       workdir: this.#spec.workdir,
       recordDir: supervisor.recordDir,
-      stdin: stdin !== undefined,
+      stdin: stdin !== undefined || input !== undefined,
       graceMs: options.graceMs,
       run: args === undefined
         ? {
@@ -309,26 +330,50 @@ export class RemoteCommand {
     const frames = new WrapperFrames(header.nonce, {
       started: (sid) => {
         if (this.#process !== undefined) this.#backend.seated(this.#process);
+        // Only now: a wrapper the engine refused for want of room is started again, and what it was given is lost.
+        const given = this.#process === undefined ? undefined : ownValue(this.#process, "input");
+        if (given !== undefined) input?.attach(given);
         this.#pid = sid;
         this.#session = this.#backend.started(supervisor, sid);
         if (this.#terminateWhenStarted) this.#terminate();
       },
       refused: (reason) => this.#refusal = reason,
-      stderr: (chunk) => {
-        this.#stderr.write(chunk);
-        this.#events.stderr(chunk);
-      },
+      // On a terminal everything after the first line is the command's, and it is all stdout.
+      stderr: terminal === undefined
+        ? (chunk) => {
+          this.#stderr.write(chunk);
+          this.#events.stderr(chunk);
+        }
+        : (chunk) => {
+          this.#stdout.write(chunk);
+          this.#events.stdout(chunk);
+        },
     });
     this.#frames = frames;
     const bytes = typeof stdin === "string" ? encoder.encode(stdin) : stdin;
-    const input = bytes === undefined ? header.bytes : join(header.bytes, bytes);
-    const process = supervisor.link.run(WRAPPER_ARGV, input, {
-      onStdout: (chunk) => {
-        this.#stdout.write(chunk);
-        this.#events.stdout(chunk);
-      },
-      onStderr: (chunk) => frames.push(chunk),
-    });
+    const first = bytes === undefined ? header.bytes : join(header.bytes, bytes);
+    let process: EngineProcess;
+    if (terminal === undefined) {
+      process = supervisor.link.run(WRAPPER_ARGV, first, {
+        onStdout: (chunk) => {
+          this.#stdout.write(chunk);
+          this.#events.stdout(chunk);
+        },
+        onStderr: (chunk) => frames.push(chunk),
+      }, input === undefined ? undefined : { keepStdin: true });
+    } else {
+      // The header is typed into the engine's terminal only once the wrapper has made it raw and said so: before
+      // that, the terminal would echo it and act on its control characters.
+      const ready = new ReadyLine(() => void process.input?.write(header.bytes));
+      process = supervisor.link.run(TERMINAL_WRAPPER_ARGV, new Uint8Array(0), {
+        onStdout: (chunk) => {
+          ready.push(chunk);
+          frames.push(chunk);
+        },
+        // The local client runs on a terminal of its own: nothing comes apart.
+        onStderr: (chunk) => frames.push(chunk),
+      }, { keepStdin: true, terminal });
+    }
     this.#process = process;
     this.#exit = undefined;
     process.exited.then((exit) => {
@@ -482,4 +527,60 @@ function join(a: Uint8Array, b: Uint8Array): Uint8Array {
   joined.set(a);
   joined.set(b, a.length);
   return joined;
+}
+
+/**
+ * A remote command's open stdin: what is written before the command has
+ * started on the engine is queued (a wrapper may be refused and started
+ * again), and handed to the wrapper's client, in order, once it has.
+ */
+class PendingInput implements ChildInput {
+  #target: ChildInput | undefined;
+  #queue: Uint8Array[] = [];
+  #ended = false;
+
+  write(bytes: Uint8Array): Promise<void> {
+    if (this.#target !== undefined) return this.#target.write(bytes);
+    // A copy: the caller may reuse its buffer before the command starts.
+    this.#queue.push(bytes.slice());
+    return Promise.resolve();
+  }
+
+  end(): void {
+    if (this.#target !== undefined) this.#target.end();
+    else this.#ended = true;
+  }
+
+  /** From now on writes go to `target`, what was queued first. */
+  attach(target: ChildInput): void {
+    if (this.#target !== undefined) return;
+    this.#target = target;
+    for (const bytes of this.#queue) void target.write(bytes);
+    this.#queue = [];
+    if (this.#ended) target.end();
+  }
+}
+
+/** What the terminal wrapper says once its terminal is raw: the header may be sent. */
+const READY_LINE = "dsh-ready\n";
+
+/** Watches the start of a terminal wrapper's output for its ready line, and calls `onReady` once (bounded). */
+class ReadyLine {
+  readonly #onReady: () => void;
+  #seen = "";
+  #done = false;
+
+  constructor(onReady: () => void) {
+    this.#onReady = onReady;
+  }
+
+  push(chunk: Uint8Array): void {
+    if (this.#done) return;
+    this.#seen = (this.#seen + new TextDecoder().decode(chunk)).slice(-4096);
+    // The client's own terminal may still turn "\n" into "\r\n" when the line comes (before it made itself raw).
+    if (!this.#seen.includes(READY_LINE) && !this.#seen.includes(READY_LINE.replace("\n", "\r\n"))) return;
+    this.#done = true;
+    this.#seen = "";
+    this.#onReady();
+  }
 }

@@ -195,7 +195,12 @@ cleanup
  * wrapper catches SIGTERM, so it outlives a termination that its command
  * does not, to exit with the command's status; SIGKILL ends it too.
  */
-export const WRAPPER_SCRIPT = `IFS= read -r n || exit 97
+/**
+ * The part both wrappers share: read the header, check the session, the
+ * workdir and the program, and record the session; a refusal is one line
+ * \`<nonce> e <reason>\` on fd \`$dsh_frames\` (stderr, or the terminal).
+ */
+const WRAPPER_HEAD = `IFS= read -r n || exit 97
 [ -n "$n" ] || exit 97
 h=
 while IFS= read -r l; do
@@ -203,7 +208,7 @@ while IFS= read -r l; do
   h="$h$l
 "
 done
-fail() { printf '%s e %s\\n' "$n" "$1" >&2; exit 97; }
+fail() { printf '%s e %s\\n' "$n" "$1" >&"$dsh_frames"; exit 97; }
 [ "$l" = "$n" ] || fail header
 eval "$h" || fail header
 sid=$$
@@ -229,7 +234,20 @@ else
   found "$1" || fail program
 fi
 { true > "$dsh_dir/$sid"; } 2>/dev/null || fail supervisor
-trap : TERM
+`;
+
+/**
+ * How both wrappers run the command, in a subshell: a session's command gets
+ * its state file on fd 9, then the header's environment, then its program.
+ */
+const RUN_FUNCTION = `run() {
+  if [ "\${dsh_state-}" = 1 ]; then exec 9>"$dsh_dir/$sid.s" || exit 97; fi
+  unset PATH SHLVL PWD OLDPWD; dsh_env; exec "$@"
+}
+`;
+
+export const WRAPPER_SCRIPT = `dsh_frames=2
+${WRAPPER_HEAD}trap : TERM
 o="$dsh_dir/$sid.o" e="$dsh_dir/$sid.e"
 if mkfifo -m 600 "$o" "$e" 2>/dev/null; then
   (trap '' TERM; exec cat "$o") & co=$!
@@ -238,11 +256,7 @@ else
   rm -f "$o" "$e" 2>/dev/null; co=
 fi
 printf '%s s %s\\n' "$n" "$sid" >&2
-run() {
-  if [ "\${dsh_state-}" = 1 ]; then exec 9>"$dsh_dir/$sid.s" || exit 97; fi
-  unset PATH SHLVL PWD OLDPWD; dsh_env; exec "$@"
-}
-if [ -z "$co" ]; then
+${RUN_FUNCTION}if [ -z "$co" ]; then
   if [ "$dsh_stdin" = 1 ]; then (run "$@"); else (run "$@") < /dev/null; fi
   exit
 fi
@@ -257,6 +271,33 @@ kill "$k" 2>/dev/null
 exit "$st"
 `;
 
+/**
+ * The wrapper of one command on a terminal (\`docker exec -t\`, \`ssh -tt\`):
+ * its fds are the engine's pseudo-terminal, so stdout and stderr are one
+ * stream and what is sent to it is typed. It first turns the terminal raw
+ * (no echo, no line editing, no signal keys, bytes as they are) and says
+ * \`dsh-ready\`; only then is the header sent, and read as on a pipe. Its
+ * first line (\`<nonce> s <sid>\` or a refusal) comes on the terminal,
+ * before anything of the command runs, as the pipe wrapper's comes first
+ * on stderr, once the terminal has its usual settings back (\`stty sane\`):
+ * what is typed after that line (the request's \`stdin\` included) is
+ * typed into a terminal as the command will see it. The command then runs
+ * on it, in the foreground; the size
+ * is the client's (its own terminal's, which the harness sets). Ctrl-C
+ * reaches the command's group and the wrapper alike: the wrapper traps it
+ * (a handler, not an ignore, which the command would inherit) so that it
+ * outlives it and exits with the command's status.
+ */
+export const TERMINAL_WRAPPER_SCRIPT = `stty raw -echo 2>/dev/null || exit 97
+printf 'dsh-ready\\n'
+dsh_frames=1
+${WRAPPER_HEAD}trap : TERM INT QUIT
+stty sane 2>/dev/null
+printf '%s s %s\\n' "$n" "$sid"
+${RUN_FUNCTION}(run "$@")
+exit $?
+`;
+
 /** The argv that starts a shell's supervisor on the engine. */
 export function supervisorArgv(graceMs: number, heartbeatMs: number): string[] {
   return ["/bin/sh", "-c", SUPERVISOR_SCRIPT, "dsh-sup", String(graceMs), String(heartbeatMs)];
@@ -264,3 +305,13 @@ export function supervisorArgv(graceMs: number, heartbeatMs: number): string[] {
 
 /** The argv that starts one command's wrapper on the engine, with an empty environment. */
 export const WRAPPER_ARGV: readonly string[] = Object.freeze(["env", "-i", "/bin/sh", "-c", WRAPPER_SCRIPT, "dsh-run"]);
+
+/** The argv of the wrapper of a command on a terminal, with an empty environment. */
+export const TERMINAL_WRAPPER_ARGV: readonly string[] = Object.freeze([
+  "env",
+  "-i",
+  "/bin/sh",
+  "-c",
+  TERMINAL_WRAPPER_SCRIPT,
+  "dsh-run",
+]);

@@ -71,7 +71,7 @@ export class CommandSession implements SessionIdentity {
    * the same pid (it has no other way to know whose the number is).
    */
   readonly start: number;
-  readonly followedMark?: string;
+  readonly followedMark: string | undefined;
   readonly #adapter: ProcessAdapter;
   readonly #table: ProcTable;
   /** The leader was reaped: from now on a process holding `id` is a stranger. */
@@ -93,7 +93,7 @@ export class CommandSession implements SessionIdentity {
    */
   constructor(adapter: ProcessAdapter, leader: number, table: ProcTable, followedMark?: string) {
     this.#adapter = adapter;
-    if (followedMark !== undefined) this.followedMark = followedMark;
+    this.followedMark = followedMark;
     this.#table = table;
     this.id = leader;
     this.start = hasProc ? table.read(leader)?.start ?? 0 : 0;

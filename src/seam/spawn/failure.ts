@@ -92,6 +92,27 @@ export function describeSpawnFailure(
   }
 }
 
+/**
+ * Whether exec would start `program` (looked up on `path` when it names no
+ * directory, relative to `cwd` otherwise): a regular, executable file whose
+ * `#!` interpreter, if any, is there. Asked before a spawn whose exec
+ * failure would only show in the child (on a terminal, the child of
+ * `forkpty` prints it and exits 1).
+ *
+ * @example
+ * ```ts
+ * import assert from "node:assert/strict";
+ * import { wouldStart } from "./failure.ts";
+ * assert.equal(wouldStart("sh", "/usr/bin:/bin", "/"), true);
+ * assert.equal(wouldStart("/etc/passwd", undefined, "/"), false); // not executable
+ * assert.equal(wouldStart("no-such-program-here", "/usr/bin:/bin", "/"), false);
+ * ```
+ */
+export function wouldStart(program: string, path: string | undefined, cwd: string): boolean {
+  const verdict = program.includes("/") ? examine(resolve(cwd, program)) : searchPath(program, path, cwd);
+  return verdict.kind === "fine";
+}
+
 /** Searches `path` as exec does: the first executable file named `name` wins. */
 function searchPath(name: string, path: string | undefined, cwd: string): FileVerdict {
   let unusable: FileVerdict | undefined;

@@ -24,7 +24,7 @@ import { Deadline } from "../terminate/deadline.ts";
 import type { ResolvedShellOptions } from "../resolve/options.ts";
 import type { Launched } from "../backend.ts";
 import type { ShellExecSpec, ShellObserver } from "../types.ts";
-import { describeSpawnFailure } from "./failure.ts";
+import { describeSpawnFailure, wouldStart } from "./failure.ts";
 import { checkWorkdir } from "./workdir.ts";
 import { type SpawnWrapper, STATE_FD } from "../wrapper.ts";
 import { statePrelude } from "../carry/script.ts";
@@ -96,12 +96,14 @@ export function launch(
     : statePrelude(confined ? { fd: STATE_FD } : { path: stateFile }) + spec.command;
   let request: SpawnRequest = {
     // A command line is run by the shell; the argv form runs the program itself, with no shell in between.
-    program: args === undefined ? context.wrapper?.shell ?? options.shell : spec.command,
+    program: args === undefined ? wrapperShell(context.wrapper) ?? options.shell : spec.command,
     args: args === undefined ? ["-c", command] : args,
     cwd: spec.workdir,
     env: childEnv,
     stdin: typeof stdin === "string" ? encoder.encode(stdin) : stdin,
-    ...(ownValue(spec, "keepStdin") === true ? { keepStdin: true } : {}),
+    // Own properties, always: an adapter reads them plainly, and a polluted Object.prototype must not answer.
+    keepStdin: ownValue(spec, "keepStdin") === true,
+    terminal: undefined,
     onStdout: (chunk) => {
       stdout.write(chunk);
       events.stdout(chunk);
@@ -116,7 +118,8 @@ export function launch(
   // Before the spawn: the command may kill its host before spawn() has even returned.
   context.sessions.starting(mark);
   const child = spawn(adapter, args === undefined ? "shell" : "program", request);
-  const session = new CommandSession(adapter, child.pid, host.procTable, wrapped?.followedMark);
+  const followed = wrapped === undefined ? undefined : ownValue(wrapped, "followedMark");
+  const session = new CommandSession(adapter, child.pid, host.procTable, followed);
   context.sessions.started(session);
   const signals = [ownValue(spec, "signal"), context.closeSignal];
   const deadline = new Deadline(timeoutMs, signals, host.abortListeners, () => {
@@ -147,8 +150,8 @@ export function launch(
     state: stateFile === undefined
       ? undefined
       : () => takeState(stateFile, wrapped?.env ?? wrapped?.request.env ?? childEnv),
-    input: child.input,
-    resize: child.resize === undefined ? undefined : (size) => child.resize?.(size),
+    input: ownValue(child, "input"),
+    resize: ownValue(child, "resize") === undefined ? undefined : (size) => child.resize?.(size),
     stop: (cause) => {
       // Until the result settles the deadline ends the whole session, also once the leader has exited and only a
       // backgrounded child holds the pipes: that cuts the drain short.
@@ -167,6 +170,11 @@ export function launch(
   };
 }
 
+/** The program a wrapper resolved for command lines, if it did (its own property only). */
+function wrapperShell(wrapper: SpawnWrapper | undefined): string | undefined {
+  return wrapper === undefined ? undefined : ownValue(wrapper, "shell");
+}
+
 /**
  * Spawns through the adapter. An adapter reports a process it could not
  * create with its runtime's own error; the wording is the seam's, so that
@@ -174,6 +182,10 @@ export function launch(
  */
 function spawn(adapter: ProcessAdapter, role: "shell" | "program", request: SpawnRequest): ChildHandle {
   try {
+    // On a terminal an exec failure would only show in the child: it is looked for here first.
+    if (request.terminal !== undefined && !wouldStart(request.program, request.env.PATH, request.cwd)) {
+      throw new Error(`${request.program} cannot be started`);
+    }
     return adapter.spawn(request);
   } catch (error) {
     if (error instanceof ShellSpawnError) throw error;

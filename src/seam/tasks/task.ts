@@ -16,6 +16,7 @@ import {
 } from "../errors.ts";
 import type { ChildInput } from "../adapter.ts";
 import type { Launched } from "../backend.ts";
+import { ownValue } from "../own_fields.ts";
 import type { ShellRunResult } from "../settle/types.ts";
 import type { ShellTask, TaskOutput, TaskOutputWait, TaskStatus, WaitForOutputOptions } from "./types.ts";
 import { waitForOutput } from "./wait_for_output.ts";
@@ -137,7 +138,7 @@ export class LaunchedTask implements ShellTask {
   resize(columns: number, rows: number): void {
     checkSide("columns", columns);
     checkSide("rows", rows);
-    const resize = this.#launched.resize;
+    const resize = ownValue(this.#launched, "resize");
     if (resize === undefined) throw new TaskAccessError(this.id, "has no terminal (it was started without tty)");
     if (this.#result !== undefined) throw new TaskAccessError(this.id, "has no terminal any more (it has ended)");
     resize({ columns, rows });
@@ -145,7 +146,7 @@ export class LaunchedTask implements ShellTask {
 
   /** The task's input while it may be written to; throws `TaskAccessError` saying why it may not. */
   #openInput(): ChildInput {
-    const input = this.#launched.input;
+    const input = ownValue(this.#launched, "input");
     if (input === undefined) {
       throw new TaskAccessError(this.id, "has no open input (it was started without keepStdin or tty)");
     }
