@@ -338,7 +338,18 @@ async function markedScene(mark: string): Promise<{ killed: number[]; spared: nu
   const all = [ours, stranger, other];
   assert.ok(all.every((child) => child.pid !== undefined));
   const [oursPid, strangerPid, otherPid] = all.map((child) => child.pid as number);
-  assert.ok(await eventually(() => childrenOf(oursPid).length === 2 && childrenOf(strangerPid).length === 2));
+  // Both children of each shell forked and exec'd `sleep`: before its exec a child's environ is still the shell's.
+  const sleeping = (parent: number): boolean => {
+    const children = childrenOf(parent);
+    return children.length === 2 && children.every((pid) => {
+      try {
+        return readFileSync(`/proc/${pid}/cmdline`, "latin1").split("\0")[0].endsWith("sleep");
+      } catch {
+        return false;
+      }
+    });
+  };
+  assert.ok(await eventually(() => sleeping(oursPid) && sleeping(strangerPid)));
   const strangerChildren = childrenOf(strangerPid);
   const strangerMarked = strangerChildren.filter((pid) =>
     readFileSync(`/proc/${pid}/environ`, "latin1").includes(mark)
