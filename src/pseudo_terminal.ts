@@ -32,7 +32,9 @@ let loaded: typeof NodePty | undefined;
 function nodePty(): typeof NodePty {
   if (loaded !== undefined) return loaded;
   try {
-    loaded = createRequire(import.meta.url)(PACKAGE) as typeof NodePty;
+    // The name written out, not PACKAGE: the npm package check finds the package's imports, require()s included, by
+    // reading the emitted code.
+    loaded = createRequire(import.meta.url)("@lydell/node-pty") as typeof NodePty;
   } catch (error) {
     const why = error instanceof Error ? error.message.split("\n")[0] : String(error);
     throw new ShellSpawnError(
