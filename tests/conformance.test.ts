@@ -33,7 +33,11 @@ import { toolResultsOf } from "./helpers/mock_model.ts";
 
 /** A hook of a case: its language, and what it does once it has logged its input. */
 interface CaseHook {
-  readonly language: "sh" | "python" | "node";
+  /**
+   * `inline`: shell form, the command line itself in the settings, which
+   * also notes what its shell made of a bashism (`[[ ]]`) and `echo -e`.
+   */
+  readonly language: "sh" | "python" | "node" | "inline";
   /** What it prints on stdout. */
   readonly stdout?: string;
   /** What it prints on stderr. */
@@ -90,6 +94,10 @@ const CASES: readonly Case[] = [
     hooks: [{ language: "sh", stderr: "touch refused", exit: 2, if: "Bash(touch *)" }],
   },
   {
+    name: "shell form: the harness's shell runs the command line ([[ ]], echo -e)",
+    hooks: [{ language: "inline", stderr: "inline says no", exit: 2 }],
+  },
+  {
     name: "two denies, the exit-2 one finishing last: the model is shown its reason",
     hooks: [
       { language: "sh", stderr: "exit-2 reason", exit: 2, seconds: 0.6 },
@@ -110,6 +118,16 @@ function hookScript(hook: CaseHook, dir: string, index: number): string {
   const log = join(dir, `input-${index}.json`);
   const stdout = hook.stdout ?? "";
   const stderr = hook.stderr ?? "";
+  if (hook.language === "inline") {
+    const noted = join(dir, `shell-${index}.txt`);
+    return [
+      `cat > ${shQuote(log)}`,
+      `{ [[ 1 == 1 ]] && echo bash || echo posix; echo -e 'x\\ty'; } > ${shQuote(noted)} 2>/dev/null`,
+      stdout === "" ? "" : `printf '%s' ${shQuote(stdout)}`,
+      stderr === "" ? "" : `printf '%s\\n' ${shQuote(stderr)} >&2`,
+      `exit ${hook.exit}`,
+    ].filter((line) => line !== "").join("; ");
+  }
   if (hook.language === "sh") {
     return [
       "#!/bin/sh",
@@ -144,18 +162,24 @@ function hookScript(hook: CaseHook, dir: string, index: number): string {
   ].join("\n");
 }
 
+/** The settings' command of hook `index`: the inline command line, or the path of the script written for it. */
+function hookCommand(hook: CaseHook, dir: string, index: number): string {
+  if (hook.language === "inline") return hookScript(hook, dir, index);
+  const script = join(
+    dir,
+    `hook-${index}${hook.language === "python" ? ".py" : hook.language === "node" ? ".cjs" : ".sh"}`,
+  );
+  writeFileSync(script, hookScript(hook, dir, index));
+  chmodSync(script, 0o755);
+  return script;
+}
+
 /** The settings file of a case: one group per hook, in order. */
 function settingsOf(testCase: Case, dir: string): Record<string, unknown> {
   return {
     hooks: {
       PreToolUse: testCase.hooks.map((hook, index) => {
-        const script = join(
-          dir,
-          `hook-${index}${hook.language === "python" ? ".py" : hook.language === "node" ? ".cjs" : ".sh"}`,
-        );
-        writeFileSync(script, hookScript(hook, dir, index));
-        chmodSync(script, 0o755);
-        const entry: Record<string, unknown> = { type: "command", command: script };
+        const entry: Record<string, unknown> = { type: "command", command: hookCommand(hook, dir, index) };
         if (hook.if !== undefined) entry.if = hook.if;
         return { matcher: hook.matcher ?? "Bash", hooks: [entry] };
       }),
@@ -169,6 +193,18 @@ interface Outcome {
   readonly ran: number[];
   /** Whether the tool call was blocked (the command never ran). */
   readonly blocked: boolean;
+  /** What each inline hook's shell made of `[[ ]]` and `echo -e`, by hook index. */
+  readonly shells: Record<number, string>;
+}
+
+/** What the inline hooks of `dir` noted of their shell (`shell-<index>.txt`), by hook index. */
+function shellsNoted(dir: string): Record<number, string> {
+  const noted: Record<number, string> = {};
+  for (const name of readdirSync(dir)) {
+    const match = /^shell-(\d+)\.txt$/.exec(name);
+    if (match !== null) noted[Number(match[1])] = readFileSync(join(dir, name), "utf8");
+  }
+  return noted;
 }
 
 /** What the binary did with a case, what its model was shown, and the payloads its hooks got, by hook index. */
@@ -299,7 +335,11 @@ async function runBinary(bwrap: string, agent: Agent, binary: string, testCase: 
   assert.equal(results.length, 1, `one tool result shown to the model, after ${run.requests.length} requests`);
   const payloads = loggedPayloads(hooksDir);
   const ran = [...payloads.keys()];
-  return { outcome: { ran, blocked: !existsSync(marker) }, shown: results[0].content, payloads };
+  return {
+    outcome: { ran, blocked: !existsSync(marker), shells: shellsNoted(hooksDir) },
+    shown: results[0].content,
+    payloads,
+  };
 }
 
 /** Replays `payload` through the bridge with the case's settings, in `dir`. */
@@ -320,7 +360,10 @@ async function runBridge(
     owner: null,
   });
   const ran = [...loggedPayloads(hooksDir).keys()];
-  return { outcome: { ran, blocked: result.blocked || result.permission === "deny" }, result };
+  return {
+    outcome: { ran, blocked: result.blocked || result.permission === "deny", shells: shellsNoted(hooksDir) },
+    result,
+  };
 }
 
 const isolated = isolation();
@@ -365,6 +408,12 @@ for (const agent of AGENTS) {
         };
         const bridge = await runBridge(shell, agent.dialect, testCase, caseDir, payload);
         assert.deepEqual(bridge.outcome, ran.outcome, `the bridge decided otherwise; the model saw ${ran.shown}`);
+        // An inline hook that ran noted its shell: the comparison above is not of two missing notes.
+        for (const index of ran.outcome.ran) {
+          if (testCase.hooks[index].language === "inline") {
+            assert.match(ran.outcome.shells[index] ?? "", /^(bash|posix)\n/);
+          }
+        }
         // What the model is shown carries every reason the bridge reports, and none the binary dropped.
         for (const reason of bridge.result.reasons) {
           assert.ok(ran.shown.includes(reason.trim()), `${JSON.stringify(reason)} not in ${JSON.stringify(ran.shown)}`);

@@ -325,7 +325,10 @@ export interface HookVerdict {
  * ```
  */
 export interface HookCommand {
-  /** Shell form: the command line, run as `bash -c <command>`. Exec form: the program. */
+  /**
+   * Shell form: the command line, run as `/bin/sh -c <command>`
+   * (`claude-code`) or `bash -c <command>` (`codex`). Exec form: the program.
+   */
   readonly command: string;
   /**
    * Exec form: the program's arguments. No shell is involved; `${NAME}`
