@@ -18,15 +18,8 @@ import { join } from "node:path";
 import process from "node:process";
 import { createLocalShell, type Shell } from "../mod.ts";
 import { dispatchHookEvent, type HookDialect, type HookDispatchResult, parseHookSettings } from "../src/hooks/mod.ts";
-import {
-  CLAUDE_CODE_VERSION,
-  claudeCodeBinary,
-  CODEX_VERSION,
-  codexBinary,
-  isolation,
-  REQUIRE_AGENTS,
-  runAgent,
-} from "./helpers/agents.ts";
+import { isolation, REQUIRE_AGENTS, runAgent } from "./helpers/agents.ts";
+import { type Agent, AGENTS, reportCase } from "./helpers/conformance.ts";
 import { shQuote } from "./helpers/bash.ts";
 import { freshDir, removeDir } from "./helpers/dirs.ts";
 import { toolResultsOf } from "./helpers/mock_model.ts";
@@ -214,96 +207,6 @@ interface BinaryRun {
   readonly payloads: Map<number, Record<string, unknown>>;
 }
 
-/** An agent binary: how to run a case in it, and the bridge's dialect for it. */
-interface Agent {
-  readonly name: string;
-  readonly dialect: HookDialect;
-  readonly found: { path: string } | { missing: string };
-  /** The binary's own shell tool, as the mock's first turn calls it. */
-  call(command: string): { name: string; input: Record<string, unknown> };
-  /** Writes the case's settings where the binary reads them; the argv, env and set-up of its run. */
-  setUp(binary: string, settings: Record<string, unknown>, dir: string): {
-    argv: string[];
-    env: Record<string, string>;
-    prepare?: string;
-  };
-}
-
-const PATH = process.env.PATH ?? "/usr/bin:/bin";
-
-const AGENTS: readonly Agent[] = [
-  {
-    name: `Claude Code ${CLAUDE_CODE_VERSION}`,
-    dialect: "claude-code",
-    found: claudeCodeBinary(),
-    call: (command) => ({ name: "Bash", input: { command, description: "touch" } }),
-    setUp: (binary, settings, dir) => {
-      mkdirSync(join(dir, "project", ".claude"), { recursive: true });
-      writeFileSync(join(dir, "project", ".claude", "settings.json"), JSON.stringify(settings));
-      return {
-        argv: [
-          binary,
-          "-p",
-          "run the command",
-          "--output-format",
-          "stream-json",
-          "--verbose",
-          "--permission-mode",
-          "bypassPermissions",
-        ],
-        env: {
-          PATH,
-          HOME: join(dir, "home"),
-          // Claude Code refuses bypassPermissions as root outside a sandbox; the run is in one of its own.
-          IS_SANDBOX: "1",
-          ANTHROPIC_BASE_URL: "http://127.0.0.1:$port",
-          ANTHROPIC_API_KEY: "sk-ant-mock-key-for-a-loopback-server",
-          CLAUDE_CODE_DISABLE_NONESSENTIAL_TRAFFIC: "1",
-          DISABLE_TELEMETRY: "1",
-          DISABLE_ERROR_REPORTING: "1",
-          DISABLE_AUTOUPDATER: "1",
-        },
-      };
-    },
-  },
-  {
-    name: `Codex ${CODEX_VERSION}`,
-    dialect: "codex",
-    found: codexBinary(),
-    call: (command) => ({ name: "exec_command", input: { cmd: command } }),
-    setUp: (binary, settings, dir) => {
-      const home = join(dir, "codex-home");
-      mkdirSync(home, { recursive: true });
-      writeFileSync(join(home, "hooks.json"), JSON.stringify(settings));
-      const config = [
-        'model = "mock-model"',
-        'model_provider = "mock"',
-        "[model_providers.mock]",
-        'name = "mock"',
-        'base_url = "http://127.0.0.1:__PORT__/v1"',
-        'wire_api = "responses"',
-        'env_key = "MOCK_API_KEY"',
-      ].join("\n");
-      writeFileSync(join(home, "config.template"), `${config}\n`);
-      return {
-        argv: [
-          binary,
-          "exec",
-          "--skip-git-repo-check",
-          "--dangerously-bypass-hook-trust",
-          "--dangerously-bypass-approvals-and-sandbox",
-          "--json",
-          "run the command",
-        ],
-        env: { PATH, HOME: join(dir, "home"), CODEX_HOME: home, MOCK_API_KEY: "mock-key-for-a-loopback-server" },
-        prepare: `sed "s/__PORT__/$port/" ${shQuote(join(home, "config.template"))} > ${
-          shQuote(join(home, "config.toml"))
-        }`,
-      };
-    },
-  },
-];
-
 /** The payloads the hooks of `dir` logged (`input-<index>.json`), by hook index, in index order: the hooks that ran. */
 function loggedPayloads(dir: string): Map<number, Record<string, unknown>> {
   const logged = readdirSync(dir).flatMap((name) => {
@@ -407,6 +310,13 @@ for (const agent of AGENTS) {
           tool_use_id: "toolu_mock_1",
         };
         const bridge = await runBridge(shell, agent.dialect, testCase, caseDir, payload);
+        reportCase({
+          suite: "PreToolUse",
+          agent: agent.name,
+          case: testCase.name,
+          binary: { ...ran.outcome, shown: ran.shown },
+          bridge: { ...bridge.outcome, reasons: bridge.result.reasons },
+        });
         assert.deepEqual(bridge.outcome, ran.outcome, `the bridge decided otherwise; the model saw ${ran.shown}`);
         // An inline hook that ran noted its shell: the comparison above is not of two missing notes.
         for (const index of ran.outcome.ran) {

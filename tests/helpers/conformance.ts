@@ -1,0 +1,144 @@
+/**
+ * The agent binaries of the differential suites (`tests/conformance*.test.ts`):
+ * how to run each with a settings file, and the bridge's dialect for it.
+ * `__PORT__` in the settings is the mock's port (HTTP hooks' URLs), filled
+ * in once the mock listens.
+ *
+ * Nothing here imports the library.
+ */
+
+import { appendFileSync, mkdirSync, writeFileSync } from "node:fs";
+import { join } from "node:path";
+import process from "node:process";
+import { CLAUDE_CODE_VERSION, claudeCodeBinary, CODEX_VERSION, codexBinary } from "./agents.ts";
+import { shQuote } from "./bash.ts";
+
+/** The bridge's dialects, as the library names them (the helpers do not import it). */
+export type AgentDialect = "claude-code" | "codex";
+
+/** An agent binary: how to run a case in it, and the bridge's dialect for it. */
+export interface Agent {
+  readonly name: string;
+  readonly dialect: AgentDialect;
+  readonly found: { path: string } | { missing: string };
+  /** The binary's own shell tool, as the mock's first turn calls it. */
+  call(command: string): { name: string; input: Record<string, unknown> };
+  /** Writes the case's settings where the binary reads them; the argv, env and set-up of its run. */
+  setUp(binary: string, settings: Record<string, unknown>, dir: string, env?: Record<string, string>): {
+    argv: string[];
+    env: Record<string, string>;
+    prepare?: string;
+  };
+}
+
+const PATH = process.env.PATH ?? "/usr/bin:/bin";
+
+/** Claude Code and Codex, at the pinned versions. */
+export const AGENTS: readonly Agent[] = [
+  {
+    name: `Claude Code ${CLAUDE_CODE_VERSION}`,
+    dialect: "claude-code",
+    found: claudeCodeBinary(),
+    call: (command) => ({ name: "Bash", input: { command, description: "touch" } }),
+    setUp: (binary, settings, dir, extra = {}) => {
+      mkdirSync(join(dir, "project", ".claude"), { recursive: true });
+      const template = join(dir, "settings.template");
+      writeFileSync(template, JSON.stringify(settings));
+      return {
+        prepare: portInto(template, join(dir, "project", ".claude", "settings.json")),
+        argv: [
+          binary,
+          "-p",
+          "run the command",
+          "--output-format",
+          "stream-json",
+          "--verbose",
+          "--permission-mode",
+          "bypassPermissions",
+        ],
+        env: {
+          PATH,
+          HOME: join(dir, "home"),
+          // Claude Code refuses bypassPermissions as root outside a sandbox; the run is in one of its own.
+          IS_SANDBOX: "1",
+          ANTHROPIC_BASE_URL: "http://127.0.0.1:$port",
+          ANTHROPIC_API_KEY: "sk-ant-mock-key-for-a-loopback-server",
+          CLAUDE_CODE_DISABLE_NONESSENTIAL_TRAFFIC: "1",
+          DISABLE_TELEMETRY: "1",
+          DISABLE_ERROR_REPORTING: "1",
+          DISABLE_AUTOUPDATER: "1",
+          ...extra,
+        },
+      };
+    },
+  },
+  {
+    name: `Codex ${CODEX_VERSION}`,
+    dialect: "codex",
+    found: codexBinary(),
+    call: (command) => ({ name: "exec_command", input: { cmd: command } }),
+    setUp: (binary, settings, dir, extra = {}) => {
+      const home = join(dir, "codex-home");
+      mkdirSync(home, { recursive: true });
+      writeFileSync(join(home, "hooks.template"), JSON.stringify(settings));
+      const config = [
+        'model = "mock-model"',
+        'model_provider = "mock"',
+        "[model_providers.mock]",
+        'name = "mock"',
+        'base_url = "http://127.0.0.1:__PORT__/v1"',
+        'wire_api = "responses"',
+        'env_key = "MOCK_API_KEY"',
+      ].join("\n");
+      writeFileSync(join(home, "config.template"), `${config}\n`);
+      return {
+        argv: [
+          binary,
+          "exec",
+          "--skip-git-repo-check",
+          "--dangerously-bypass-hook-trust",
+          "--dangerously-bypass-approvals-and-sandbox",
+          "--json",
+          "run the command",
+        ],
+        env: {
+          PATH,
+          HOME: join(dir, "home"),
+          CODEX_HOME: home,
+          MOCK_API_KEY: "mock-key-for-a-loopback-server",
+          ...extra,
+        },
+        prepare: [
+          portInto(join(home, "config.template"), join(home, "config.toml")),
+          portInto(join(home, "hooks.template"), join(home, "hooks.json")),
+        ].join("\n"),
+      };
+    },
+  },
+];
+
+/** A shell line writing `template` to `file` with `__PORT__` replaced by the mock's port (`$port`). */
+function portInto(template: string, file: string): string {
+  return `sed "s/__PORT__/$port/g" ${shQuote(template)} > ${shQuote(file)}`;
+}
+
+/** One case's measure, as `scripts/conformance.ts` reads it back. */
+export interface CaseReport {
+  readonly suite: string;
+  readonly agent: string;
+  readonly case: string;
+  /** What the binary did. */
+  readonly binary: unknown;
+  /** What the bridge did with the binary's payloads. */
+  readonly bridge: unknown;
+}
+
+/**
+ * Appends `entry` as one JSON line to the file `DSH_CONFORMANCE_REPORT`
+ * names, when it names one (before the case's assertions, so a mismatch
+ * is reported too).
+ */
+export function reportCase(entry: CaseReport): void {
+  const file = process.env.DSH_CONFORMANCE_REPORT;
+  if (file !== undefined && file !== "") appendFileSync(file, `${JSON.stringify(entry)}\n`);
+}
