@@ -80,18 +80,29 @@ const SCENARIOS: readonly Scenario[] = [
         { kind: "command", body: context("UserPromptSubmit", "MARK-prompt-json") },
         { kind: "command", body: "echo MARK-prompt-plain" },
       ],
-      PreToolUse: [{ kind: "command", body: "exit 0", matcher: "Bash" }],
+      PreToolUse: [
+        { kind: "command", body: "exit 0", matcher: "Bash" },
+        // An MCP tool's matcher: the shell call is no MCP tool, so neither side runs it.
+        { kind: "command", body: "echo MARK-mcp-guard >&2; exit 2", matcher: "mcp__.*" },
+        { kind: "command", body: "echo MARK-mcp-exact >&2; exit 2", matcher: "mcp__memory__create_entities" },
+      ],
       PostToolUse: [
         { kind: "command", body: context("PostToolUse", "MARK-post-context"), matcher: "Bash" },
         { kind: "command", body: json({ decision: "block", reason: "MARK-post-block" }), matcher: "Bash" },
+        { kind: "command", body: "echo MARK-post-exit2 >&2; exit 2", matcher: "Bash" },
+        { kind: "command", body: "echo MARK-post-exit1 >&2; exit 1", matcher: "Bash" },
       ],
       Stop: [{ kind: "command", body: blockFirstStop("MARK-stop-block") }],
     },
   },
   {
-    name: "a blocked prompt: UserPromptSubmit exit 2",
+    name: "a blocked prompt: UserPromptSubmit exit 2 and a JSON block",
     hooks: {
-      UserPromptSubmit: [{ kind: "command", body: "echo MARK-prompt-blocked >&2; exit 2" }],
+      SessionStart: [{ kind: "command", body: "echo MARK-session-before-block" }],
+      UserPromptSubmit: [
+        { kind: "command", body: "echo MARK-prompt-blocked >&2; exit 2" },
+        { kind: "command", body: json({ decision: "block", reason: "MARK-prompt-json-block" }) },
+      ],
     },
   },
   {
@@ -383,7 +394,8 @@ for (const agent of AGENTS) {
         }
         const bridgeSide: Side = {
           ran: [...commandHooksRan(join(caseDir, "bridge")), ...bridgeRequests.map((request) => request.name)].sort(),
-          shown: markersIn(shown.join("\n")),
+          // A blocked prompt never reaches the model, nor anything gathered for it (SessionStart's context).
+          shown: prompted ? markersIn(shown.join("\n")) : [],
           prompted,
           commandRan: prompted && commandRan,
           headers: headersOf(scenario, bridgeRequests),
