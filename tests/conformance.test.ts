@@ -16,6 +16,7 @@ import assert from "node:assert/strict";
 import { chmodSync, existsSync, mkdirSync, readdirSync, readFileSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
 import process from "node:process";
+import { isDeepStrictEqual } from "node:util";
 import { createLocalShell, type Shell } from "../mod.ts";
 import { dispatchHookEvent, type HookDialect, type HookDispatchResult, parseHookSettings } from "../src/hooks/mod.ts";
 import { isolation, REQUIRE_AGENTS, runAgent } from "./helpers/agents.ts";
@@ -316,6 +317,8 @@ for (const agent of AGENTS) {
           case: testCase.name,
           binary: { ...ran.outcome, shown: ran.shown },
           bridge: { ...bridge.outcome, reasons: bridge.result.reasons },
+          matches: isDeepStrictEqual(bridge.outcome, ran.outcome) &&
+            bridge.result.reasons.every((reason) => ran.shown.includes(reason.trim())),
         });
         assert.deepEqual(bridge.outcome, ran.outcome, `the bridge decided otherwise; the model saw ${ran.shown}`);
         // An inline hook that ran noted its shell: the comparison above is not of two missing notes.

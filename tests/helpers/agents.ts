@@ -19,8 +19,22 @@ import { repositoryRoot } from "./repository.ts";
 import type { HookReply, HookRequest, MockProtocol, ScriptedToolCall } from "./mock_model.ts";
 import { IS_DENO, scriptArgs } from "./runtime.ts";
 
-/** The Claude Code release the bridge is measured against (docs/hooks.md names it). */
-export const CLAUDE_CODE_VERSION = "2.1.328";
+/** The Claude Code release the bridge is pinned to (docs/hooks.md names it). */
+export const PINNED_CLAUDE_CODE_VERSION = "2.1.328";
+
+/**
+ * The Claude Code release the tests measure: the pinned one, unless
+ * `DSH_CLAUDE_CODE_VERSION` names another (`scripts/conformance.ts`).
+ */
+export const CLAUDE_CODE_VERSION: string = versionFrom("DSH_CLAUDE_CODE_VERSION", PINNED_CLAUDE_CODE_VERSION);
+
+/** `process.env[name]` when it is a version (digits and dots, a pre-release suffix), else `pinned`. */
+function versionFrom(name: string, pinned: string): string {
+  const given = process.env[name];
+  if (given === undefined || given === "") return pinned;
+  if (!/^\d+\.\d+\.\d+(-[\w.]+)?$/.test(given)) throw new Error(`${name}: not a version: ${JSON.stringify(given)}`);
+  return given;
+}
 
 /** Whether a missing binary fails (CI) rather than skips. */
 export const REQUIRE_AGENTS: boolean = process.env.DSH_REQUIRE_AGENTS === "1";
@@ -53,8 +67,11 @@ export function claudeCodeBinary(): { path: string } | { missing: string } {
   });
 }
 
-/** The Codex release the bridge is measured against (docs/hooks.md names it). */
-export const CODEX_VERSION = "0.169.0";
+/** The Codex release the bridge is pinned to (docs/hooks.md names it). */
+export const PINNED_CODEX_VERSION = "0.169.0";
+
+/** The Codex release the tests measure: the pinned one, unless `DSH_CODEX_VERSION` names another. */
+export const CODEX_VERSION: string = versionFrom("DSH_CODEX_VERSION", PINNED_CODEX_VERSION);
 
 /**
  * The path of the Codex binary at {@linkcode CODEX_VERSION}, installing

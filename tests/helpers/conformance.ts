@@ -131,6 +131,8 @@ export interface CaseReport {
   readonly binary: unknown;
   /** What the bridge did with the binary's payloads. */
   readonly bridge: unknown;
+  /** Whether the case passes: the two agree (or differ only as documented). */
+  readonly matches: boolean;
 }
 
 /**
