@@ -20,6 +20,8 @@ import { after, before, describe, it } from "node:test";
 import assert from "node:assert/strict";
 import { chmodSync, existsSync, mkdirSync, readdirSync, readFileSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
+import process from "node:process";
+import { fileURLToPath } from "node:url";
 import { isDeepStrictEqual } from "node:util";
 import { createLocalShell, type Shell } from "../mod.ts";
 import { dispatchHookEvent, type HookDispatchResult, parseHookSettings } from "../src/hooks/mod.ts";
@@ -27,6 +29,7 @@ import { isolation, REQUIRE_AGENTS, runAgent } from "./helpers/agents.ts";
 import { shQuote } from "./helpers/bash.ts";
 import { AGENTS, reportCase } from "./helpers/conformance.ts";
 import { freshDir, removeDir } from "./helpers/dirs.ts";
+import { IS_DENO, scriptArgs } from "./helpers/runtime.ts";
 import { type HookReply, type HookRequest, MockModel } from "./helpers/mock_model.ts";
 
 /** A command hook: a sh script that logs each payload, then runs `body` (the payload is in `$input`). */
@@ -60,6 +63,8 @@ interface Scenario {
    * (it runs more hooks, so a guard never blocks less).
    */
   readonly codexLoadsNothing?: true;
+  /** The model calls the `note` tool of a real MCP server (`tests/fixtures/mcp_server`) instead of the shell. */
+  readonly mcp?: true;
 }
 
 const json = (value: unknown): string => `printf '%s' ${shQuote(JSON.stringify(value))}`;
@@ -103,6 +108,28 @@ const SCENARIOS: readonly Scenario[] = [
       UserPromptSubmit: [
         { kind: "command", body: "echo MARK-prompt-blocked >&2; exit 2" },
         { kind: "command", body: json({ decision: "block", reason: "MARK-prompt-json-block" }) },
+      ],
+    },
+  },
+  {
+    name: "an MCP tool call: mcp__ matchers, a deny of the MCP tool",
+    mcp: true,
+    hooks: {
+      PreToolUse: [
+        { kind: "command", body: context("PreToolUse", "MARK-mcp-any"), matcher: "mcp__memo__.*" },
+        {
+          kind: "command",
+          matcher: "mcp__memo__note",
+          body: json({
+            hookSpecificOutput: {
+              hookEventName: "PreToolUse",
+              permissionDecision: "deny",
+              permissionDecisionReason: "MARK-mcp-deny",
+            },
+          }),
+        },
+        { kind: "command", body: "echo MARK-mcp-other >&2; exit 2", matcher: "mcp__other__.*" },
+        { kind: "command", body: "echo MARK-mcp-bash >&2; exit 2", matcher: "Bash" },
       ],
     },
   },
@@ -224,6 +251,9 @@ interface Side {
 
 const MARKER = /MARK-[a-z0-9-]+/g;
 
+/** The MCP server fixture, beside the tests under either runtime. */
+const MCP_SERVER = new URL(`./fixtures/mcp_server.${IS_DENO ? "ts" : "js"}`, import.meta.url);
+
 /** The markers in `text`, sorted, once each. */
 function markersIn(text: string): string[] {
   return [...new Set(text.match(MARKER) ?? [])].sort();
@@ -337,19 +367,23 @@ for (const agent of AGENTS) {
       it(scenario.name, { skip: missing ?? false }, async () => {
         const caseDir = join(dir, `scenario-${index}`);
         for (const sub of ["binary", "bridge", "project", "home"]) mkdirSync(join(caseDir, sub), { recursive: true });
+        // The shell call touches this file; the MCP tool's call appends to it.
         const marker = join(caseDir, "command-ran");
+        const mcpServer = scenario.mcp === true
+          ? [process.execPath, ...scriptArgs(fileURLToPath(MCP_SERVER), [marker])]
+          : undefined;
 
         // The binary.
         const binary = (agent.found as { path: string }).path;
         const settings = settingsOf(scenario, join(caseDir, "binary"), "http://127.0.0.1:__PORT__");
-        const { argv, env, prepare } = agent.setUp(binary, settings, caseDir, scenario.env);
+        const { argv, env, prepare } = agent.setUp(binary, settings, caseDir, scenario.env, mcpServer);
         const run = await runAgent((isolated as { bwrap: string }).bwrap, {
           argv,
           env,
           ...(prepare === undefined ? {} : { prepare }),
           cwd: join(caseDir, "project"),
           protocol: agent.dialect === "codex" ? "responses" : "anthropic",
-          call: agent.call(`touch ${shQuote(marker)}`),
+          call: scenario.mcp === true ? agent.mcpCall("hello") : agent.call(`touch ${shQuote(marker)}`),
           hookReplies: repliesOf(scenario),
           dir: caseDir,
         });

@@ -12,6 +12,7 @@ import { join } from "node:path";
 import process from "node:process";
 import { CLAUDE_CODE_VERSION, claudeCodeBinary, CODEX_VERSION, codexBinary } from "./agents.ts";
 import { shQuote } from "./bash.ts";
+import type { ScriptedToolCall } from "./mock_model.ts";
 
 /** The bridge's dialects, as the library names them (the helpers do not import it). */
 export type AgentDialect = "claude-code" | "codex";
@@ -22,9 +23,21 @@ export interface Agent {
   readonly dialect: AgentDialect;
   readonly found: { path: string } | { missing: string };
   /** The binary's own shell tool, as the mock's first turn calls it. */
-  call(command: string): { name: string; input: Record<string, unknown> };
-  /** Writes the case's settings where the binary reads them; the argv, env and set-up of its run. */
-  setUp(binary: string, settings: Record<string, unknown>, dir: string, env?: Record<string, string>): {
+  call(command: string): ScriptedToolCall;
+  /** The `note` tool of the MCP server `memo` (`tests/fixtures/mcp_server`), as the binary offers it to its model. */
+  mcpCall(text: string): ScriptedToolCall;
+  /**
+   * Writes the case's settings where the binary reads them (and the MCP
+   * server `memo` started as `mcpServer`, when given); the argv, env and
+   * set-up of its run.
+   */
+  setUp(
+    binary: string,
+    settings: Record<string, unknown>,
+    dir: string,
+    env?: Record<string, string>,
+    mcpServer?: string[],
+  ): {
     argv: string[];
     env: Record<string, string>;
     prepare?: string;
@@ -40,10 +53,20 @@ export const AGENTS: readonly Agent[] = [
     dialect: "claude-code",
     found: claudeCodeBinary(),
     call: (command) => ({ name: "Bash", input: { command, description: "touch" } }),
-    setUp: (binary, settings, dir, extra = {}) => {
+    mcpCall: (text) => ({ name: "mcp__memo__note", input: { text } }),
+    setUp: (binary, settings, dir, extra = {}, mcpServer) => {
       mkdirSync(join(dir, "project", ".claude"), { recursive: true });
       const template = join(dir, "settings.template");
       writeFileSync(template, JSON.stringify(settings));
+      const mcp: string[] = [];
+      if (mcpServer !== undefined) {
+        const [command, ...args] = mcpServer;
+        writeFileSync(
+          join(dir, "mcp.json"),
+          JSON.stringify({ mcpServers: { memo: { type: "stdio", command, args } } }),
+        );
+        mcp.push("--mcp-config", join(dir, "mcp.json"), "--strict-mcp-config");
+      }
       return {
         prepare: portInto(template, join(dir, "project", ".claude", "settings.json")),
         argv: [
@@ -55,6 +78,7 @@ export const AGENTS: readonly Agent[] = [
           "--verbose",
           "--permission-mode",
           "bypassPermissions",
+          ...mcp,
         ],
         env: {
           PATH,
@@ -67,6 +91,8 @@ export const AGENTS: readonly Agent[] = [
           DISABLE_TELEMETRY: "1",
           DISABLE_ERROR_REPORTING: "1",
           DISABLE_AUTOUPDATER: "1",
+          // The MCP tool in the model's tool list itself, not behind a tool search.
+          ENABLE_TOOL_SEARCH: "false",
           ...extra,
         },
       };
@@ -77,7 +103,9 @@ export const AGENTS: readonly Agent[] = [
     dialect: "codex",
     found: codexBinary(),
     call: (command) => ({ name: "exec_command", input: { cmd: command } }),
-    setUp: (binary, settings, dir, extra = {}) => {
+    // Codex 0.169 offers an MCP server's tools as a namespace `mcp__<server>`; its hooks see `mcp__memo__note`.
+    mcpCall: (text) => ({ name: "note", namespace: "mcp__memo", input: { text } }),
+    setUp: (binary, settings, dir, extra = {}, mcpServer) => {
       const home = join(dir, "codex-home");
       mkdirSync(home, { recursive: true });
       writeFileSync(join(home, "hooks.template"), JSON.stringify(settings));
@@ -89,6 +117,11 @@ export const AGENTS: readonly Agent[] = [
         'base_url = "http://127.0.0.1:__PORT__/v1"',
         'wire_api = "responses"',
         'env_key = "MOCK_API_KEY"',
+        ...(mcpServer === undefined ? [] : [
+          "[mcp_servers.memo]",
+          `command = ${JSON.stringify(mcpServer[0])}`,
+          `args = ${JSON.stringify(mcpServer.slice(1))}`,
+        ]),
       ].join("\n");
       writeFileSync(join(home, "config.template"), `${config}\n`);
       return {

@@ -20,6 +20,8 @@ export type MockProtocol = "anthropic" | "responses";
 export interface ScriptedToolCall {
   readonly name: string;
   readonly input: Record<string, unknown>;
+  /** The Responses API's tool namespace (Codex offers an MCP server's tools as `mcp__<server>`). */
+  readonly namespace?: string;
 }
 
 /** How the mock answers an HTTP hook's POST to `/hooks/<name>`. */
@@ -189,6 +191,7 @@ export class MockModel {
         id: `fc_mock_${this.#turn}`,
         call_id: `call_mock_${this.#turn}`,
         name: this.#call.name,
+        ...(this.#call.namespace === undefined ? {} : { namespace: this.#call.namespace }),
         arguments: JSON.stringify(this.#call.input),
       };
     response.writeHead(200, { "content-type": "text/event-stream" });
