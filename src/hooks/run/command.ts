@@ -14,6 +14,7 @@ import type { EnvPatch, Shell, ShellExecRequest, ShellRunResult } from "../../se
 import { hookEnv, hookVariables } from "./hook_env.ts";
 import { parseHookJson } from "./answer.ts";
 import { expandPlaceholders } from "./placeholders.ts";
+import { failedResult } from "./result.ts";
 import type { HookDialect, HookHarnessInfo, HookJsonOutput, HookOutcome, HookResult } from "../types.ts";
 
 /**
@@ -312,17 +313,7 @@ function fromRun(
 }
 
 /** A result for a hook that never ran (or whose run could not be made). */
-function failure(reason: string, started: number): HookResult {
-  return {
-    outcome: "non-blocking-error",
-    exitCode: null,
-    stdout: "",
-    stderr: "",
-    reason,
-    timedOut: false,
-    durationMs: Math.max(0, Date.now() - started),
-  };
-}
+const failure = (reason: string, started: number): HookResult => failedResult(reason, started);
 
 /** Why a hook could not be run, in one line. */
 function describeError(error: unknown): string {

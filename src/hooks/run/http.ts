@@ -24,7 +24,8 @@
  */
 
 import type { EnvPatch } from "../../seam/types.ts";
-import { parseHookJson, stdoutShape } from "./answer.ts";
+import { stdoutShape } from "./answer.ts";
+import { answeredResult, failedResult } from "./result.ts";
 import { HOOK_DEFAULTS } from "./command.ts";
 import type { HookResult } from "../types.ts";
 
@@ -63,15 +64,7 @@ export async function runHttpHook(options: RunHttpHookOptions): Promise<HookResu
   const timeout = new AbortController();
   const timer = setTimeout(() => timeout.abort(), timeoutMs);
   const signals = options.signal === undefined ? [timeout.signal] : [timeout.signal, options.signal];
-  const failed = (reason: string, timedOut = false): HookResult => ({
-    outcome: "non-blocking-error",
-    exitCode: null,
-    stdout: "",
-    stderr: "",
-    reason,
-    timedOut,
-    durationMs: Math.max(0, Date.now() - started),
-  });
+  const failed = (reason: string, timedOut = false): HookResult => failedResult(reason, started, timedOut);
   try {
     if (options.signal?.aborted) return failed("aborted before the hook started");
     let response: Response;
@@ -97,16 +90,7 @@ export async function runHttpHook(options: RunHttpHookOptions): Promise<HookResu
     if (body.truncated) return failed(`the response is longer than ${HOOK_DEFAULTS.stdoutMaxBytes} bytes`);
     const shape = stdoutShape(body.text);
     if (shape.kind === "text") return failed("the response is not a JSON object");
-    const json = parseHookJson(body.text);
-    return {
-      outcome: "success",
-      exitCode: 0,
-      stdout: body.text,
-      stderr: "",
-      ...(json === undefined ? {} : { json }),
-      timedOut: false,
-      durationMs: Math.max(0, Date.now() - started),
-    };
+    return answeredResult(body.text, started);
   } finally {
     clearTimeout(timer);
   }

@@ -9,8 +9,8 @@
  * @module
  */
 
-import { parseHookJson } from "./answer.ts";
 import { HOOK_DEFAULTS } from "./command.ts";
+import { answeredResult, failedResult } from "./result.ts";
 import type { HookJsonOutput, HookModelRequest, HookResult } from "../types.ts";
 
 /** The harness's callback for `prompt` and `agent` hooks. */
@@ -31,15 +31,7 @@ export async function runModelHook(
   const started = Date.now();
   const timeoutMs = request.timeoutMs ?? HOOK_DEFAULTS.timeoutMs;
   const timeout = new AbortController();
-  const failed = (reason: string, timedOut = false): HookResult => ({
-    outcome: "non-blocking-error",
-    exitCode: null,
-    stdout: "",
-    stderr: "",
-    reason,
-    timedOut,
-    durationMs: Math.max(0, Date.now() - started),
-  });
+  const failed = (reason: string, timedOut = false): HookResult => failedResult(reason, started, timedOut);
   if (signal?.aborted) return failed("aborted before the hook started");
   const both = signal === undefined ? timeout.signal : AbortSignal.any([timeout.signal, signal]);
   let timer: ReturnType<typeof setTimeout> | undefined;
@@ -62,17 +54,7 @@ export async function runModelHook(
     if (typeof answer !== "object" || answer === null || Array.isArray(answer)) {
       return failed("the model hook's answer is not an object");
     }
-    const stdout = JSON.stringify(okAnswer(answer));
-    const json = parseHookJson(stdout);
-    return {
-      outcome: "success",
-      exitCode: 0,
-      stdout,
-      stderr: "",
-      ...(json === undefined ? {} : { json }),
-      timedOut: false,
-      durationMs: Math.max(0, Date.now() - started),
-    };
+    return answeredResult(JSON.stringify(okAnswer(answer)), started);
   } catch (error) {
     return failed(`the model hook failed: ${error instanceof Error ? error.message : String(error)}`);
   } finally {
