@@ -18,7 +18,13 @@ import { join } from "node:path";
 import process from "node:process";
 import { isDeepStrictEqual } from "node:util";
 import { createLocalShell, type Shell } from "../mod.ts";
-import { dispatchHookEvent, type HookDialect, type HookDispatchResult, parseHookSettings } from "../src/hooks/mod.ts";
+import {
+  dispatchHookEvent,
+  type HookDialect,
+  type HookDispatchResult,
+  type HookWarning,
+  parseHookSettings,
+} from "../src/hooks/mod.ts";
 import { isolation, REQUIRE_AGENTS, runAgent } from "./helpers/agents.ts";
 import { type Agent, AGENTS, reportCase } from "./helpers/conformance.ts";
 import { shQuote } from "./helpers/bash.ts";
@@ -43,12 +49,19 @@ interface CaseHook {
   readonly if?: string;
   /** Seconds it takes before it answers: which of several hooks finishes last is part of some cases. */
   readonly seconds?: number;
+  /** The entry's `timeout`, in seconds. */
+  readonly timeout?: number;
 }
 
 /** One case: its hooks, in configuration order, and what both sides must agree on. */
 interface Case {
   readonly name: string;
   readonly hooks: readonly CaseHook[];
+  /**
+   * A documented difference: Codex 0.169.0 loads no hook of the file (the
+   * bridge runs them, with a warning: it blocks more, never less).
+   */
+  readonly codexLoadsNothing?: true;
 }
 
 const denyJson = (reason: string): string =>
@@ -90,6 +103,12 @@ const CASES: readonly Case[] = [
   {
     name: "shell form: the harness's shell runs the command line ([[ ]], echo -e)",
     hooks: [{ language: "inline", stderr: "inline says no", exit: 2 }],
+  },
+  {
+    // Claude Code kills the hook at 0.5 s (the call runs); Codex loads no hook of a file with a fractional timeout.
+    name: "timeout 0.5 s, a deny after 0.8 s: killed at the timeout (Codex: not loaded)",
+    hooks: [{ language: "sh", stdout: denyJson("late deny"), exit: 0, seconds: 0.8, timeout: 0.5 }],
+    codexLoadsNothing: true,
   },
   {
     name: "two denies, the exit-2 one finishing last: the model is shown its reason",
@@ -175,6 +194,7 @@ function settingsOf(testCase: Case, dir: string): Record<string, unknown> {
       PreToolUse: testCase.hooks.map((hook, index) => {
         const entry: Record<string, unknown> = { type: "command", command: hookCommand(hook, dir, index) };
         if (hook.if !== undefined) entry.if = hook.if;
+        if (hook.timeout !== undefined) entry.timeout = hook.timeout;
         return { matcher: hook.matcher ?? "Bash", hooks: [entry] };
       }),
     },
@@ -253,10 +273,11 @@ async function runBridge(
   testCase: Case,
   dir: string,
   payload: Record<string, unknown>,
-): Promise<{ outcome: Outcome; result: HookDispatchResult }> {
+): Promise<{ outcome: Outcome; result: HookDispatchResult; warnings: readonly HookWarning[] }> {
   const hooksDir = join(dir, "bridge");
   mkdirSync(hooksDir);
   const settings = parseHookSettings(settingsOf(testCase, hooksDir), { dialect });
+  const warnings = settings.warnings ?? [];
   const result = await dispatchHookEvent(shell, settings, {
     event: "PreToolUse",
     payload,
@@ -267,6 +288,7 @@ async function runBridge(
   return {
     outcome: { ran, blocked: result.blocked || result.permission === "deny", shells: shellsNoted(hooksDir) },
     result,
+    warnings,
   };
 }
 
@@ -311,15 +333,26 @@ for (const agent of AGENTS) {
           tool_use_id: "toolu_mock_1",
         };
         const bridge = await runBridge(shell, agent.dialect, testCase, caseDir, payload);
+        // The documented difference: Codex ran nothing and let the call run; the bridge runs the hooks (and warns).
+        const differs = agent.dialect === "codex" && testCase.codexLoadsNothing === true;
+        const warned = bridge.warnings.some((warning) => /loads no hook of this file/.test(warning.message));
         reportCase({
           suite: "PreToolUse",
           agent: agent.name,
           case: testCase.name,
           binary: { ...ran.outcome, shown: ran.shown },
           bridge: { ...bridge.outcome, reasons: bridge.result.reasons },
-          matches: isDeepStrictEqual(bridge.outcome, ran.outcome) &&
-            bridge.result.reasons.every((reason) => ran.shown.includes(reason.trim())),
+          matches: differs
+            ? ran.outcome.ran.length === 0 && !ran.outcome.blocked && warned
+            : isDeepStrictEqual(bridge.outcome, ran.outcome) &&
+              bridge.result.reasons.every((reason) => ran.shown.includes(reason.trim())),
         });
+        if (differs) {
+          assert.deepEqual(ran.outcome.ran, [], `${agent.name} ran a hook of the file`);
+          assert.equal(ran.outcome.blocked, false);
+          assert.ok(warned, "the bridge did not warn of the difference");
+          return;
+        }
         assert.deepEqual(bridge.outcome, ran.outcome, `the bridge decided otherwise; the model saw ${ran.shown}`);
         // An inline hook that ran noted its shell: the comparison above is not of two missing notes.
         for (const index of ran.outcome.ran) {

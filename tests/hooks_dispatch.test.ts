@@ -566,6 +566,19 @@ describe("parseHookSettings", () => {
     assert.deepEqual(codex.skipped.map((entry) => entry.type), ["prompt", "http", "mcp_tool"]);
   });
 
+  it("codex: a timeout that is not a whole number of seconds warns that Codex loads no hook of the file", () => {
+    const raw = { hooks: { Stop: [{ hooks: [{ type: "command", command: "true", timeout: 0.5 }] }] } };
+    const codex = parse(raw, "codex");
+    assert.deepEqual(codex.events.Stop[0].hooks, [{ command: "true", timeoutMs: 1_000 }]);
+    assert.deepEqual(codex.warnings?.map((warning) => warning.field), ["hooks.Stop[0].hooks[0].timeout"]);
+    assert.match(codex.warnings?.[0].message ?? "", /loads no hook of this file/);
+    assert.deepEqual(parse(raw).warnings, []);
+    assert.deepEqual(
+      parse({ hooks: { Stop: [{ hooks: [{ type: "command", command: "true", timeout: 2 }] }] } }, "codex").warnings,
+      [],
+    );
+  });
+
   it('claude-code "disableAllHooks": true means no hooks', () => {
     const raw = { disableAllHooks: true, hooks: { Stop: [{ hooks: [{ type: "command", command: "true" }] }] } };
     assert.deepEqual(parse(raw).events, {});
