@@ -2,11 +2,14 @@
  * Checks the npm package as it would be published: builds it
  * (`build_npm.ts --no-test`), packs `npm/` with `npm pack`, and runs on that
  * one tarball:
- * - its contents: only `esm/`, package.json, README and LICENSE; the
+ * - its contents: only `esm/`, `docs/`, package.json, README and LICENSE; the
  *   `dependencies` are exactly the packages that `esm/` imports (so a
  *   test-only dependency can never be published);
  * - `publint --strict`;
  * - `attw --profile esm-only` (are-the-types-wrong);
+ * - a strict consumer: a fresh TypeScript project (`strict`, `"types": []`,
+ *   `skipLibCheck: false`, the default lib) that imports every entry
+ *   compiles against the installed tarball, with TypeScript 5.9 and 7.0;
  * - the bin: the tarball installed into a fresh project, `npx --no --
  *   dsh-shell --help` exits 0 with the CLI's help and `npx --no -- dsh-shell
  *   run -- 'echo ok'` prints `ok`, with each Node binary, whose version must
@@ -41,6 +44,9 @@ const TOOLS: Record<string, string> = {
   "publint": "0.3.25",
   "@arethetypeswrong/cli": "0.18.5",
   "semver": "7.7.3",
+  // The strict consumer's compilers: the last 5.x and the native 7.x.
+  "typescript": "5.9.3",
+  "typescript7": "npm:typescript@7.0.2",
 };
 /** Files a packed package may hold outside its `files` list. */
 const ALWAYS_PACKED = new Set(["package.json", "README.md", "LICENSE"]);
@@ -55,6 +61,8 @@ interface PackageJson {
   bin?: Record<string, string>;
   engines?: { node?: string };
   dependencies?: Record<string, string>;
+  peerDependencies?: Record<string, string>;
+  peerDependenciesMeta?: Record<string, { optional?: boolean }>;
 }
 
 /** What `npm pack --json` says about one tarball. */
@@ -105,11 +113,17 @@ async function main(argv: string[]): Promise<number> {
       results.push({ name, ok: await run() });
     };
     await check("tarball contents and dependencies", () => checkContents(packed, packageJson));
-    await check("README links and package metadata for the npm page", () => checkPage(packageJson));
+    await check("README links and package metadata for the npm page", () => checkPage(packageJson, packed));
     await check("publint --strict", async () => await runTool("publint", ["--strict", tarball]) === 0);
     await check(
       "attw --profile esm-only",
       async () => await runTool("attw", [tarball, "--profile", "esm-only", "--format", "ascii"]) === 0,
+    );
+    await check(
+      `a strict consumer ("types": [], skipLibCheck: false) compiles, TypeScript ${
+        STRICT_COMPILERS.map((compiler) => compiler.version).join(", ")
+      }`,
+      () => checkStrictConsumer(tarball, packageJson, work),
     );
     for (const node of nodes) {
       await check(`engines.node allows node ${node.version}`, () => checkEngines(packageJson, node));
@@ -174,13 +188,15 @@ async function pack(dest: string): Promise<PackResult> {
 
 /**
  * Checks that the tarball holds only the compiled library (no compiled
- * tests, no node_modules) and that `dependencies` names exactly the
- * packages its files import: none missing, none extra (a test-only one).
+ * tests, no node_modules) and that `dependencies` and the optional
+ * `peerDependencies` name exactly the packages its files import: none
+ * missing, none extra (a test-only one). A peer must be optional: only an
+ * entry of its own imports it (`@opentelemetry/api`, for `./otel`).
  */
 async function checkContents(packed: PackResult, packageJson: PackageJson): Promise<boolean> {
   let ok = true;
   const strays = packed.files.map((file) => file.path).filter((file) =>
-    !file.startsWith("esm/") && !ALWAYS_PACKED.has(file)
+    !file.startsWith("esm/") && !file.startsWith("docs/") && !ALWAYS_PACKED.has(file)
   );
   if (strays.length > 0) {
     console.log(`files outside esm/: ${strays.join(", ")}`);
@@ -195,21 +211,44 @@ async function checkContents(packed: PackResult, packageJson: PackageJson): Prom
       if (name !== null && name !== packageJson.name) imported.add(name);
     }
   }
-  const declared = new Set(Object.keys(packageJson.dependencies ?? {}));
+  const peers = Object.keys(packageJson.peerDependencies ?? {});
+  const required = peers.filter((name) => packageJson.peerDependenciesMeta?.[name]?.optional !== true);
+  if (required.length > 0) console.log(`peer dependencies not marked optional: ${required.join(", ")}`);
+  ok &&= required.length === 0;
+  const declared = new Set([...Object.keys(packageJson.dependencies ?? {}), ...peers]);
   const missing = [...imported].filter((name) => !declared.has(name));
   const extra = [...declared].filter((name) => !imported.has(name));
-  if (missing.length > 0) console.log(`imported but not in dependencies: ${missing.join(", ")}`);
+  if (missing.length > 0) console.log(`imported but not in dependencies or peers: ${missing.join(", ")}`);
   if (extra.length > 0) console.log(`in dependencies but imported by no packed file: ${extra.join(", ")}`);
-  console.log(`dependencies: ${JSON.stringify(packageJson.dependencies ?? {})}; imported: ${[...imported].join(", ")}`);
+  console.log(
+    `dependencies: ${JSON.stringify(packageJson.dependencies ?? {})}; optional peers: ${peers.join(", ") || "none"}; ` +
+      `imported: ${[...imported].join(", ")}`,
+  );
   return ok && missing.length === 0 && extra.length === 0;
 }
 
 /**
  * The npm page shows the README and package.json: its relative links would
  * be dead there (npm resolves them against a repository), and a user looks
- * for a homepage.
+ * for a homepage. Inside the tarball, every relative link of the shipped
+ * `docs/` must name a file that is packed.
  */
-async function checkPage(packageJson: PackageJson): Promise<boolean> {
+async function checkPage(packageJson: PackageJson, packed: PackResult): Promise<boolean> {
+  const files = new Set(packed.files.map((file) => file.path));
+  const dead: string[] = [];
+  let docLinks = 0;
+  for (const file of files) {
+    if (!file.startsWith("docs/") || !file.endsWith(".md")) continue;
+    const text = await Deno.readTextFile(path.join(PACKAGE_DIR, file));
+    for (const [, target] of text.matchAll(/\]\(([^)\s]+)\)/g)) {
+      if (/^(?:[a-z][a-z0-9+.-]*:|#)/i.test(target)) continue;
+      docLinks++;
+      const resolved = path.posix.normalize(path.posix.join(path.posix.dirname(file), target.replace(/#.*$/, "")));
+      if (!files.has(resolved)) dead.push(`${file}: ${target}`);
+    }
+  }
+  if (dead.length > 0) console.log(`links in the packed docs to files not packed: ${dead.join(", ")}`);
+  console.log(`packed docs: ${docLinks} relative links, all to packed files: ${dead.length === 0}`);
   const readme = await Deno.readTextFile(path.join(PACKAGE_DIR, "README.md"));
   const relative = [...readme.matchAll(/\]\(([^)\s]+)\)/g)].map((match) => match[1])
     .filter((target) => !/^(?:[a-z][a-z0-9+.-]*:|#)/i.test(target));
@@ -219,7 +258,7 @@ async function checkPage(packageJson: PackageJson): Promise<boolean> {
     console.log("package.json has no https homepage");
   }
   console.log(`homepage: ${String(homepage)}; README links checked: ${[...readme.matchAll(/\]\(/g)].length}`);
-  return relative.length === 0 && typeof homepage === "string" && homepage.startsWith("https://");
+  return dead.length === 0 && relative.length === 0 && typeof homepage === "string" && homepage.startsWith("https://");
 }
 
 /** The module specifiers of emitted JS or declarations (static, dynamic, `import()` types; not comments). */
@@ -232,6 +271,70 @@ function packageName(specifier: string): string | null {
   if (/^(?:\.{0,2}\/|[a-z][a-z0-9+.-]*:)/i.test(specifier)) return null;
   const name = specifier.split("/").slice(0, specifier.startsWith("@") ? 2 : 1).join("/");
   return builtinModules.includes(name) ? null : name;
+}
+
+/** The strict consumer's compilers: the package in `TOOLS` whose `tsc` runs, and its version. */
+const STRICT_COMPILERS = ["typescript", "typescript7"].map((name) => ({
+  name,
+  version: TOOLS[name].replace(/^npm:typescript@/, ""),
+}));
+
+/**
+ * Installs the tarball (and the optional peer, for `./otel`) into a fresh
+ * project whose tsconfig is as strict as a consumer's can be — `strict`,
+ * `"types": []` (no `@types/node`), `skipLibCheck: false`, no `lib` (the
+ * default one) — and type-checks a file that imports every entry, with
+ * each compiler and each module setting (node16, nodenext, bundler). Issue 24: the declarations needed `@types/node` or
+ * `lib: esnext` for `Symbol.asyncDispose` (TS2550).
+ */
+async function checkStrictConsumer(tarball: string, packageJson: PackageJson, work: string): Promise<boolean> {
+  const project = path.join(work, "strict-consumer");
+  await Deno.mkdir(project);
+  await Deno.writeTextFile(path.join(project, "package.json"), '{ "private": true, "type": "module" }\n');
+  const peers = Object.entries(packageJson.peerDependencies ?? {}).map(([name, range]) => `${name}@${range}`);
+  if (await run("npm", [...NPM_QUIET_INSTALL, tarball, ...peers], project) !== 0) {
+    console.log(`npm install ${path.basename(tarball)} ${peers.join(" ")} failed`);
+    return false;
+  }
+  // The module settings a consumer has: Node's two (node16 implies target es2022, nodenext esnext, in TypeScript 5.9)
+  // and a bundler's with its target said (TypeScript 5.9's default target is ES5, which no ES module package serves).
+  const settings: Record<string, Record<string, string>> = {
+    node16: { module: "node16", moduleResolution: "node16" },
+    nodenext: { module: "nodenext", moduleResolution: "nodenext" },
+    bundler: { module: "esnext", moduleResolution: "bundler", target: "es2022" },
+  };
+  for (const [name, modules] of Object.entries(settings)) {
+    const tsconfig = {
+      compilerOptions: { strict: true, types: [], skipLibCheck: false, noEmit: true, ...modules },
+      files: ["consumer.ts"],
+    };
+    await Deno.writeTextFile(path.join(project, `tsconfig.${name}.json`), JSON.stringify(tsconfig, null, 2) + "\n");
+  }
+  const exports = Object.keys(JSON.parse(await Deno.readTextFile(path.join(ROOT, "deno.json"))).exports as object);
+  const imports = exports.map((subpath, i) =>
+    `import * as entry${i} from "${packageJson.name}${subpath === "." ? "" : subpath.slice(1)}";`
+  );
+  const consumer = [
+    ...imports,
+    `export const entries: object[] = [${exports.map((_, i) => `entry${i}`).join(", ")}];`,
+    // The one member that needed more than the default lib, used as a consumer would.
+    `export async function closeIt(shell: entry0.Shell): Promise<void> {`,
+    `  await shell[Symbol.asyncDispose]();`,
+    `}`,
+    "",
+  ].join("\n");
+  await Deno.writeTextFile(path.join(project, "consumer.ts"), consumer);
+  let ok = true;
+  for (const { name, version } of STRICT_COMPILERS) {
+    const tsc = path.join(TOOLS_DIR, "node_modules", name, "bin", "tsc");
+    for (const config of Object.keys(settings)) {
+      const result = await capture("node", [tsc, "-p", `tsconfig.${config}.json`], project, {});
+      console.log(`TypeScript ${version}, ${config} (strict, "types": [], skipLibCheck: false): exit ${result.code}`);
+      if (result.code !== 0) console.log((result.stdout + result.stderr).trimEnd());
+      ok &&= result.code === 0;
+    }
+  }
+  return ok;
 }
 
 /** Checks that `engines.node` exists and allows the version of `node`. */

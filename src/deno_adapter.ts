@@ -23,6 +23,7 @@ import type {
   ChannelRequest,
   ChildExit,
   ChildHandle,
+  ChildInput,
   GroupSignal,
   ProbeOutcome,
   ProbeRequest,
@@ -30,6 +31,7 @@ import type {
   SpawnRequest,
   WatchdogHandle,
 } from "./seam/adapter.ts";
+import { spawnOnTerminal } from "./pseudo_terminal.ts";
 
 /**
  * The read buffer of each stream starts at this size. Most commands print
@@ -41,6 +43,8 @@ const FIRST_READ_BUFFER_BYTES = 4 * 1024;
 const MAX_READ_BUFFER_BYTES = 64 * 1024;
 
 function spawnChild(request: SpawnRequest): ChildHandle {
+  // Deno.Command cannot give a child a terminal: node-pty, through Deno's Node compatibility, does.
+  if (request.terminal !== undefined) return spawnOnTerminal(request, request.terminal);
   // Deno throws NotFound / PermissionDenied / E2BIG at once; its messages do
   // not tell a missing program from a missing #! interpreter: the seam looks
   // at the program itself and words the failure.
@@ -50,14 +54,18 @@ function spawnChild(request: SpawnRequest): ChildHandle {
     env: request.env,
     clearEnv: true,
     detached: true,
-    stdin: request.stdin === undefined ? "null" : "piped",
+    stdin: request.stdin === undefined && !request.keepStdin ? "null" : "piped",
     stdout: "piped",
     stderr: "piped",
   }).spawn();
   const stdout = child.stdout.getReader({ mode: "byob" });
   const stderr = child.stderr.getReader({ mode: "byob" });
   const drained = Promise.all([pump(stdout, request.onStdout), pump(stderr, request.onStderr)]).then(() => {});
-  if (request.stdin !== undefined) writeAndClose(child.stdin, request.stdin);
+  let input: ChildInput | undefined;
+  if (request.keepStdin) {
+    input = openInput(child.stdin);
+    if (request.stdin !== undefined) void input.write(request.stdin);
+  } else if (request.stdin !== undefined) writeAndClose(child.stdin, request.stdin);
   const exited = child.status.then((status): ChildExit => ({
     // Deno reports a signal death as code 128+n; the seam wants null there.
     code: status.signal === null ? status.code : null,
@@ -70,6 +78,32 @@ function spawnChild(request: SpawnRequest): ChildHandle {
     releaseOutput: () => {
       stdout.cancel().catch(() => {});
       stderr.cancel().catch(() => {});
+    },
+    ...(input === undefined ? {} : { input }),
+  };
+}
+
+/** A stdin pipe kept open: writes chained in order, in pipe-sized pieces; a broken pipe ends the chain quietly. */
+function openInput(stdin: WritableStream<Uint8Array>): ChildInput {
+  const writer = stdin.getWriter();
+  let queue: Promise<void> = Promise.resolve();
+  let ended = false;
+  return {
+    write: (bytes) => {
+      if (ended) return Promise.resolve();
+      // A copy: the caller may reuse its buffer before the chain reaches it.
+      const copy = bytes.slice();
+      queue = queue.then(async () => {
+        for (let offset = 0; offset < copy.length; offset += STDIN_PIECE_BYTES) {
+          await writer.write(copy.subarray(offset, offset + STDIN_PIECE_BYTES));
+        }
+      }).catch(() => {});
+      return queue;
+    },
+    end: () => {
+      if (ended) return;
+      ended = true;
+      queue = queue.then(() => writer.close()).catch(() => {});
     },
   };
 }

@@ -19,12 +19,13 @@
 import { type ChildProcess, spawn, spawnSync, type SpawnSyncOptionsWithStringEncoding } from "node:child_process";
 import process from "node:process";
 import type { Socket } from "node:net";
-import type { Readable } from "node:stream";
+import type { Readable, Writable } from "node:stream";
 import type {
   ChannelHandle,
   ChannelRequest,
   ChildExit,
   ChildHandle,
+  ChildInput,
   GroupSignal,
   ProbeOutcome,
   ProbeRequest,
@@ -32,8 +33,10 @@ import type {
   SpawnRequest,
   WatchdogHandle,
 } from "./seam/adapter.ts";
+import { spawnOnTerminal } from "./pseudo_terminal.ts";
 
 function spawnChild(request: SpawnRequest): ChildHandle {
+  if (request.terminal !== undefined) return spawnOnTerminal(request, request.terminal);
   // Node throws at once for every exec error but EACCES, EAGAIN, EMFILE,
   // ENFILE and ENOENT (E2BIG above all: command and environment too large);
   // the seam words whatever is thrown.
@@ -41,7 +44,7 @@ function spawnChild(request: SpawnRequest): ChildHandle {
     cwd: request.cwd,
     env: request.env,
     detached: true,
-    stdio: [request.stdin === undefined ? "ignore" : "pipe", "pipe", "pipe"],
+    stdio: [request.stdin === undefined && !request.keepStdin ? "ignore" : "pipe", "pipe", "pipe"],
   });
   if (child.pid === undefined) {
     // Node reports the errno only later, in an "error" event: the seam
@@ -53,10 +56,14 @@ function spawnChild(request: SpawnRequest): ChildHandle {
   const stderr = child.stderr as Readable;
   forward(stdout, request.onStdout);
   forward(stderr, request.onStderr);
-  if (request.stdin !== undefined && child.stdin !== null) {
+  let input: ChildInput | undefined;
+  if (child.stdin !== null) {
     // A child that exits without reading gets EPIPE here; its exit status decides the result.
     child.stdin.on("error", () => {});
-    child.stdin.end(request.stdin);
+    if (request.keepStdin) {
+      input = openInput(child.stdin);
+      if (request.stdin !== undefined) void input.write(request.stdin);
+    } else child.stdin.end(request.stdin);
   }
   const exited = new Promise<ChildExit>((resolve) => {
     child.once("exit", (code, signal) => resolve({ code, signal }));
@@ -69,6 +76,22 @@ function spawnChild(request: SpawnRequest): ChildHandle {
     releaseOutput: () => {
       stdout.destroy();
       stderr.destroy();
+    },
+    ...(input === undefined ? {} : { input }),
+  };
+}
+
+/** A stdin pipe kept open: writes in order, each settled once Node has handed it to the OS (or the pipe broke). */
+function openInput(stdin: Writable): ChildInput {
+  return {
+    write: (bytes) =>
+      new Promise((resolve) => {
+        if (!stdin.writable) return resolve();
+        // A copy: the caller may reuse its buffer while the stream still queues it.
+        stdin.write(bytes.slice(), () => resolve());
+      }),
+    end: () => {
+      if (!stdin.writableEnded) stdin.end();
     },
   };
 }

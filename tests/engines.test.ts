@@ -249,6 +249,23 @@ done < /proc/$PPID/maps`;
 
 /** The checks every engine must pass. */
 function engineSuite(target: () => Target): void {
+  it("a session carries the directory and the exported variables; a killed command changes nothing", async () => {
+    await using shell = shellOn(target());
+    const session = shell.session({ owner: "agent-1", env: { SEED: "s" } });
+    const dir = `/tmp/dsh-session-${newMark()}`;
+    await session.exec(`mkdir -p ${dir}/sub && cd ${dir}/sub && export MODE=remote; unset HOME; exit 4`);
+    assert.equal(session.cwd, `${dir}/sub`);
+    assert.deepEqual(session.env, { SEED: "s", MODE: "remote", HOME: undefined });
+    const next = await session.exec('pwd; echo "$MODE $SEED ${HOME-unset}"');
+    assert.equal(next.stdout.text, `${dir}/sub\nremote s unset\n`);
+    const killed = await session.exec("cd /; export MODE=killed; sleep 30", { timeoutMs: 500 });
+    assert.equal(killed.timedOut, true);
+    assert.equal(session.cwd, `${dir}/sub`);
+    assert.equal(session.env.MODE, "remote");
+    await session.exec(`cd /tmp && rm -rf ${dir}`);
+    assert.equal(session.cwd, "/tmp");
+  });
+
   it("runs a command line with its stdin, and reports its exit code, 255 included", async () => {
     await using shell = shellOn(target());
     const input = randomBytes(256 * 1024);

@@ -125,6 +125,41 @@ describe("request validation: ShellSpecError names the field", () => {
     });
   }
 
+  it("the error shows the value it refused, as the tool's errors do; never a value that may be a secret", async () => {
+    const message = (request: Record<string, unknown>): string =>
+      (thrown(() => shell.resolve(badRequest(request))) as ShellSpecError).message;
+    assert.equal(message({ ...ok, timeoutMs: "5" }), 'timeoutMs: must be a positive, finite number (got "5")');
+    assert.equal(message({ ...ok, timeoutMs: -5 }), "timeoutMs: must be a positive, finite number (got -5)");
+    assert.equal(message({ ...ok, stdoutMaxBytes: 1.5 }), "stdoutMaxBytes: must be a positive whole number (got 1.5)");
+    assert.match(message({ ...ok, signal: {} }), /^signal: must be an AbortSignal \(got an object\)$/);
+    assert.match(message({ ...ok, owner: 42 }), /\(got 42\)$/);
+    assert.match(
+      message({ ...ok, workdir: `/${"x".repeat(100)}\0` }),
+      /\(got "\/x{39}\.\.\."\)$/,
+      "a long string is cut",
+    );
+    // What may hold a credential is named, never shown.
+    for (
+      const request of [
+        { ...ok, env: { A: "sk-secret\0" } },
+        { ...ok, dshEnv: { DSH_A: "sk-secret\0" } },
+        { ...ok, command: "curl -H 'token: sk-secret'\0" },
+        { ...ok, stdin: 5 },
+      ]
+    ) {
+      assert.doesNotMatch(message(request), /got|sk-secret/);
+    }
+    assert.doesNotMatch(message({ command: "true" }), /got/, "a missing field has no value to show");
+    const options = thrown(() => createLocalShell({ graceMs: -1 })) as ShellSpecError;
+    assert.match(options.message, /^graceMs: .* \(got -1\)$/);
+    // A task's wait, on a shell of its own: this one's adapter counts spawns that must not happen.
+    await using own = createLocalShell();
+    const task = own.start(own.resolve({ command: "true", owner: null }));
+    const wait = thrown(() => task.waitForOutput({ timeoutMs: "5" as unknown as number }));
+    assert.match((wait as Error).message, /^timeoutMs: .* \(got "5"\)$/);
+    await task.done;
+  });
+
   it("env entries that are undefined are allowed (they remove a variable)", () => {
     const spec = shell.resolve({ ...ok, env: { HOME: undefined } });
     assert.ok(spec.env !== undefined && "HOME" in spec.env);

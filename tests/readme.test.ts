@@ -57,11 +57,18 @@ describe("the README's samples", () => {
   const root = dirHolding("README.md");
   const found = samples(readFileSync(join(root, "README.md"), "utf8"));
 
-  it("there are samples for the root, the tools and the hooks", () => {
+  it("there are samples for the root, the tools (streaming too), the hooks and the events", () => {
     assert.ok(found.length >= 5, `only ${found.length} samples`);
     for (const entry of ['"@dsh/shell"', '"@dsh/shell/tool"', '"@dsh/shell/hooks"']) {
       assert.ok(found.some((sample) => sample.code.includes(entry)), `no sample imports ${entry}`);
     }
+    // What issue 24 asked to see run: a streaming tool call and an audit-log listener.
+    assert.ok(
+      found.some((s) => s.code.includes("executeBashTool") && s.code.includes("onStdout")),
+      "no streaming tool call",
+    );
+    assert.ok(found.some((s) => s.code.includes("shell.events.subscribe")), "no audit-log listener");
+    assert.ok(found.some((s) => s.code.includes("hookPayload(")), "no hook payload builder");
   });
 
   for (const sample of found) {

@@ -75,6 +75,16 @@ for (const adapter of adaptersUnderTest) {
       assert.ok(error.message.includes(`PATH=${searched}`), `gives the PATH searched: ${error.message}`);
     });
 
+    it("a long PATH is shown as its count and its first three directories, not whole", async () => {
+      const dirs = Array.from({ length: 12 }, (_, i) => join(dir, `empty-${i}`));
+      const error = await spawnFailure("dsh-no-such-shell-xyz", { PATH: dirs.join(":") });
+      assert.ok(
+        error.message.endsWith(`: not found (PATH (12 directories): ${dirs.slice(0, 3).join(":")}:…)`),
+        error.message,
+      );
+      assert.ok(!error.message.includes(dirs[3]), `does not list the rest: ${error.message}`);
+    });
+
     it("a shell path that does not exist is not found", async () => {
       const error = await spawnFailure(join(dir, "missing", "bash"), { PATH: "/usr/bin:/bin" });
       assert.match(error.message, /\bnot found\b/);

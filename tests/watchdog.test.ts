@@ -6,8 +6,21 @@ import { chmodSync, existsSync, lstatSync, readFileSync, statSync, symlinkSync, 
 import { join } from "node:path";
 import { createShell } from "../mod.ts";
 import { tracingAdapter } from "./helpers/adapters.ts";
-import { MARK_VARIABLE, newMark, pendingMark, replayRecord, WatchdogRecord } from "../src/seam/guard/record.ts";
-import { KILL_MARKED_FUNCTION, PENDING_FUNCTION, REPLAY_FUNCTION, Watchdog } from "../src/seam/guard/watchdog.ts";
+import {
+  followedMarks,
+  MARK_VARIABLE,
+  newMark,
+  pendingMark,
+  replayRecord,
+  WatchdogRecord,
+} from "../src/seam/guard/record.ts";
+import {
+  FOLLOWED_FUNCTION,
+  KILL_MARKED_FUNCTION,
+  PENDING_FUNCTION,
+  REPLAY_FUNCTION,
+  Watchdog,
+} from "../src/seam/guard/watchdog.ts";
 import { HostProcess } from "../src/seam/host.ts";
 import { RECHECK_MS, SessionRegistry } from "../src/seam/session/registry.ts";
 import { CommandSession, type SessionIdentity } from "../src/seam/session/session.ts";
@@ -41,6 +54,16 @@ function shellPending(text: string): string | undefined {
   assert.equal(out.status, 0, String(out.stderr));
   const printed = String(out.stdout).trim();
   return printed === "" ? undefined : printed;
+}
+
+/** Runs the watchdog's `followed_marks` shell function on `text`; returns the marks it printed, in order. */
+function shellFollowed(text: string): string[] {
+  const out = spawnSync("/bin/sh", ["-c", `${FOLLOWED_FUNCTION}\nfollowed_marks`], {
+    input: text,
+    env: { PATH: "/bin" },
+  });
+  assert.equal(out.status, 0, String(out.stderr));
+  return String(out.stdout).split("\n").filter((line) => line !== "");
 }
 
 /** A `sleep` leading its own session, as a command's leader does. */
@@ -161,6 +184,38 @@ describe("the watchdog's record", () => {
         if (i % 40 === 0) assert.equal(shellPending(text), pending, `the shell, after step ${i}`);
       }
       assert.throws(() => list.starting("not-a-mark"), /not a command mark/);
+      list.dispose();
+    } finally {
+      removeDir(parent);
+    }
+  });
+
+  it("follows a terminal's mark from its session's + line to its - line, through compactions, as the shell does", () => {
+    const parent = freshDir("dsh-record-");
+    try {
+      // Compacted every few lines: the followed marks must survive each rewrite.
+      const list = new WatchdogRecord(parent, 64);
+      const [a, b, c] = [newMark(), newMark(), newMark()];
+      const first = { id: FAKE, start: 1, followedMark: a };
+      const second = { id: FAKE + 1, start: 2, followedMark: b };
+      const plain = { id: FAKE + 2, start: 3 };
+      list.add(first);
+      list.add(plain);
+      list.add(second);
+      for (let i = 0; i < 20; i++) list.add({ id: FAKE + 10 + i, start: i });
+      let text = readFileSync(list.path, "utf8");
+      assert.deepEqual(followedMarks(text).sort(), [a, b].sort());
+      assert.deepEqual(shellFollowed(text).sort(), [a, b].sort());
+      list.remove(first);
+      list.remove(plain);
+      text = readFileSync(list.path, "utf8");
+      assert.deepEqual(followedMarks(text), [b]);
+      assert.deepEqual(shellFollowed(text), [b]);
+      // Malformed marks are ignored by both readers.
+      for (const bad of [`*${c.toUpperCase()}\n`, `*${c}0\n`, `*${c}; rm x\n`]) {
+        assert.deepEqual(followedMarks(bad), []);
+        assert.deepEqual(shellFollowed(bad), []);
+      }
       list.dispose();
     } finally {
       removeDir(parent);

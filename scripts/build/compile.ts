@@ -174,15 +174,40 @@ function withoutHandled(diagnostics: readonly ts.Diagnostic[]): ts.Diagnostic[] 
 }
 
 /**
+ * What a declaration file that names `Symbol.asyncDispose` gets appended:
+ * the symbol's own declaration, as `@types/node` has it. Without it, the
+ * published types need `@types/node` or `lib: esnext` (TS2550 under a
+ * strict consumer's default lib with `"types": []`); with it, they compile
+ * under any lib, and beside either of those (identical declarations merge).
+ * Only here, not in the sources: JSR refuses a package that augments a
+ * global type, and Deno has the symbol anyway.
+ */
+export const ASYNC_DISPOSE_DECLARATION: string = `
+// Added by the npm build: the published types compile without @types/node or lib esnext.
+declare global {
+  interface SymbolConstructor {
+    readonly asyncDispose: unique symbol;
+  }
+}
+`;
+
+/** `text`, a declaration file's, with {@linkcode ASYNC_DISPOSE_DECLARATION} when it names the symbol. */
+export function withAsyncDispose(text: string): string {
+  // `declare global` is allowed in a module only; every declaration file of the package is one.
+  return text.includes("Symbol.asyncDispose") && /^export /m.test(text) ? text + ASYNC_DISPOSE_DECLARATION : text;
+}
+
+/**
  * A write callback that moves emitted test files from `npm/esm/tests/` to
- * `npm/test/` and drops their declaration files.
+ * `npm/test/` and drops their declaration files, and gives the package's
+ * declarations what they need of `Symbol.asyncDispose`.
  */
 function writeRedirected(host: ts.CompilerHost): ts.WriteFileCallback {
   const testsInEsm = path.join(ESM_DIR, "tests") + path.sep;
   return (fileName, text, bom, onError, sourceFiles) => {
     const target = path.resolve(fileName);
     if (!target.startsWith(testsInEsm)) {
-      host.writeFile(target, text, bom, onError, sourceFiles);
+      host.writeFile(target, target.endsWith(".d.ts") ? withAsyncDispose(text) : text, bom, onError, sourceFiles);
     } else if (!target.endsWith(".d.ts")) {
       const relocated = path.join(TEST_OUT_DIR, target.slice(testsInEsm.length));
       host.writeFile(relocated, text, bom, onError, sourceFiles);

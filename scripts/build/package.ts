@@ -12,6 +12,7 @@
  * @module
  */
 
+import { cpSync, existsSync } from "node:fs";
 import * as path from "node:path";
 import { npmInstall } from "./commands.ts";
 import { ignoreNotFound } from "./files.ts";
@@ -74,8 +75,9 @@ async function writePackageJson(plan: BuildPlan): Promise<void> {
     ...(plan.bins.size > 0 ? { bin: binField(plan.bins) } : {}),
     engines: engines ?? DEFAULT_ENGINES,
     ...(plan.dependencies.size > 0 ? { dependencies: Object.fromEntries(plan.dependencies) } : {}),
-    // Only the compiled library: npm adds package.json, README and LICENSE.
-    files: ["esm/"],
+    // The compiled library and its docs (which the README, the declarations' comments and each other name): npm adds
+    // package.json, README and LICENSE.
+    files: ["esm/", "docs/"],
     // No module does anything when imported (the CLI runs only as the main
     // module), so bundlers may drop the unused ones.
     sideEffects: false,
@@ -113,11 +115,14 @@ function packagePath(source: string, extension: ".js" | ".d.ts"): string {
 }
 
 /**
- * Copies README.md and LICENSE into the package when they exist. The
- * README's links into the repository (`docs/…`, `LICENSE`) would be dead on
- * the npm page, which resolves relative links against a repository the
- * package may not name: they are pointed at the same files in the JSR
- * package of the same version, which publishes `docs/`.
+ * Copies README.md, LICENSE and `docs/` into the package when they exist.
+ * The README's links into the repository (`docs/…`, `LICENSE`) would be
+ * dead on the npm page, which resolves relative links against a repository
+ * the package may not name: they are pointed at the same files in the JSR
+ * package of the same version, which publishes `docs/`. The docs are
+ * shipped too, so that a reader of `node_modules/@dsh/shell/` (or of a
+ * declaration's "see docs/hooks.md") finds them, and their links to each
+ * other work there (`check_npm.ts` checks every one).
  */
 async function copyDocs(plan: BuildPlan): Promise<void> {
   const readme = await Deno.readTextFile(path.join(ROOT, "README.md")).catch(() => undefined);
@@ -126,6 +131,9 @@ async function copyDocs(plan: BuildPlan): Promise<void> {
     await Deno.writeTextFile(path.join(OUT_DIR, "README.md"), absoluteLinks(readme, base));
   }
   await Deno.copyFile(path.join(ROOT, "LICENSE"), path.join(OUT_DIR, "LICENSE")).catch(ignoreNotFound);
+  if (existsSync(path.join(ROOT, "docs"))) {
+    cpSync(path.join(ROOT, "docs"), path.join(OUT_DIR, "docs"), { recursive: true });
+  }
 }
 
 /** `](docs/x.md)` and `](LICENSE)` become `](<base>docs/x.md)`; absolute links and anchors stay. */
@@ -169,6 +177,7 @@ export async function installDependencies(plan: BuildPlan): Promise<void> {
   const testOnly = [...testDependencies].map(([name, version]) => `${name}@${version}`);
   await npmInstall(["--omit=dev", "--no-save", ...testOnly], OUT_DIR);
   const written = JSON.parse(await Deno.readTextFile(path.join(OUT_DIR, "package.json")));
+  // An optional peer is installed here too (--no-save) and is named, as a peer only, by package.json.
   const leaked = Object.keys({ ...written.dependencies, ...written.devDependencies })
     .filter((name) => testDependencies.has(name));
   if (leaked.length > 0) throw new Error(`test-only dependencies got into npm/package.json: ${leaked.join(", ")}`);

@@ -90,8 +90,36 @@ export function planBuild(config: DenoConfig, testRoots: string[]): BuildPlan {
       log(`note: deno.json imports "${key}" (${target}) is not reached by the package: not a dependency`);
     }
   }
-  const testDependencies = testOnlyDependencies(testRoots, imports, dependencies);
+  // An optional peer (deno.json's npm.peerDependencies, e.g. @opentelemetry/api for `./otel`) is the user's to
+  // install: never a dependency, but installed for the type-check and the tests like a test-only one.
+  const peers = peerDependencies(config, dependencies);
+  for (const name of peers.keys()) dependencies.delete(name);
+  const testDependencies = new Map([...testOnlyDependencies(testRoots, imports, dependencies), ...peers]);
   return { config, entries, bins, dependencies, testDependencies };
+}
+
+/**
+ * The peer dependencies `deno.json` declares (`npm.peerDependencies`, copied
+ * into package.json as they are), each of which the package must reach with
+ * the same range.
+ *
+ * @throws On a peer the package does not import, or imports with another range.
+ */
+function peerDependencies(config: DenoConfig, reached: Map<string, string>): Map<string, string> {
+  const declared = config.npm?.peerDependencies;
+  if (declared === undefined) return new Map();
+  const peers = new Map(Object.entries(declared as Record<string, string>));
+  for (const [name, range] of peers) {
+    const imported = reached.get(name);
+    if (imported !== range) {
+      throw new Error(
+        `deno.json npm.peerDependencies["${name}"] is ${range}, but the package imports ${
+          imported === undefined ? "no such package" : `it as ${name}@${imported}`
+        }`,
+      );
+    }
+  }
+  return peers;
 }
 
 /**

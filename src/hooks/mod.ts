@@ -19,6 +19,9 @@
  *   their event; `prompt` and `agent` hooks go to the harness's
  *   `modelHook`.
  * - {@linkcode readHookVerdict} says what one result decides for one event.
+ * - {@linkcode hookPayload} builds the payload of the events a harness sends
+ *   most (SessionStart, UserPromptSubmit, PreToolUse, PostToolUse, Stop) as
+ *   Claude Code 2.1.328 sends it.
  *
  * @example
  * ```ts
@@ -59,6 +62,13 @@ export { dispatchHookEvent, type DispatchHookEventOptions } from "./dispatch.ts"
 export { readHookVerdict } from "./verdict/read.ts";
 export { HOOK_MATCH_FIELDS } from "./settings/matcher.ts";
 export { HookSettingsError } from "./errors.ts";
+export {
+  hookPayload,
+  type HookPayloadFields,
+  type HookPayloadHead,
+  type HookPayloads,
+  type HookSession,
+} from "./payload.ts";
 export type {
   HookBackgroundResult,
   HookBackgroundRun,

@@ -79,6 +79,19 @@ export interface SpawnRequest {
    */
   stdin?: Uint8Array;
   /**
+   * Keeps fd 0 a pipe that stays open after `stdin` is written: the
+   * handle's `input` writes to it and ends it. Implied by `terminal`.
+   */
+  keepStdin?: boolean;
+  /**
+   * Runs the program on a new pseudo-terminal of this size, its controlling
+   * terminal: fds 0, 1 and 2 are the terminal's other end, everything it
+   * prints arrives through `onStdout` (`onStderr` is never called), `stdin`
+   * is typed into the terminal first, and the handle has `input` and
+   * `resize`. The program still leads a new session, whose id is its pid.
+   */
+  terminal?: TerminalSize;
+  /**
    * Receives each stdout chunk. The chunk is only valid during the call:
    * an adapter may reuse its memory afterwards.
    */
@@ -151,6 +164,67 @@ export interface ChildHandle {
   readonly drained: Promise<void>;
   /** Stops reading output and releases both pipes; idempotent. */
   releaseOutput(): void;
+  /** The child's stdin, when the request kept it open (`keepStdin` or `terminal`). */
+  readonly input?: ChildInput;
+  /** Changes the terminal's size (the program gets `SIGWINCH`); present for a `terminal` request. */
+  resize?(size: TerminalSize): void;
+}
+
+/**
+ * The size of a pseudo-terminal, in character cells.
+ *
+ * @example
+ * ```ts
+ * import type { TerminalSize } from "@dsh/shell/seam";
+ * import assert from "node:assert/strict";
+ * const size: TerminalSize = { columns: 120, rows: 40 };
+ * assert.equal(size.columns * size.rows, 4_800);
+ * ```
+ */
+export interface TerminalSize {
+  /** Columns, 1 to 65 535. */
+  columns: number;
+  /** Rows, 1 to 65 535. */
+  rows: number;
+}
+
+/**
+ * The open stdin of a child (a pipe, or a terminal's input).
+ *
+ * @example
+ * ```ts
+ * import type { ChildInput } from "@dsh/shell/seam";
+ * import { nodeAdapter } from "@dsh/shell/node";
+ * import assert from "node:assert/strict";
+ * let stdout = "";
+ * const child = nodeAdapter.spawn({
+ *   program: "/bin/cat",
+ *   args: [],
+ *   cwd: "/",
+ *   env: {},
+ *   keepStdin: true,
+ *   onStdout: (chunk) => void (stdout += new TextDecoder().decode(chunk)),
+ *   onStderr: () => {},
+ * });
+ * const input: ChildInput = child.input!;
+ * await input.write(new TextEncoder().encode("typed\n"));
+ * input.end(); // cat sees end of file and exits
+ * await Promise.all([child.exited, child.drained]);
+ * assert.equal(stdout, "typed\n");
+ * ```
+ */
+export interface ChildInput {
+  /**
+   * Writes `bytes`, in order after earlier writes; settles once they are
+   * handed to the OS. A child that stopped reading (a broken pipe) does not
+   * make it reject: the exit tells.
+   */
+  write(bytes: Uint8Array): Promise<void>;
+  /**
+   * Ends the input once what is queued is written: end of file on a pipe,
+   * the terminal's end-of-file character (Ctrl-D) on a terminal. Idempotent.
+   */
+  end(): void;
 }
 
 /**

@@ -9,10 +9,12 @@
  * @module
  */
 
+import type { ChildInput, TerminalSize } from "./adapter.ts";
 import type { HostProcess } from "./host.ts";
 import type { ResolvedShellOptions } from "./resolve/options.ts";
 import type { OutputCollector } from "./capture/collector.ts";
 import type { OutputEvents } from "./capture/output_events.ts";
+import type { StateChange } from "./carry/state.ts";
 import type { StopCause } from "./terminate/deadline.ts";
 import type { ShellExecSpec, ShellObserver, ShellRunResult } from "./types.ts";
 
@@ -35,8 +37,14 @@ export interface ShellBackend {
    * cannot start at all throws at once; every later outcome settles `result`.
    *
    * @param timeoutMs The timeout to enforce, or undefined for none (tasks).
+   * @param carry A session's command: leave its state for `Launched.state` (a command line only).
    */
-  launch(spec: ShellExecSpec, timeoutMs: number | undefined, observer: ShellObserver | undefined): Launched;
+  launch(
+    spec: ShellExecSpec,
+    timeoutMs: number | undefined,
+    observer: ShellObserver | undefined,
+    carry?: boolean,
+  ): Launched;
   /**
    * Called by `close()` once every command in flight has settled: ends what
    * the commands left running, waits until it is gone, and releases what
@@ -62,4 +70,14 @@ export interface Launched {
    * ends the survivors only. False when termination had already begun or nothing of the session runs.
    */
   stop(cause: StopCause): boolean;
+  /**
+   * For a command launched with `carry`: once the result has settled, takes
+   * the state the command left when it exited (undefined when it left none
+   * whole). Called once.
+   */
+  readonly state?: () => StateChange | undefined;
+  /** The command's open stdin, when the spec kept it open (`keepStdin`, `tty`). */
+  readonly input?: ChildInput;
+  /** Changes the size of the command's terminal, when it runs on one. */
+  readonly resize?: (size: TerminalSize) => void;
 }

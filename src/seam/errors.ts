@@ -79,7 +79,7 @@ export function isShellError(value: unknown): value is ShellError {
 
 /**
  * A request, spec or option is invalid. The message names the field, e.g.
- * `ShellSpecError: timeoutMs: must be a positive, finite number`.
+ * `ShellSpecError: timeoutMs: must be a positive, finite number (got -1)`.
  *
  * @example
  * ```ts
@@ -89,7 +89,7 @@ export function isShellError(value: unknown): value is ShellError {
  * assert.throws(() => shell.resolve({ command: "ls", owner: null, timeoutMs: -1 }), (error) => {
  *   assert.ok(error instanceof ShellSpecError);
  *   assert.equal(error.field, "timeoutMs");
- *   assert.equal(error.message, "timeoutMs: must be a positive, finite number");
+ *   assert.equal(error.message, "timeoutMs: must be a positive, finite number (got -1)");
  *   return true;
  * });
  * ```
@@ -151,7 +151,7 @@ export class ShellSpawnError extends ShellError {
 }
 
 /**
- * The shell was closed: `close()` was called, and no new work is accepted.
+ * The shell (or a session of it) was closed: `close()` was called, and no new work is accepted.
  *
  * @example
  * ```ts
@@ -169,9 +169,9 @@ export class ShellSpawnError extends ShellError {
 export class ShellClosedError extends ShellError {
   /** {@linkcode ShellErrorCode} of this class. */
   readonly code = "ERR_SHELL_CLOSED" as const;
-  /** Creates the error with its fixed message. */
-  constructor() {
-    super("the shell is closed");
+  /** Creates the error; `what` is the shell, or the session that was closed. */
+  constructor(what: "shell" | "session" = "shell") {
+    super(`the ${what} is closed`);
     this.name = "ShellClosedError";
   }
 }
@@ -179,7 +179,9 @@ export class ShellClosedError extends ShellError {
 /**
  * No task with this id is visible to this owner. The message is the same
  * whether the id is unknown or belongs to another owner, so a caller cannot
- * learn that someone else's task exists.
+ * learn that someone else's task exists. Also what a visible task's
+ * `write()`, `closeStdin()` and `resize()` reject with when its input is
+ * not open (not kept open, closed, or the task ended) or it has no terminal.
  *
  * @example
  * ```ts
@@ -205,9 +207,15 @@ export class TaskAccessError extends ShellError {
    * Creates the error.
    *
    * @param taskId The id that was asked for.
+   * @param problem What was refused on a task the caller may see (its input is not open, say); absent: the task is
+   *   not visible.
    */
-  constructor(taskId: string) {
-    super(`no task ${JSON.stringify(taskId)} is visible to this owner`);
+  constructor(taskId: string, problem?: string) {
+    super(
+      `${problem === undefined ? "no task" : "task"} ${JSON.stringify(taskId)} ${
+        problem ?? "is visible to this owner"
+      }`,
+    );
     this.name = "TaskAccessError";
     this.taskId = taskId;
   }

@@ -8,6 +8,7 @@
  * @module
  */
 
+import { join } from "node:path";
 import type { ProcessAdapter } from "./adapter.ts";
 import type { BackendContext, Launched, ShellBackend } from "./backend.ts";
 import { SpillDirectory } from "./capture/spill.ts";
@@ -17,6 +18,8 @@ import { setUpSandbox, type ShellSandbox } from "./sandbox/setup.ts";
 import { sandboxWrapper } from "./sandbox/wrapper.ts";
 import { SessionRegistry } from "./session/registry.ts";
 import { launch, type LaunchContext } from "./spawn/launch.ts";
+import { terminalWrapper } from "./terminal/wrapper.ts";
+import { chainWrappers } from "./wrapper.ts";
 import type { ShellExecSpec, ShellObserver } from "./types.ts";
 
 /** Process groups on this machine, through `adapter`. */
@@ -52,14 +55,25 @@ export class LocalBackend implements ShellBackend {
         sandbox === undefined ? spill.path() : spill.subdirectory(sandbox.state.ownerName(owner)),
       ambient: ambientSource(adapter, options.ambientEnv),
       sessions,
-      wrapper: sandbox === undefined ? undefined : sandboxWrapper(sandbox, adapter, host.procTable),
+      // The terminal first: the sandbox carries it into bubblewrap.
+      wrapper: chainWrappers([
+        terminalWrapper(),
+        sandbox === undefined ? undefined : sandboxWrapper(sandbox, adapter, host.procTable),
+      ]),
       closeSignal: shell.closeSignal,
       track: shell.track,
+      // Where no command can see it: a session's environment may hold what another owner must not read.
+      stateFile: (mark) => join(sandbox === undefined ? spill.path() : sandbox.state.dir, `.state-${mark}`),
     };
   }
 
-  launch(spec: ShellExecSpec, timeoutMs: number | undefined, observer: ShellObserver | undefined): Launched {
-    return launch(spec, this.#context, timeoutMs, observer);
+  launch(
+    spec: ShellExecSpec,
+    timeoutMs: number | undefined,
+    observer: ShellObserver | undefined,
+    carry?: boolean,
+  ): Launched {
+    return launch(spec, this.#context, timeoutMs, observer, carry);
   }
 
   async shutDown(): Promise<void> {

@@ -28,11 +28,13 @@ export type {
   ChannelRequest,
   ChildExit,
   ChildHandle,
+  ChildInput,
   GroupSignal,
   ProbeOutcome,
   ProbeRequest,
   ProcessAdapter,
   SpawnRequest,
+  TerminalSize,
   WatchdogHandle,
 } from "./adapter.ts";
 export {

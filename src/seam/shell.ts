@@ -9,6 +9,7 @@ import type { ProcessAdapter } from "./adapter.ts";
 import type { BackendContext, ShellBackend } from "./backend.ts";
 import type { ShellEngine } from "./engine.ts";
 import { isStartFailure } from "./error_checks.ts";
+import { EventHub } from "./events/hub.ts";
 import { ShellClosedError, ShellSpecError } from "./errors.ts";
 import { type HostProcess, hostProcess } from "./host.ts";
 import { LocalBackend } from "./local_backend.ts";
@@ -24,13 +25,17 @@ import { FailedTask, LaunchedTask } from "./tasks/task.ts";
 import type {
   LocalShellOptions,
   Shell,
+  ShellEvents,
   ShellExecOptions,
   ShellExecRequest,
   ShellExecSpec,
   ShellObserver,
   ShellRunResult,
+  ShellSession,
+  ShellSessionOptions,
   ShellTask,
 } from "./types.ts";
+import { type CarriedRun, openSession } from "./carry/session.ts";
 
 /**
  * Creates a shell whose commands run on `engine`: this machine
@@ -104,6 +109,7 @@ function asEngine(value: ShellEngine | ProcessAdapter): ShellEngine {
 
 class SeamShell implements Shell {
   readonly #options: ResolvedShellOptions;
+  readonly #events: EventHub;
   readonly #backend: ShellBackend;
   readonly #tasks: TaskRegistry;
   readonly #closer = new AbortController();
@@ -117,6 +123,15 @@ class SeamShell implements Shell {
     this.#options = options;
     this.#tasks = new TaskRegistry(options.maxTasksPerOwner, options.maxFinishedTasks);
     this.#backend = backend({ host, options, closeSignal: this.#closer.signal, track: (work) => this.#track(work) });
+    this.#events = new EventHub({
+      shell: options.shell,
+      sandboxed: options.sandbox !== undefined,
+      closeSignal: this.#closer.signal,
+    });
+  }
+
+  get events(): ShellEvents {
+    return this.#events;
   }
 
   resolve(request: ShellExecRequest): ShellExecSpec {
@@ -126,10 +141,7 @@ class SeamShell implements Shell {
   }
 
   async run(spec: ShellExecSpec, observer?: ShellObserver): Promise<ShellRunResult> {
-    const checked = this.#admit(spec);
-    const launched = this.#backend.launch(checked, checked.timeoutMs, checkObserver(observer));
-    this.#track(launched.result);
-    return await launched.result;
+    return (await this.#run(spec, observer, false)).result;
   }
 
   start(spec: ShellExecSpec, observer?: ShellObserver): ShellTask {
@@ -139,7 +151,13 @@ class SeamShell implements Shell {
     const id = this.#tasks.newId();
     let task: ShellTask;
     try {
-      task = new LaunchedTask(id, checked.owner, this.#backend.launch(checked, undefined, watching));
+      const launched = this.#events.launch(
+        checked,
+        "task",
+        id,
+        () => this.#backend.launch(checked, undefined, watching),
+      );
+      task = new LaunchedTask(id, checked.owner, launched);
     } catch (error) {
       if (!isStartFailure(error)) throw error;
       task = new FailedTask(id, checked.owner, checked.timeoutMs, error);
@@ -152,6 +170,15 @@ class SeamShell implements Shell {
   async exec(command: string, options?: ShellExecOptions): Promise<ShellRunResult> {
     const { request, observer } = execRequest(command, options);
     return await this.run(this.resolve(request), observer);
+  }
+
+  session(options: ShellSessionOptions): ShellSession {
+    if (this.#closing) throw new ShellClosedError();
+    return openSession({
+      resolve: (request) => this.resolve(request),
+      runCarrying: (spec, observer) => this.#run(spec, observer, true),
+      start: (spec, observer) => this.start(spec, observer),
+    }, options);
   }
 
   task(id: string, owner: string | null): ShellTask {
@@ -172,6 +199,23 @@ class SeamShell implements Shell {
   }
 
   /** The checks every new command passes: the shell is open, the spec valid, the signal not aborted. */
+  async #run(spec: ShellExecSpec, observer: ShellObserver | undefined, carry: boolean): Promise<CarriedRun> {
+    const checked = this.#admit(spec);
+    const watching = checkObserver(observer);
+    const launched = this.#events.launch(
+      checked,
+      "run",
+      undefined,
+      () => this.#backend.launch(checked, checked.timeoutMs, watching, carry),
+    );
+    // Nobody can write to a foreground command: its input ends after `stdin`, as a pipe's would (on a terminal,
+    // with the end-of-file character).
+    launched.input?.end();
+    this.#track(launched.result);
+    const result = await launched.result;
+    return { result, state: launched.state?.() };
+  }
+
   #admit(spec: ShellExecSpec): ShellExecSpec {
     if (this.#closing) throw new ShellClosedError();
     const checked = this.#resolved.unchanged(spec) ?? checkSpec(spec, this.#options);

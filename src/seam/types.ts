@@ -13,12 +13,14 @@
 
 import type { ProcessAdapter } from "./adapter.ts";
 import type { ShellObserver } from "./capture/types.ts";
+import type { ShellEvents } from "./events/types.ts";
 import type { SandboxPolicy } from "./sandbox/types.ts";
 import type { ShellRunResult } from "./settle/types.ts";
 import type { ShellTask } from "./tasks/types.ts";
 
 // Consumers may not reach into the seam's folders (tests/architecture.test.ts), so the shapes they name pass through here.
 export type { CollectedOutput, ShellObserver } from "./capture/types.ts";
+export type { ShellEvent, ShellEvents } from "./events/types.ts";
 export type { SandboxPolicy } from "./sandbox/types.ts";
 export type { ShellRunResult } from "./settle/types.ts";
 export type { ShellTask, TaskOutput, TaskOutputWait, TaskStatus, WaitForOutputOptions } from "./tasks/types.ts";
@@ -115,6 +117,16 @@ export interface ShellExecRequest {
    * accepted: a request cannot loosen or change the shell's policy.
    */
   sandbox?: false;
+  /**
+   * Runs the command on a pseudo-terminal that is its controlling terminal,
+   * of `columns` × `rows` (default 80 × 24): stdin, stdout and stderr are the
+   * terminal, so everything it prints is stdout and stderr stays empty;
+   * `TERM` is `xterm-256color` unless `env` sets it. On `start()` the task's
+   * input stays open (`write()`, `closeStdin()`, `resize()`).
+   */
+  tty?: boolean | { columns?: number; rows?: number };
+  /** For `start()`: the task's stdin stays a pipe open for `write()` until `closeStdin()`; `stdin` is written first. */
+  keepStdin?: boolean;
 }
 
 /**
@@ -156,6 +168,10 @@ export interface ShellExecSpec {
   dshEnv?: DshEnv;
   /** `false`: run outside the shell's sandbox; absent means the shell's own setting. */
   sandbox?: false;
+  /** On a pseudo-terminal, of this size (80 × 24 where a side is not given); absent or `false` means pipes. */
+  tty?: boolean | { columns?: number; rows?: number };
+  /** The task's stdin stays open for `write()` (implied by `tty`). */
+  keepStdin?: boolean;
 }
 
 /**
@@ -284,10 +300,109 @@ export interface Shell {
   /** Exactly the tasks that `task(id, owner)` would return, oldest first. */
   tasks(owner: string | null): ShellTask[];
   /**
+   * A session of this shell: commands that start where the ones before
+   * them left off (directory and exported variables). Throws
+   * `ShellSpecError` naming a bad option, `ShellClosedError` once closed.
+   */
+  session(options: ShellSessionOptions): ShellSession;
+  /**
    * Ends every command in flight (runs resolve with `aborted: true`, tasks
    * become `killed`) and every surviving group, waits until their groups are
    * gone, and refuses new work. Idempotent.
    */
+  close(): Promise<void>;
+  /** Same as `close()`, for `await using`. */
+  [Symbol.asyncDispose](): Promise<void>;
+  /**
+   * The events of this shell's commands (start, end, error), for an audit
+   * log or a tracer (`@dsh/shell/otel`); free while nobody subscribes.
+   */
+  readonly events: ShellEvents;
+}
+
+/**
+ * Options of {@linkcode Shell.session}.
+ *
+ * @example
+ * ```ts
+ * import { createLocalShell, type ShellSessionOptions } from "@dsh/shell";
+ * import assert from "node:assert/strict";
+ * await using shell = createLocalShell();
+ * const options: ShellSessionOptions = { owner: "agent-1", workdir: "/usr", env: { MODE: "dev" } };
+ * await using session = shell.session(options);
+ * const result = await session.exec('pwd; echo "$MODE"');
+ * assert.equal(result.stdout.text, "/usr\ndev\n");
+ * ```
+ */
+export interface ShellSessionOptions {
+  /** Who owns the session's commands and tasks, as on requests (`null`: unowned). */
+  owner: string | null;
+  /** Where the first command starts: absolute, or relative to the shell's workdir (default the shell's). */
+  workdir?: string;
+  /** The session's first variables (a trusted caller's, like a request's `env`; `undefined` removes one). */
+  env?: EnvPatch;
+}
+
+/**
+ * The options of a session's command: those of `shell.exec()`
+ * but `owner` (the session's). A relative `workdir` is taken from the
+ * session's directory.
+ *
+ * @example
+ * ```ts
+ * import { createLocalShell, type ShellSessionExecOptions } from "@dsh/shell";
+ * import assert from "node:assert/strict";
+ * await using shell = createLocalShell({ workdir: "/" });
+ * await using session = shell.session({ owner: null });
+ * const options: ShellSessionExecOptions = { workdir: "usr", env: { ONCE: "1" }, timeoutMs: 5_000 };
+ * assert.equal((await session.exec('pwd; echo "$ONCE"', options)).stdout.text, "/usr\n1\n");
+ * assert.equal(session.env.ONCE, undefined); // this command's env was not exported by it
+ * ```
+ */
+export type ShellSessionExecOptions = Omit<ShellExecOptions, "owner">;
+
+/**
+ * A shell that remembers: after a command line **exits** (any exit code),
+ * the session takes the directory it ended in and every exported variable
+ * it added, changed or unset; a command that was killed (timeout, abort,
+ * signal, `close()`) changes nothing. Commands run one at a time, in call
+ * order. See `docs/sessions.md`.
+ *
+ * @example
+ * ```ts
+ * import { createLocalShell, type ShellSession } from "@dsh/shell";
+ * import assert from "node:assert/strict";
+ * await using shell = createLocalShell({ workdir: "/" });
+ * const session: ShellSession = shell.session({ owner: "agent-1" });
+ * await session.exec("cd usr && export MODE=dev");
+ * const result = await session.exec('pwd; echo "$MODE"');
+ * assert.equal(result.stdout.text, "/usr\ndev\n");
+ * assert.equal(session.cwd, "/usr");
+ * assert.deepEqual(session.env, { MODE: "dev" });
+ * await session.close(); // ends what it runs; the shell stays open
+ * ```
+ */
+export interface ShellSession {
+  /** The owner of every command and task of the session. */
+  readonly owner: string | null;
+  /** The absolute directory where the next command starts. */
+  readonly cwd: string;
+  /** The variables the session's commands exported, changed or unset (an unset one: present, `undefined`). */
+  readonly env: Readonly<EnvPatch>;
+  /**
+   * Runs `command` from the session's state, after the commands called
+   * before it, as `shell.exec()` does; then takes the state it
+   * left, if it exited. Rejects as `exec` does, and with
+   * `ShellClosedError` once the session is closed.
+   */
+  exec(command: string, options?: ShellSessionExecOptions): Promise<ShellRunResult>;
+  /**
+   * Starts `command` as a background task of the session's owner, from the
+   * session's state as it is now; the task never changes the session.
+   * Throws as `shell.start()` does.
+   */
+  start(command: string, options?: ShellSessionExecOptions): ShellTask;
+  /** Ends the command it runs and the tasks it started, and refuses new work; the shell stays open. Idempotent. */
   close(): Promise<void>;
   /** Same as `close()`, for `await using`. */
   [Symbol.asyncDispose](): Promise<void>;

@@ -1,6 +1,7 @@
 /**
- * What wraps a local command's spawn: the sandbox today, a pseudo-terminal
- * next. The launch builds the request; a wrapper may run it another way
+ * What wraps a local command's spawn: the pseudo-terminal
+ * (`terminal/wrapper.ts`) and the sandbox (`sandbox/wrapper.ts`), chained in
+ * that order by {@linkcode chainWrappers}. The launch builds the request; a wrapper may run it another way
  * (inside bubblewrap), and then has a say at two moments the launch does
  * not know the meaning of: just before the command's session is terminated
  * (what of the wrapper must be noted while it still runs), and when the
@@ -14,22 +15,45 @@ import type { ChildExit, SpawnRequest } from "./adapter.ts";
 import type { CommandSession } from "./session/session.ts";
 import type { ShellExecSpec, ShellRunResult } from "./types.ts";
 
+/**
+ * The fd on which a session's command finds its state file open
+ * (`carry/script.ts`) when a wrapper confines it where the file's path is
+ * not writable (the sandbox).
+ */
+export const STATE_FD = 9;
+
 /** A wrapper of the spawns of one shell. */
 export interface SpawnWrapper {
   /** The program a command line runs with, where the wrapper resolved its own (an absolute path). */
   readonly shell?: string;
   /**
-   * Wraps one command's `request`; undefined when this command runs
-   * unwrapped (its spec says so). May throw what a command that cannot
-   * start at all throws.
+   * Whether this command will run where the host's files cannot be written
+   * (inside the sandbox): a session's state then reaches the host through
+   * {@linkcode STATE_FD}.
    */
-  wrap(request: SpawnRequest, spec: ShellExecSpec): WrappedCommand | undefined;
+  confines(spec: ShellExecSpec): boolean;
+  /**
+   * Wraps one command's `request`; undefined when this command runs
+   * unwrapped (its spec says so). `stateFile` is given for a confined
+   * session's command, which must then find it open for writing on
+   * {@linkcode STATE_FD}. May throw what a command that cannot start at
+   * all throws.
+   */
+  wrap(request: SpawnRequest, spec: ShellExecSpec, stateFile?: string): WrappedCommand | undefined;
 }
 
 /** One wrapped command. */
 export interface WrappedCommand {
   /** The request to spawn instead. */
   readonly request: SpawnRequest;
+  /** The environment the command itself is given, where the wrapper changed it (its request's may be its own). */
+  readonly env?: Readonly<Record<string, string>>;
+  /**
+   * The command's mark, when what carries it must end with the session
+   * wherever it went (`setsid`): at a termination, at the host's exit and
+   * at its death (the watchdog). The terminal sets it.
+   */
+  readonly followedMark?: string;
   /**
    * Called when the session's termination starts, before its first signal;
    * returns what must follow that termination once it has ended.
@@ -41,4 +65,65 @@ export interface WrappedCommand {
    * to `result`.
    */
   ended(result: ShellRunResult, exit: ChildExit, session: CommandSession): void;
+}
+
+/**
+ * One wrapper made of `wrappers`, applied in order (each wraps what the one
+ * before it made): the terminal first, so that the sandbox carries it into
+ * bubblewrap. At a termination each is told, the first listed first, and
+ * what follows it is chained from the last listed out; at the end the last
+ * applied reads it first (it alone knows whether the command ran).
+ *
+ * @example
+ * ```ts
+ * import assert from "node:assert/strict";
+ * import { chainWrappers, type SpawnWrapper } from "./wrapper.ts";
+ * const tagging = (tag: string): SpawnWrapper => ({
+ *   confines: () => false,
+ *   wrap: (request) => ({
+ *     request: { ...request, args: [...request.args, tag] },
+ *     terminating: () => (ended) => ended,
+ *     ended: () => {},
+ *   }),
+ * });
+ * const chain = chainWrappers([tagging("first"), undefined, tagging("second")]);
+ * const request = { program: "/bin/echo", args: [], cwd: "/", env: {}, onStdout() {}, onStderr() {} };
+ * const spec = { command: "/bin/echo", owner: null, workdir: "/", timeoutMs: 1, stdoutMaxBytes: 1 };
+ * assert.deepEqual(chain?.wrap(request, spec)?.request.args, ["first", "second"]);
+ * assert.equal(chainWrappers([undefined]), undefined);
+ * ```
+ */
+export function chainWrappers(wrappers: readonly (SpawnWrapper | undefined)[]): SpawnWrapper | undefined {
+  const chain = wrappers.filter((wrapper): wrapper is SpawnWrapper => wrapper !== undefined);
+  if (chain.length <= 1) return chain[0];
+  const shell = chain.find((wrapper) => wrapper.shell !== undefined)?.shell;
+  return {
+    ...(shell === undefined ? {} : { shell }),
+    confines: (spec) => chain.some((wrapper) => wrapper.confines(spec)),
+    wrap(request, spec, stateFile) {
+      const applied: WrappedCommand[] = [];
+      let current = request;
+      for (const wrapper of chain) {
+        const wrapped = wrapper.wrap(current, spec, stateFile);
+        if (wrapped === undefined) continue;
+        applied.push(wrapped);
+        current = wrapped.request;
+      }
+      if (applied.length <= 1) return applied[0];
+      const followedMark = applied.find((wrapped) => wrapped.followedMark !== undefined)?.followedMark;
+      const env = applied.findLast((wrapped) => wrapped.env !== undefined)?.env;
+      return {
+        request: current,
+        ...(env === undefined ? {} : { env }),
+        ...(followedMark === undefined ? {} : { followedMark }),
+        terminating(session) {
+          const afters = applied.map((wrapped) => wrapped.terminating(session));
+          return (ended) => afters.reduceRight((inner, after) => after(inner), ended);
+        },
+        ended(result, exit, session) {
+          for (const wrapped of [...applied].reverse()) wrapped.ended(result, exit, session);
+        },
+      };
+    },
+  };
 }

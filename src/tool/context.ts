@@ -31,6 +31,15 @@ export function checkContext(context: BashToolContext, tool: string): BashToolCo
     throw new TypeError("signal: must be an AbortSignal or absent");
   }
   const checked: BashToolContext = signal === undefined ? { owner } : { owner, signal };
+  const session = ownValue(context, "session");
+  if (session !== undefined) {
+    if (typeof session !== "object" || session === null || typeof session.exec !== "function") {
+      throw new TypeError("session: must be a ShellSession (shell.session({ owner })) or absent");
+    }
+    // The owner check of the task tools rests on the owner: a session's commands belong to its own.
+    if (session.owner !== owner) throw new TypeError("session: belongs to another owner than the context's");
+    checked.session = session;
+  }
   for (const name of ["onStdout", "onStderr"] as const) {
     const listener = ownValue(context, name);
     if (listener === undefined) continue;

@@ -8,6 +8,7 @@
 
 import type { z } from "zod";
 import { ToolInputError } from "./errors.ts";
+import { showValue } from "../seam/show_value.ts";
 
 /** What one tool accepts, and what it says about keys it does not. */
 export interface InputRules<T> {
@@ -26,15 +27,6 @@ export interface InputRules<T> {
 /** A key as it appears in a message: bare when it is a plain name, quoted otherwise. */
 function showKey(key: string): string {
   return /^[A-Za-z_][A-Za-z0-9_]*$/.test(key) ? key : JSON.stringify(key);
-}
-
-/** A short description of a value a model sent, for "(got …)". */
-function showValue(value: unknown): string {
-  if (typeof value === "string") return JSON.stringify(value.length > 40 ? `${value.slice(0, 40)}...` : value);
-  if (Array.isArray(value)) return "an array";
-  if (value === null) return "null";
-  if (typeof value === "object") return "an object";
-  return String(value);
 }
 
 /** The refusal of `keys` (all unknown), naming the first. */

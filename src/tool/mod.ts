@@ -47,6 +47,10 @@ export { runBashTool } from "./run.ts";
 export { executeBashTool } from "./outcome.ts";
 export { executeBashOutputTool } from "./read_task.ts";
 export { executeKillShellTool } from "./kill_task.ts";
+export { execCommandTool } from "./exec_command_tool.ts";
+export { writeStdinTool } from "./write_stdin_tool.ts";
+export { unifiedExecTools } from "./unified_tools.ts";
+export { executeExecCommandTool, executeWriteStdinTool } from "./unified_exec.ts";
 export { ToolInputError } from "./errors.ts";
 export type {
   BashTool,
@@ -58,3 +62,10 @@ export type {
   ToolOutcome,
 } from "./types.ts";
 export type { BashOutputTool, KillShellTool, TaskIdInput } from "./task_types.ts";
+export type {
+  ExecCommandInput,
+  ExecCommandTool,
+  UnifiedExecOutcome,
+  WriteStdinInput,
+  WriteStdinTool,
+} from "./unified_types.ts";

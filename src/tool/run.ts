@@ -8,7 +8,7 @@
  */
 
 import { hasErrorCode } from "../seam/error_checks.ts";
-import type { Shell, ShellExecSpec, ShellObserver, ShellRunResult } from "../seam/types.ts";
+import type { Shell, ShellExecRequest, ShellObserver, ShellRunResult, ShellSession, ShellTask } from "../seam/types.ts";
 import { checkContext, observerOf } from "./context.ts";
 import { parse } from "./parse.ts";
 import { render } from "./render.ts";
@@ -20,7 +20,8 @@ const BACKGROUND_NOTE = "No timeout applies. Read its output with bash_output an
   "giving this id as task_id.";
 
 /** Errors the model can fix by changing its call; every other error is the harness's. */
-function isModelFixable(error: unknown): error is Error {
+/** Whether `error` is one the model can fix by another call (its input, a path, too many tasks). */
+export function isModelFixable(error: unknown): error is Error {
   // A sandbox that could not be set up for this call is mostly the call's doing: a workdir the sandbox hides.
   return hasErrorCode(error, "ERR_SHELL_SPEC", "ERR_SHELL_SPAWN", "ERR_TASK_LIMIT", "ERR_SHELL_SANDBOX");
 }
@@ -31,8 +32,7 @@ function failed(result: ShellRunResult): boolean {
 }
 
 /** Starts `spec` in the background; a spawn that failed at once is reported as an error, without an id. */
-function startInBackground(shell: Shell, spec: ShellExecSpec, observer: ShellObserver | undefined): BashToolOutcome {
-  const task = shell.start(spec, observer);
+function started(task: ShellTask): BashToolOutcome {
   if (task.spawnError !== undefined) return { text: `[error] ${task.spawnError.message}`, isError: true };
   return { text: `started background task ${task.id}\n${BACKGROUND_NOTE}`, isError: false, taskId: task.id };
 }
@@ -41,18 +41,35 @@ function startInBackground(shell: Shell, spec: ShellExecSpec, observer: ShellObs
  * Runs one checked bash call. Mistakes the model can fix resolve as
  * `[error] …` outcomes; harness problems reject (see {@linkcode runBashTool}).
  */
+/** Runs the call in the foreground, or starts it as a task: in the session when the harness gave one. */
+function runOrStart(
+  shell: Shell,
+  session: ShellSession | undefined,
+  request: ShellExecRequest,
+  observer: ShellObserver | undefined,
+  background: boolean,
+): Promise<ShellRunResult> | ShellTask {
+  if (session === undefined) {
+    const spec = shell.resolve(request);
+    return background ? shell.start(spec, observer) : shell.run(spec, observer);
+  }
+  const { command, owner: _owner, ...options } = request;
+  const withObserver = { ...options, ...observer };
+  return background ? session.start(command, withObserver) : session.exec(command, withObserver);
+}
+
 export async function runCheckedBashCall(
   shell: Shell,
   input: BashToolInput,
   context: BashToolContext,
 ): Promise<BashToolOutcome> {
+  const checked = checkContext(context, "bash");
   const request = toRequest(input, context);
-  const observer = observerOf(checkContext(context, "bash"));
+  const observer = observerOf(checked);
   request.signal?.throwIfAborted();
   try {
-    const spec = shell.resolve(request);
-    if (input.run_in_background === true) return startInBackground(shell, spec, observer);
-    const result = await shell.run(spec, observer);
+    const result = await runOrStart(shell, checked.session, request, observer, input.run_in_background === true);
+    if ("id" in result) return started(result);
     return { text: render(result), isError: failed(result), result };
   } catch (error) {
     const abortReason = request.signal?.aborted === true && error === request.signal.reason;

@@ -6,7 +6,7 @@
  * @module
  */
 
-import type { ShellExecRequest, ShellRunResult } from "../seam/types.ts";
+import type { ShellExecRequest, ShellRunResult, ShellSession } from "../seam/types.ts";
 
 /**
  * The arguments of one bash tool call, after `bashTool.parse`
@@ -73,6 +73,14 @@ export interface BashToolContext {
   onStdout?(chunk: Uint8Array): void;
   /** Each stderr chunk, as {@linkcode BashToolContext.onStdout} has stdout's. */
   onStderr?(chunk: Uint8Array): void;
+  /**
+   * For the bash tool: a session of `owner` (`shell.session({ owner })`)
+   * that the calls follow, as Claude Code's Bash tool keeps its working
+   * directory. A foreground command runs in it (the input's `workdir`, if
+   * given, is where that command starts, and the session follows it like
+   * a `cd`); a background one starts from its state.
+   */
+  session?: ShellSession;
 }
 
 /**

@@ -131,6 +131,42 @@ function npmBinary(wanted: {
   return { path: binary };
 }
 
+/**
+ * The argv and environment of a Claude Code run with `prompt`, in print
+ * mode with every permission granted, beside the mock model (`$port`), with
+ * `home` as its HOME and nothing of the host's environment but `PATH`.
+ */
+export function claudeCodeRun(
+  binary: string,
+  prompt: string,
+  home: string,
+): { argv: string[]; env: Record<string, string> } {
+  return {
+    argv: [
+      binary,
+      "-p",
+      prompt,
+      "--output-format",
+      "stream-json",
+      "--verbose",
+      "--permission-mode",
+      "bypassPermissions",
+    ],
+    env: {
+      PATH: process.env.PATH ?? "/usr/bin:/bin",
+      HOME: home,
+      // Claude Code refuses bypassPermissions as root outside a sandbox; the run is in one of its own.
+      IS_SANDBOX: "1",
+      ANTHROPIC_BASE_URL: "http://127.0.0.1:$port",
+      ANTHROPIC_API_KEY: "sk-ant-mock-key-for-a-loopback-server",
+      CLAUDE_CODE_DISABLE_NONESSENTIAL_TRAFFIC: "1",
+      DISABLE_TELEMETRY: "1",
+      DISABLE_ERROR_REPORTING: "1",
+      DISABLE_AUTOUPDATER: "1",
+    },
+  };
+}
+
 /** bubblewrap, which gives an agent a network of its own (only loopback); the reason when it cannot. */
 export function isolation(): { bwrap: string } | { missing: string } {
   const probe = spawnSync("bwrap", ["--dev-bind", "/", "/", "--unshare-net", "--", "/bin/true"], { encoding: "utf8" });

@@ -10,7 +10,7 @@
 import { appendFileSync, mkdirSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
 import process from "node:process";
-import { CLAUDE_CODE_VERSION, claudeCodeBinary, CODEX_VERSION, codexBinary } from "./agents.ts";
+import { CLAUDE_CODE_VERSION, claudeCodeBinary, claudeCodeRun, CODEX_VERSION, codexBinary } from "./agents.ts";
 import { shQuote } from "./bash.ts";
 import type { ScriptedToolCall } from "./mock_model.ts";
 
@@ -67,30 +67,12 @@ export const AGENTS: readonly Agent[] = [
         );
         mcp.push("--mcp-config", join(dir, "mcp.json"), "--strict-mcp-config");
       }
+      const run = claudeCodeRun(binary, "run the command", join(dir, "home"));
       return {
         prepare: portInto(template, join(dir, "project", ".claude", "settings.json")),
-        argv: [
-          binary,
-          "-p",
-          "run the command",
-          "--output-format",
-          "stream-json",
-          "--verbose",
-          "--permission-mode",
-          "bypassPermissions",
-          ...mcp,
-        ],
+        argv: [...run.argv, ...mcp],
         env: {
-          PATH,
-          HOME: join(dir, "home"),
-          // Claude Code refuses bypassPermissions as root outside a sandbox; the run is in one of its own.
-          IS_SANDBOX: "1",
-          ANTHROPIC_BASE_URL: "http://127.0.0.1:$port",
-          ANTHROPIC_API_KEY: "sk-ant-mock-key-for-a-loopback-server",
-          CLAUDE_CODE_DISABLE_NONESSENTIAL_TRAFFIC: "1",
-          DISABLE_TELEMETRY: "1",
-          DISABLE_ERROR_REPORTING: "1",
-          DISABLE_AUTOUPDATER: "1",
+          ...run.env,
           // The MCP tool in the model's tool list itself, not behind a tool search.
           ENABLE_TOOL_SEARCH: "false",
           ...extra,

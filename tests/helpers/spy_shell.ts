@@ -33,10 +33,15 @@ export function spyOn(real: Shell): SpyShell {
       calls.push("exec");
       return real.exec(command, options);
     },
+    session(options) {
+      calls.push("session");
+      return real.session(options);
+    },
     task: (id, owner) => real.task(id, owner),
     tasks: (owner) => real.tasks(owner),
     close: () => real.close(),
     [Symbol.asyncDispose]: () => real.close(),
+    events: real.events,
   };
   return { shell, calls };
 }

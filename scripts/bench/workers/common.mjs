@@ -33,6 +33,8 @@ import process from "node:process";
  * @property {(command: string, file: string, bytes: number) => Promise<void>} [bigOutput]
  *   Runs `command`, which prints `bytes` bytes, and consumes its stdout the variant's way (`file` is a
  *   scratch path it may write to and must remove); rejects when the byte count does not match.
+ * @property {boolean} [sequential]
+ *   Runs one command at a time (a session's commands queue): left out of the concurrent scenario.
  * @property {(command: string) => Promise<void>} [execSandboxed]
  *   Like `exec`, inside the sandbox (`run()` of a sandboxed shell, or the raw spawn of the argv it built).
  */
@@ -480,7 +482,9 @@ export async function runWorker(config, variants, who) {
   };
   // The variants that take part in this scenario, or the ones the orchestrator names.
   const pick = variants.filter((v) =>
-    config.variants ? /** @type {string[]} */ (config.variants).includes(v.name) : v[method[config.scenario]]
+    config.variants
+      ? /** @type {string[]} */ (config.variants).includes(v.name)
+      : v[method[config.scenario]] && !(config.scenario === "concurrent" && v.sequential)
   );
   /** @type {unknown} */
   let results;

@@ -111,6 +111,7 @@ async function libraryVariants(lib: Library, name: string): Promise<{ variants: 
   /** The same, with a spill cap above the big output, so the whole stream is written to disk like the raw loop does. */
   const spillAllShell = lib.createLocalShell({ spillDir: config.spillDir, maxSpillBytes: 2 ** 31 });
   shells.push(shell, spillAllShell);
+  const session = typeof shell.session === "function" ? shell.session({ owner: null }) : undefined;
   const sandboxed = config.scenario === "sandboxed" ? await sandboxedShell(lib) : undefined;
   const variants: Variant[] = [
     {
@@ -126,6 +127,14 @@ async function libraryVariants(lib: Library, name: string): Promise<{ variants: 
       },
       execSandboxed: async (command) => checkRunResult(await run(sandboxed!.shell, { command }), name),
     },
+    // A warm session: the same command, from the directory and variables the session keeps (docs/sessions.md).
+    ...(typeof shell.session === "function"
+      ? [{
+        name: `${name} session`,
+        sequential: true,
+        exec: async (command: string) => checkRunResult(await session!.exec(command), `${name} session`),
+      }]
+      : []),
     {
       name: `${name} spill all`,
       bigOutput: async (command, _file, bytes) => {

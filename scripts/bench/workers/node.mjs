@@ -140,6 +140,7 @@ async function libraryVariants(from, name) {
   /** The same, with a spill cap above the big output, so the whole stream is written to disk like the raw loop does. */
   const spillAllShell = createLocalShell({ spillDir: config.spillDir, maxSpillBytes: 2 ** 31 });
   shells.push(shell, spillAllShell);
+  const session = typeof shell.session === "function" ? shell.session({ owner: null }) : undefined;
   const sandboxed = config.scenario === "sandboxed" ? await sandboxedShell(from, createLocalShell) : undefined;
   /** @type {import("./common.mjs").Variant[]} */
   const variants = [
@@ -156,6 +157,14 @@ async function libraryVariants(from, name) {
       },
       execSandboxed: async (command) => checkRunResult(await run(sandboxed?.shell, { command }), name),
     },
+    // A warm session: the same command, from the directory and variables the session keeps (docs/sessions.md).
+    ...(typeof shell.session === "function"
+      ? [{
+        name: `${name} session`,
+        sequential: true,
+        exec: async (/** @type {string} */ command) => checkRunResult(await session.exec(command), `${name} session`),
+      }]
+      : []),
     {
       name: `${name} spill all`,
       bigOutput: async (command, _file, bytes) => {

@@ -27,12 +27,10 @@ export const RECORD_FILE = "record";
 /** Where a compaction writes the live set before renaming it over {@linkcode RECORD_FILE}. */
 export const NEXT_FILE = "record.next";
 
-/**
- * The variable every local command's environment carries, set to a fresh
- * random mark for each command: how the watchdog finds a command whose host
- * died before its session could be recorded.
- */
-export const MARK_VARIABLE = "DSH_COMMAND_MARK";
+// The variable every local command's environment carries, set to a fresh random mark for each command: how the
+// watchdog finds a command whose host died before its session could be recorded, and a terminal's command wherever
+// it went. Defined beside the sweep that reads it (the session folder comes before this one).
+export { MARK_VARIABLE } from "../session/marked.ts";
 
 /** A mark: 32 lowercase hex digits (128 random bits), so no process carries one by chance. */
 const MARK_PATTERN = /^[0-9a-f]{32}$/;
@@ -123,6 +121,33 @@ export function pendingMark(text: string): string | undefined {
 }
 
 /**
+ * The marks a record says to follow when it ends: each `*mark` line not
+ * taken back by a later `/mark` line (marks of 32 lowercase hex digits
+ * only). The watchdog's script reads it the same way.
+ *
+ * @example
+ * ```ts
+ * import assert from "node:assert/strict";
+ * import { followedMarks } from "./record.ts";
+ * const [a, b] = ["0123456789abcdef0123456789abcdef", "fedcba9876543210fedcba9876543210"];
+ * assert.deepEqual(followedMarks(`+12 500\n*${a}\n+13 501\n*${b}\n-12 500\n/${a}\n`), [b]);
+ * ```
+ */
+export function followedMarks(text: string): string[] {
+  const marks: string[] = [];
+  for (const line of text.split("\n")) {
+    const mark = line.slice(1);
+    if (!MARK_PATTERN.test(mark)) continue;
+    if (line.startsWith("*")) marks.push(mark);
+    else if (line.startsWith("/")) {
+      const at = marks.indexOf(mark);
+      if (at >= 0) marks.splice(at, 1);
+    }
+  }
+  return marks;
+}
+
+/**
  * The record file of one watchdog, in a directory of its own created with
  * `mkdtemp` (mode 0700, unpredictable name); the file is created with
  * `O_EXCL` and mode 0600, so nothing another user planted is ever opened
@@ -136,6 +161,8 @@ export class WatchdogRecord {
   readonly #compactAt: number;
   /** The mark of the spawn under way, until its session is added. */
   #pending: string | undefined;
+  /** `"sid start"` → the mark the watchdog follows for that session (a terminal's command). */
+  readonly #followed = new Map<string, string>();
   #fd: number;
   /** Bytes appended since the file was created or last compacted. */
   #appended = 0;
@@ -184,12 +211,21 @@ export class WatchdogRecord {
     this.#append(`?${mark}\n`);
   }
 
-  /** Records that a session started; it settles the spawn under way. */
+  /**
+   * Records that a session started; it settles the spawn under way. A
+   * session with a followed mark also gets a `*mark` line: the watchdog
+   * kills what carries that mark, wherever it went, until the session is
+   * removed (`/mark`).
+   */
   add(session: SessionIdentity): void {
     this.#pending = undefined;
     const key = `${session.id} ${session.start}`;
     this.#live.set(key, (this.#live.get(key) ?? 0) + 1);
-    this.#append(`+${key}\n`);
+    const followed = session.followedMark;
+    if (followed !== undefined && MARK_PATTERN.test(followed)) {
+      this.#followed.set(key, followed);
+      this.#append(`+${key}\n*${followed}\n`);
+    } else this.#append(`+${key}\n`);
   }
 
   /** Records that a session is gone, so the watchdog never signals its id. */
@@ -199,7 +235,11 @@ export class WatchdogRecord {
     if (count === undefined) return;
     if (count > 1) this.#live.set(key, count - 1);
     else this.#live.delete(key);
-    this.#append(`-${key}\n`);
+    const followed = this.#followed.get(key);
+    if (followed !== undefined && count === 1) {
+      this.#followed.delete(key);
+      this.#append(`-${key}\n/${followed}\n`);
+    } else this.#append(`-${key}\n`);
   }
 
   /** Closes the file and removes it and its directory; errors are ignored. */
@@ -248,6 +288,7 @@ export class WatchdogRecord {
     const fd = openSync(next, "ax", 0o600);
     let text = "";
     for (const [key, count] of this.#live) text += `+${key}\n`.repeat(count);
+    for (const mark of this.#followed.values()) text += `*${mark}\n`;
     // The spawn under way stays under way: its line is what this compaction was triggered by, or came before.
     if (this.#pending !== undefined) text += `?${this.#pending}\n`;
     try {

@@ -11,7 +11,9 @@
  * When the record ends with a spawn under way (`?mark` and no `+` after it:
  * the host died before it could list the command's session), the watchdog
  * also kills every process whose environment carries that command's mark,
- * with its group and its session.
+ * with its group and its session. So it does for each mark the record
+ * says to follow (`*mark`, a terminal's command, until `/mark`): what that
+ * command started in sessions of its own (`setsid`) dies with it.
  *
  * @module
  */
@@ -108,6 +110,31 @@ pending_mark() {
 `;
 
 /**
+ * The followed marks, as a shell function \`followed_marks\` that reads a
+ * record on stdin and prints each mark of a \`*\` line that no later \`/\`
+ * line takes back, with the same rule as \`followedMarks\` (\`record.ts\`).
+ */
+export const FOLLOWED_FUNCTION = `
+followed_marks() {
+  marks=""
+  while IFS= read -r line || [ -n "$line" ]; do
+    mark="\${line#?}"
+    [ \${#mark} -eq 32 ] || continue
+    case "$mark" in *[!0-9a-f]*) continue ;; esac
+    case "$line" in
+      "*"*) marks="$marks $mark" ;;
+      "/"*) kept=""; dropped=""
+            for m in $marks; do
+              if [ -z "$dropped" ] && [ "$m" = "$mark" ]; then dropped=1; else kept="$kept $m"; fi
+            done
+            marks="$kept" ;;
+    esac
+  done
+  for m in $marks; do echo "$m"; done
+}
+`;
+
+/**
  * Kills every process whose environment holds \`${MARK_VARIABLE}=$1\`, and
  * the process group and session of each that a marked process leads, again
  * until none is found (a marked process may fork meanwhile; at most ten
@@ -175,13 +202,16 @@ trap '' INT HUP TERM
 ${REPLAY_FUNCTION}
 ${KILL_FUNCTION}
 ${PENDING_FUNCTION}
+${FOLLOWED_FUNCTION}
 ${KILL_MARKED_FUNCTION}
 while read -r _; do :; done
 record="$DSH_WATCHDOG_DIR/${RECORD_FILE}"
 if [ -f "$record" ]; then
   pending=$(pending_mark < "$record")
+  followed=$(followed_marks < "$record")
   replay < "$record" | while read -r g start; do kill_session "$g" "$start"; done
   if [ -n "$pending" ]; then kill_marked "$pending"; fi
+  for mark in $followed; do kill_marked "$mark"; done
 fi
 rm -f "$record" "$DSH_WATCHDOG_DIR/${NEXT_FILE}"
 rmdir "$DSH_WATCHDOG_DIR" 2>/dev/null

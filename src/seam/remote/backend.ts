@@ -19,6 +19,8 @@
 
 import type { BackendContext, ShellBackend } from "../backend.ts";
 import { SpillDirectory } from "../capture/spill.ts";
+import { ShellSpecError } from "../errors.ts";
+import { ownValue } from "../own_fields.ts";
 import type { EngineLink, EngineProcess, RemoteEngine } from "../engine.ts";
 import type { Launched } from "../backend.ts";
 import type { ShellExecSpec, ShellObserver } from "../types.ts";
@@ -53,8 +55,23 @@ export class RemoteBackend implements ShellBackend, RemoteSessions {
     this.spill = new SpillDirectory(shell.options.spillDir);
   }
 
-  launch(spec: ShellExecSpec, timeoutMs: number | undefined, observer: ShellObserver | undefined): Launched {
-    return new RemoteCommand(this, spec, timeoutMs, observer).launched;
+  launch(
+    spec: ShellExecSpec,
+    timeoutMs: number | undefined,
+    observer: ShellObserver | undefined,
+    carry?: boolean,
+  ): Launched {
+    // Not yet carried over the connection: refused by name rather than run on pipes the caller did not ask for.
+    for (const field of ["tty", "keepStdin"] as const) {
+      const value = ownValue(spec, field);
+      if (value !== undefined && value !== false) {
+        throw new ShellSpecError(
+          field,
+          `is not supported on the ${this.engine.name} engine yet (only on a local shell)`,
+        );
+      }
+    }
+    return new RemoteCommand(this, spec, timeoutMs, observer, carry === true).launched;
   }
 
   /**

@@ -45,6 +45,9 @@ import type { RemoteSession, RemoteSessions } from "./sessions.ts";
 import { WrapperFrames } from "./frames.ts";
 import { checkPortableNames, commandHeader, isShellName } from "./header.ts";
 import { WRAPPER_ARGV } from "./scripts.ts";
+import { statePrelude } from "../carry/script.ts";
+import { parseState, type StateChange } from "../carry/state.ts";
+import { STATE_FD } from "../wrapper.ts";
 import { firstOf, type Supervisor } from "./supervisor.ts";
 
 /**
@@ -92,13 +95,26 @@ export class RemoteCommand {
   /** Woken by a freed session at least once, and how many settling retries it has had since. */
   #woken = false;
   #settlingRetries = 0;
+  /** A session's command: it leaves its state, taken once it exited (`#state`). */
+  readonly #carry: boolean;
+  #state: StateChange | undefined;
+  /** The environment the command was given, which its state is read against. */
+  #env: Record<string, string> = {};
 
   /**
    * Checks what can be checked before connecting, and starts. Throws
    * `ShellSpecError` for an explicit variable no shell can pass.
    */
-  constructor(backend: RemoteSessions, spec: ShellExecSpec, timeoutMs: number | undefined, observer?: ShellObserver) {
+  constructor(
+    backend: RemoteSessions,
+    spec: ShellExecSpec,
+    timeoutMs: number | undefined,
+    observer: ShellObserver | undefined,
+    carry: boolean,
+  ) {
     this.#backend = backend;
+    // Only a command line can change a directory or an environment that outlives its program.
+    this.#carry = carry && ownValue(spec, "args") === undefined;
     this.#spec = spec;
     this.#timeoutMs = timeoutMs;
     checkPortableNames("env", ownValue(spec, "env"), backend.engine.name);
@@ -121,6 +137,7 @@ export class RemoteCommand {
       result,
       events: this.#events,
       stop: (cause) => this.#stop(cause),
+      state: this.#carry ? () => this.#state : undefined,
     };
   }
 
@@ -169,6 +186,8 @@ export class RemoteCommand {
     // clients too (ssh's 255), and whether it did is the supervisor's link's to say, never the command's.
     if (supervisor.failure !== undefined || !await supervisor.confirm()) throw this.#lost(supervisor);
     if (exit !== undefined && exit.code !== null) {
+      // Before settled(): once the supervisor sees the session gone it removes the state file.
+      if (this.#carry && cause === undefined) await this.#takeState(supervisor, this.#session.sid);
       this.#backend.settled(this.#session);
       const { code } = exit;
       const signal = cause === undefined
@@ -194,6 +213,11 @@ export class RemoteCommand {
   }
 
   #frames: WrapperFrames | undefined;
+
+  async #takeState(supervisor: Supervisor, sid: number): Promise<void> {
+    const bytes = await supervisor.takeState(sid);
+    if (bytes !== undefined) this.#state = parseState(new TextDecoder().decode(bytes), this.#env);
+  }
 
   /**
    * After a wrapper ended without a word from the engine's side: whether it
@@ -267,14 +291,19 @@ export class RemoteCommand {
     for (const name of Object.keys(env)) if (!isShellName(name)) delete env[name];
     const stdin = ownValue(this.#spec, "stdin");
     const args = ownValue(this.#spec, "args");
+    this.#env = env;
     const header = commandHeader({
       env,
+      state: this.#carry,
       workdir: this.#spec.workdir,
       recordDir: supervisor.recordDir,
       stdin: stdin !== undefined,
       graceMs: options.graceMs,
       run: args === undefined
-        ? { shell: options.shell, command: this.#spec.command }
+        ? {
+          shell: options.shell,
+          command: this.#carry ? statePrelude({ fd: STATE_FD }) + this.#spec.command : this.#spec.command,
+        }
         : { argv: [this.#spec.command, ...args] },
     });
     const frames = new WrapperFrames(header.nonce, {

@@ -32,7 +32,8 @@
  * remember it, even if its record file is removed), `f SID` (forget it),
  * `t SID` (terminate it; answers `gone SID`), `w SID` (answer `gone SID`
  * once nothing of it runs), `q TOKEN` (answers `ok TOKEN`: the shell's
- * heartbeat is `q beat`, once a second). Every line counts as a heartbeat. Session ids are refused
+ * heartbeat is `q beat`, once a second), `s SID` (answers `state SID N` and the N bytes of the state
+ * file a session's command left, `SID.s`, then removes it; N is 0 when there is none). Every line counts as a heartbeat. Session ids are refused
  * unless they are a pid other than 0, 1 and its own: `kill -- -0` or
  * `kill -- -1` would reach far more than a command.
  *
@@ -96,13 +97,17 @@ settle() {
 terminate() {
   signal TERM "$1"
   settle "$1" $(((g + 9) / 10)) || settle "$1" 500 KILL
-  rm -f "$d/$1" "$d/$1.o" "$d/$1.e"
+  rm -f "$d/$1" "$d/$1.o" "$d/$1.e" "$d/$1.s"
 }
 watch() {
   while [ -d "$d" ]; do
-    members "$1"; [ -z "$M" ] && { rm -f "$d/$1" "$d/$1.o" "$d/$1.e"; say "gone $1"; return; }
+    members "$1"; [ -z "$M" ] && { rm -f "$d/$1" "$d/$1.o" "$d/$1.e" "$d/$1.s"; say "gone $1"; return; }
     sleep 0.5 </dev/null >/dev/null 2>&1
   done
+}
+state() {
+  f_="$d/$1.s"
+  if [ -f "$f_" ]; then say "state $1 $(($(wc -c < "$f_")))"; cat "$f_"; rm -f "$f_"; else say "state $1 0"; fi
 }
 forget() { k_=; for s_ in $S; do [ "$s_" = "$1" ] || k_="$k_ $s_"; done; S=$k_; }
 cleanup() {
@@ -147,6 +152,7 @@ while IFS=' ' read -r op a _; do
     t) valid "$a" && { ( terminate "$a"; say "gone $a" ) & } ;;
     w) valid "$a" && { ( watch "$a" ) & } ;;
     q) say "ok $a" ;;
+    s) valid "$a" && state "$a" ;;
   esac
 done
 cleanup
@@ -232,7 +238,10 @@ else
   rm -f "$o" "$e" 2>/dev/null; co=
 fi
 printf '%s s %s\\n' "$n" "$sid" >&2
-run() { unset PATH SHLVL PWD OLDPWD; dsh_env; exec "$@"; }
+run() {
+  if [ "\${dsh_state-}" = 1 ]; then exec 9>"$dsh_dir/$sid.s" || exit 97; fi
+  unset PATH SHLVL PWD OLDPWD; dsh_env; exec "$@"
+}
 if [ -z "$co" ]; then
   if [ "$dsh_stdin" = 1 ]; then (run "$@"); else (run "$@") < /dev/null; fi
   exit

@@ -58,8 +58,12 @@ export class Supervisor {
   #exited = false;
   #stdout: Uint8Array = new Uint8Array(0);
   #stderr = "";
-  #phase: "greeting" | "env" | "lines" = "greeting";
+  #phase: "greeting" | "env" | "lines" | "state" = "greeting";
   #envBytes = 0;
+  /** The session whose state's bytes come next, and how many. */
+  #stateOf = "";
+  #stateBytes = 0;
+  readonly #stateWaiters = new Map<string, ((bytes: Uint8Array | undefined) => void)[]>();
   #skipped = 0;
   #announceReady: () => void = () => {};
   #fail: (error: ShellEngineError) => void = () => {};
@@ -178,6 +182,24 @@ export class Supervisor {
   }
 
   /**
+   * Takes the state file a session's command left (`s SID`): its bytes, or
+   * undefined when there is none or the connection ended first.
+   */
+  takeState(sid: number): Promise<Uint8Array | undefined> {
+    if (this.#exited) return Promise.resolve(undefined);
+    const key = String(sid);
+    const taken = this.#holding(
+      new Promise<Uint8Array | undefined>((resolve) => {
+        const list = this.#stateWaiters.get(key) ?? [];
+        list.push(resolve);
+        this.#stateWaiters.set(key, list);
+      }),
+    );
+    this.#send(`s ${sid}`);
+    return taken;
+  }
+
+  /**
    * Ends the connection on purpose: the supervisor's stdin closes, it ends
    * whatever is left (nothing, after a clean `close()`) and exits; after
    * {@linkcode END_WAIT_MS} its client is killed.
@@ -250,6 +272,8 @@ export class Supervisor {
     this.#exited = true;
     for (const list of this.#waiters.values()) for (const wake of list) wake(false);
     this.#waiters.clear();
+    for (const list of this.#stateWaiters.values()) for (const wake of list) wake(undefined);
+    this.#stateWaiters.clear();
   }
 
   #lose(cause: string): void {
@@ -267,6 +291,14 @@ export class Supervisor {
         this.env = parseEnviron(this.#stdout.subarray(0, this.#envBytes));
         this.#stdout = this.#stdout.slice(this.#envBytes);
         this.#phase = "greeting";
+        continue;
+      }
+      if (this.#phase === "state") {
+        if (this.#stdout.length < this.#stateBytes) return;
+        const bytes = this.#stdout.slice(0, this.#stateBytes);
+        this.#stdout = this.#stdout.slice(this.#stateBytes);
+        this.#phase = "lines";
+        this.#answerState(bytes);
         continue;
       }
       const newline = this.#stdout.indexOf(10);
@@ -300,12 +332,24 @@ export class Supervisor {
     } else if (word === "fail") {
       this.#lose(value);
       this.#channel.abandon();
+    } else if (this.#phase === "lines" && word === "state") {
+      const [sid, count] = value.split(" ");
+      this.#stateOf = sid;
+      this.#stateBytes = Number(count);
+      if (this.#stateBytes > 0) this.#phase = "state";
+      else this.#answerState(undefined);
     } else if (word === "gone" || word === "ok") {
       const key = `${word} ${value}`;
       const list = this.#waiters.get(key);
       this.#waiters.delete(key);
       for (const wake of list ?? []) wake(true);
     }
+  }
+
+  #answerState(bytes: Uint8Array | undefined): void {
+    const list = this.#stateWaiters.get(this.#stateOf);
+    this.#stateWaiters.delete(this.#stateOf);
+    for (const wake of list ?? []) wake(bytes);
   }
 }
 

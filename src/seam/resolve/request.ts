@@ -74,5 +74,9 @@ function withOptionals(base: ShellExecSpec, from: ShellExecRequest | ShellExecSp
   if (env !== undefined) spec.env = env;
   if (dshEnv !== undefined) spec.dshEnv = dshEnv;
   if (sandbox === false) spec.sandbox = false;
+  const tty = ownValue(from, "tty");
+  // A copy of a size, for the same reason as `args`.
+  if (tty !== undefined && tty !== false) spec.tty = tty === true ? true : { ...tty };
+  if (ownValue(from, "keepStdin") === true) spec.keepStdin = true;
   return spec;
 }

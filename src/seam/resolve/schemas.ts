@@ -147,6 +147,16 @@ function envRecord<T extends Record<string, string | undefined>>(
   }) as unknown as z.ZodType<T>;
 }
 
+/** A terminal's side: `struct winsize` holds an unsigned short. */
+const terminalSide = positiveInteger().refine((n) => n <= 65_535, { error: "must be at most 65535" });
+
+const tty = z.union([
+  z.boolean(),
+  z.strictObject({ columns: terminalSide.optional(), rows: terminalSide.optional() }, {
+    error: (issue) => issue.code === "unrecognized_keys" ? undefined : "must be a boolean or { columns?, rows? }",
+  }),
+], { error: "must be a boolean or { columns?, rows? }" });
+
 const requestShape = {
   command,
   args: args.optional(),
@@ -161,6 +171,8 @@ const requestShape = {
   sandbox: z.literal(false, {
     error: "can only be false (run this request outside the shell's sandbox); the policy is the shell's",
   }).optional(),
+  tty: tty.optional(),
+  keepStdin: z.boolean({ error: "must be a boolean" }).optional(),
 };
 
 /** The zod schema of {@linkcode ShellExecRequest} (internal; the public alias is in `../schemas.ts`). Unknown keys are refused, so a misspelt field never goes unnoticed. */

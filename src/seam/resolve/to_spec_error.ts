@@ -8,6 +8,7 @@
 import type { z } from "zod";
 import { ShellSpecError } from "../errors.ts";
 import { ownFields } from "../own_fields.ts";
+import { showValue } from "../show_value.ts";
 
 /**
  * Parses `input` with `schema`, turning the first failure into a
@@ -32,7 +33,7 @@ export function parseOrThrow<T>(
   // The validator's output is an ordinary object: an optional field it left
   // out would be read through the prototype again. No prototype, no leak.
   if (parsed.success) return ownFields(parsed.data) as T;
-  throw toSpecError(parsed.error, root);
+  throw toSpecError(parsed.error, root, fields);
 }
 
 /**
@@ -45,8 +46,20 @@ const OTHER_NAMES: Record<string, Record<string, string>> = {
   options: { cwd: "workdir", timeout: "timeoutMs", maxBuffer: "maxOutputBytes" },
 };
 
-/** Turns a zod error into a {@linkcode ShellSpecError} naming the first failing field. */
-export function toSpecError(error: z.ZodError, root: string): ShellSpecError {
+/**
+ * Fields whose values are never echoed in an error: the environment and
+ * the input may hold credentials, and a command line or its arguments may
+ * too (and the limits they break are about size, not a value to see).
+ */
+const NOT_ECHOED: ReadonlySet<PropertyKey> = new Set(["env", "dshEnv", "ambientEnv", "stdin", "command", "args"]);
+
+/**
+ * Turns a zod error into a {@linkcode ShellSpecError} naming the first
+ * failing field and, when `input` is given, showing the value it refused:
+ * `timeoutMs: must be a positive, finite number (got "5")`, as the tools'
+ * errors do. Values of {@linkcode NOT_ECHOED} fields are never shown.
+ */
+export function toSpecError(error: z.ZodError, root: string, input?: unknown): ShellSpecError {
   const issue = error.issues[0];
   if (issue.code === "unrecognized_keys") {
     const keys = issue.keys.map((key) => JSON.stringify(key)).join(", ");
@@ -59,7 +72,19 @@ export function toSpecError(error: z.ZodError, root: string): ShellSpecError {
       hints.length > 0 ? `${problem} (${hints.join("; ")})` : problem,
     );
   }
-  return new ShellSpecError(formatPath(root, issue.path), issue.message);
+  return new ShellSpecError(formatPath(root, issue.path), issue.message + echoed(input, issue.path));
+}
+
+/** ` (got …)` for the value at `path` in `input`; empty when there is none to show, or it may be a secret. */
+function echoed(input: unknown, path: readonly PropertyKey[]): string {
+  if (input === undefined || path.length === 0 || NOT_ECHOED.has(path[0])) return "";
+  let value: unknown = input;
+  for (const key of path) {
+    if (typeof value !== "object" || value === null || !Object.hasOwn(value, key)) return "";
+    value = (value as Record<PropertyKey, unknown>)[key];
+  }
+  // A missing required field says "is required": there is nothing to show.
+  return value === undefined ? "" : ` (got ${showValue(value)})`;
 }
 
 /** `["env", "A=B"]` → `env["A=B"]`; an empty path is the root itself. */

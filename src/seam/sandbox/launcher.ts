@@ -13,7 +13,9 @@
 
 import { readFileSync, rmSync } from "node:fs";
 import type { SpawnRequest } from "../adapter.ts";
+import { STATE_FD } from "../wrapper.ts";
 import { bwrapArgs, type SandboxPlacement } from "./bwrap_args.ts";
+import { foregroundArgs } from "./foreground.ts";
 import { mountCheckArgs } from "./mount_check.ts";
 import type { ResolvedSandbox } from "./policy.ts";
 
@@ -37,7 +39,8 @@ export interface SandboxWrapper {
 }
 
 /**
- * `$1` is the status file, `$2` the seccomp program; the rest is
+ * `$1` is the status file, `$2` the seccomp program, `$3` a session's
+ * state file (`carry/`) or empty, opened on `STATE_FD`; the rest is
  * bubblewrap's command line. Every other fd goes: one the harness process
  * inherited without close-on-exec (a directory, say) would reach the
  * command, and `/proc/self/fd/N/..` walks the host's tree from it. The fds
@@ -50,12 +53,13 @@ export interface SandboxWrapper {
  */
 const WRAPPER = [
   `exec ${STATUS_FD}>"$1" ${SECCOMP_FD}<"$2" || exit 125`,
-  "shift 2",
+  `if [ -n "$3" ]; then exec ${STATE_FD}>"$3" || exit 125; fi`,
+  "shift 3",
   "for pass in close check; do",
   "  for fd in /proc/self/fd/*; do",
   "    fd=${fd##*/}",
   "    case $fd in",
-  `      0|1|2|${STATUS_FD}|${SECCOMP_FD}) ;;`,
+  `      0|1|2|${STATUS_FD}|${SECCOMP_FD}|${STATE_FD}) ;;`,
   "      ''|*[!0-9]*) echo 'dsh-sandbox: cannot list the open fds in /proc/self/fd' >&2; exit 125 ;;",
   "      *) if [ $pass = close ]; then exec {fd}<&-",
   // The listing's own fd is closed by now; anything else still open was not closed.
@@ -80,7 +84,7 @@ export function sandboxedRequest(
   request: SpawnRequest,
   sandbox: ResolvedSandbox,
   placement: Omit<SandboxPlacement, "statusFd" | "seccompFd">,
-  statusPath: string,
+  files: { readonly statusPath: string; readonly stateFile?: string },
   wrapper: SandboxWrapper,
 ): SpawnRequest {
   const { args: inner, expected } = bwrapArgs(sandbox, { ...placement, statusFd: STATUS_FD, seccompFd: SECCOMP_FD });
@@ -99,13 +103,16 @@ export function sandboxedRequest(
       "-c",
       WRAPPER,
       "dsh-sandbox",
-      statusPath,
+      files.statusPath,
       wrapper.seccompPath,
+      files.stateFile ?? "",
       ...(enter?.argv ?? []),
       sandbox.bwrapPath,
       ...inner,
       "--",
       ...mountCheckArgs(wrapper.bash, expected),
+      // On a terminal, Ctrl-C must reach the command, not bubblewrap (foreground.ts).
+      ...(request.terminal === undefined ? [] : foregroundArgs(wrapper.bash)),
       request.program,
       ...request.args,
     ],

@@ -126,7 +126,7 @@ export function probeSandbox(
     },
     sandbox,
     placement,
-    statusPath,
+    { statusPath },
     wrapper,
   );
   const outcome = adapter.probe({ program: request.program, args: request.args, cwd: request.cwd, env: request.env });

@@ -41,18 +41,19 @@ import type { ShellSandbox } from "./setup.ts";
  * // A spec that opts out is not wrapped; nothing of the sandbox is touched for it.
  * const wrapper = sandboxWrapper({ shell: "/bin/bash" } as ShellSandbox, {} as ProcessAdapter, new ProcTable());
  * assert.equal(wrapper.shell, "/bin/bash");
- * const request = { program: "/bin/bash", args: ["-c", "true"], cwd: "/", env: {}, onStdout() {}, onStderr() {} };
  * const spec = { command: "true", owner: null, workdir: "/", timeoutMs: 1, stdoutMaxBytes: 1, sandbox: false as const };
- * assert.equal(wrapper.wrap(request, spec), undefined);
+ * assert.equal(wrapper.confines(spec), false);
  * ```
  */
 export function sandboxWrapper(sandbox: ShellSandbox, adapter: ProcessAdapter, table: ProcTable): SpawnWrapper {
   return {
     shell: sandbox.shell,
-    wrap: (request, spec) => ownValue(spec, "sandbox") === false ? undefined : inSandbox(request, spec),
+    confines: (spec) => ownValue(spec, "sandbox") !== false,
+    wrap: (request, spec, stateFile) =>
+      ownValue(spec, "sandbox") === false ? undefined : inSandbox(request, spec, stateFile),
   };
 
-  function inSandbox(request: SpawnRequest, spec: ShellExecSpec): WrappedCommand {
+  function inSandbox(request: SpawnRequest, spec: ShellExecSpec, stateFile?: string): WrappedCommand {
     const explicit = { ...ownValue(spec, "env"), ...ownValue(spec, "dshEnv") } as Record<string, string | undefined>;
     const env = Object.hasOwn(explicit, "TMPDIR") ? request.env : { ...request.env, TMPDIR: "/tmp" };
     const statusPath = sandbox.state.statusPath();
@@ -65,7 +66,14 @@ export function sandboxWrapper(sandbox: ShellSandbox, adapter: ProcessAdapter, t
       spill: ownSpill(sandbox, owner),
     };
     return {
-      request: sandboxedRequest({ ...request, env }, sandbox.policy, placement, statusPath, sandbox.wrapper),
+      env,
+      request: sandboxedRequest(
+        { ...request, env },
+        sandbox.policy,
+        placement,
+        { statusPath, stateFile },
+        sandbox.wrapper,
+      ),
       terminating: (session) => {
         // Noted before the SIGTERM ends bubblewrap's outer process, while the sandbox's init is still its child.
         const init = findSandboxInit(statusPath, session.id, table);

@@ -115,6 +115,7 @@ export class SessionRegistry {
    */
   killAll(): void {
     for (const session of this.all()) session.signal("SIGKILL");
+    for (const session of this.all()) session.killFollowed();
     this.#observer.cleared();
   }
 

@@ -39,6 +39,7 @@
  */
 
 import type { GroupSignal, ProcessAdapter } from "../adapter.ts";
+import { killMarked } from "./marked.ts";
 import { hasProc, type ProcEntry, type ProcTable } from "./proc_table.ts";
 
 /**
@@ -51,6 +52,12 @@ export interface SessionIdentity {
   readonly id: number;
   /** The leader's start time, as `/proc/<id>/stat` field 22 gives it. */
   readonly start: number;
+  /**
+   * A command mark whose carriers end with the session, wherever they went
+   * (`setsid`): set for a terminal's command. Absent for the others, whose
+   * termination reaches their session only.
+   */
+  readonly followedMark?: string;
 }
 
 /** One command's session, as the shell tracks it from spawn until it is gone. */
@@ -64,6 +71,7 @@ export class CommandSession implements SessionIdentity {
    * the same pid (it has no other way to know whose the number is).
    */
   readonly start: number;
+  readonly followedMark?: string;
   readonly #adapter: ProcessAdapter;
   readonly #table: ProcTable;
   /** The leader was reaped: from now on a process holding `id` is a stranger. */
@@ -81,9 +89,11 @@ export class CommandSession implements SessionIdentity {
    * @param adapter Signals groups.
    * @param leader The leader's pid.
    * @param table The host's process table.
+   * @param followedMark The command's mark, when what carries it ends with the session (a terminal's command).
    */
-  constructor(adapter: ProcessAdapter, leader: number, table: ProcTable) {
+  constructor(adapter: ProcessAdapter, leader: number, table: ProcTable, followedMark?: string) {
     this.#adapter = adapter;
+    if (followedMark !== undefined) this.followedMark = followedMark;
     this.#table = table;
     this.id = leader;
     this.start = hasProc ? table.read(leader)?.start ?? 0 : 0;
@@ -115,6 +125,15 @@ export class CommandSession implements SessionIdentity {
       reached = this.#adapter.signalGroup(group, signal) || reached;
     }
     return reached;
+  }
+
+  /**
+   * SIGKILLs what carries the followed mark outside the session (what the
+   * command started with `setsid`), once the session itself has been
+   * terminated; nothing without a followed mark.
+   */
+  killFollowed(): void {
+    if (this.followedMark !== undefined) killMarked(this.#adapter, this.followedMark);
   }
 
   /** The running members as of this turn's pass; empty once the session is over. */

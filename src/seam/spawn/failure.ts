@@ -36,11 +36,22 @@ type FileVerdict =
   | { kind: "bad-interpreter"; file: string; interpreter: string; why: string }
   | { kind: "fine"; file: string };
 
+/** How many of `PATH`'s directories a message names: a long `PATH` (hundreds of characters) would bury the point. */
+const PATH_DIRS_SHOWN = 3;
+
+/** `PATH=/usr/bin:/bin`, or for a longer one `PATH (9 directories): /a:/b:/c:…`. */
+export function shownPath(path: string): string {
+  const dirs = path.split(":");
+  if (dirs.length <= PATH_DIRS_SHOWN) return `PATH=${path}`;
+  return `PATH (${dirs.length} directories): ${dirs.slice(0, PATH_DIRS_SHOWN).join(":")}:…`;
+}
+
 /**
  * A one-line message for a program that could not be started, e.g.
  * `cannot start the shell "bash": not found (PATH=/usr/bin:/bin)` for a
  * command line's shell, or `cannot start the program "python3": not found
- * (PATH=/usr/bin:/bin)` for the argv form.
+ * (PATH=/usr/bin:/bin)` for the argv form. A `PATH` of more than three
+ * directories is shown as its count and its first three.
  *
  * @param program The program as given (`bash`, `/bin/zsh`, `./sh`, `python3`).
  * @param path The `PATH` of the child's environment (searched when `program` has no "/").
@@ -61,7 +72,7 @@ export function describeSpawnFailure(
   const searchesPath = !program.includes("/");
   const verdict = searchesPath ? searchPath(program, path, cwd) : examine(resolve(cwd, program));
   const where = searchesPath
-    ? ` (${path === undefined ? `PATH is not set; searched ${DEFAULT_PATH}` : `PATH=${path}`})`
+    ? ` (${path === undefined ? `PATH is not set; searched ${DEFAULT_PATH}` : shownPath(path)})`
     : "";
   switch (verdict.kind) {
     case "missing":

@@ -26,7 +26,9 @@ import type { Launched } from "../backend.ts";
 import type { ShellExecSpec, ShellObserver } from "../types.ts";
 import { describeSpawnFailure } from "./failure.ts";
 import { checkWorkdir } from "./workdir.ts";
-import type { SpawnWrapper } from "../wrapper.ts";
+import { type SpawnWrapper, STATE_FD } from "../wrapper.ts";
+import { statePrelude } from "../carry/script.ts";
+import { takeState } from "../carry/state.ts";
 
 /** What a launch needs from the shell that owns it. */
 export interface LaunchContext {
@@ -48,6 +50,8 @@ export interface LaunchContext {
   readonly closeSignal: AbortSignal;
   /** Keeps a background termination that `close()` must await. */
   readonly track: (work: Promise<unknown>) => void;
+  /** The path, in a directory no command is shown, where the session's command marked `mark` leaves its state. */
+  readonly stateFile: (mark: string) => string;
 }
 
 const encoder = new TextEncoder();
@@ -58,12 +62,14 @@ const encoder = new TextEncoder();
  * settles `result`.
  *
  * @param timeoutMs The timeout to enforce, or undefined for none (tasks).
+ * @param carry Set for a session's command line: its state is left in a file, read by `Launched.state`.
  */
 export function launch(
   spec: ShellExecSpec,
   context: LaunchContext,
   timeoutMs: number | undefined,
   observer?: ShellObserver,
+  carry?: boolean,
 ): Launched {
   const { adapter, options, host } = context;
   const startedAt = performance.now();
@@ -82,13 +88,20 @@ export function launch(
   );
   // The library's own: set last, so that no layer can forge or drop it.
   childEnv[MARK_VARIABLE] = mark;
+  // Only a command line can change a directory or an environment that outlives its program.
+  const stateFile = carry === true && args === undefined ? context.stateFile(mark) : undefined;
+  const confined = context.wrapper?.confines(spec) === true;
+  const command = stateFile === undefined
+    ? spec.command
+    : statePrelude(confined ? { fd: STATE_FD } : { path: stateFile }) + spec.command;
   let request: SpawnRequest = {
     // A command line is run by the shell; the argv form runs the program itself, with no shell in between.
     program: args === undefined ? context.wrapper?.shell ?? options.shell : spec.command,
-    args: args === undefined ? ["-c", spec.command] : args,
+    args: args === undefined ? ["-c", command] : args,
     cwd: spec.workdir,
     env: childEnv,
     stdin: typeof stdin === "string" ? encoder.encode(stdin) : stdin,
+    ...(ownValue(spec, "keepStdin") === true ? { keepStdin: true } : {}),
     onStdout: (chunk) => {
       stdout.write(chunk);
       events.stdout(chunk);
@@ -98,12 +111,12 @@ export function launch(
       events.stderr(chunk);
     },
   };
-  const wrapped = context.wrapper?.wrap(request, spec);
+  const wrapped = context.wrapper?.wrap(request, spec, confined ? stateFile : undefined);
   if (wrapped !== undefined) request = wrapped.request;
   // Before the spawn: the command may kill its host before spawn() has even returned.
   context.sessions.starting(mark);
   const child = spawn(adapter, args === undefined ? "shell" : "program", request);
-  const session = new CommandSession(adapter, child.pid, host.procTable);
+  const session = new CommandSession(adapter, child.pid, host.procTable, wrapped?.followedMark);
   context.sessions.started(session);
   const signals = [ownValue(spec, "signal"), context.closeSignal];
   const deadline = new Deadline(timeoutMs, signals, host.abortListeners, () => {
@@ -131,6 +144,11 @@ export function launch(
     stderr,
     result,
     events,
+    state: stateFile === undefined
+      ? undefined
+      : () => takeState(stateFile, wrapped?.env ?? wrapped?.request.env ?? childEnv),
+    input: child.input,
+    resize: child.resize === undefined ? undefined : (size) => child.resize?.(size),
     stop: (cause) => {
       // Until the result settles the deadline ends the whole session, also once the leader has exited and only a
       // backgrounded child holds the pipes: that cuts the drain short.
@@ -138,7 +156,12 @@ export function launch(
       // Settled: what the command left running (a survivor) is still the caller's to end; the result stays as it is.
       if (deadline.cause !== undefined || endingSurvivors || !session.alive()) return false;
       endingSurvivors = true;
-      context.track(host.terminations.terminate(session, options.graceMs));
+      context.track(
+        host.terminations.terminate(session, options.graceMs).then((gone) => {
+          session.killFollowed();
+          return gone;
+        }),
+      );
       return true;
     },
   };

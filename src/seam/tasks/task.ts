@@ -7,7 +7,14 @@
 
 import type { OutputCollector } from "../capture/collector.ts";
 import { isStartFailure } from "../error_checks.ts";
-import { type ShellEngineError, ShellSandboxError, type ShellSpawnError } from "../errors.ts";
+import {
+  type ShellEngineError,
+  ShellSandboxError,
+  type ShellSpawnError,
+  ShellSpecError,
+  TaskAccessError,
+} from "../errors.ts";
+import type { ChildInput } from "../adapter.ts";
 import type { Launched } from "../backend.ts";
 import type { ShellRunResult } from "../settle/types.ts";
 import type { ShellTask, TaskOutput, TaskOutputWait, TaskStatus, WaitForOutputOptions } from "./types.ts";
@@ -46,6 +53,7 @@ export class LaunchedTask implements ShellTask {
   readonly #stderr: StreamCursor;
   #result: ShellRunResult | undefined;
   #spawnError: ShellSpawnError | ShellSandboxError | ShellEngineError | undefined;
+  #inputClosed = false;
 
   constructor(id: string, owner: string | null, launched: Launched) {
     this.id = id;
@@ -109,6 +117,41 @@ export class LaunchedTask implements ShellTask {
 
   kill(): boolean {
     return this.#launched.stop("abort");
+  }
+
+  write(data: string | Uint8Array): Promise<void> {
+    try {
+      const bytes = inputBytes(data);
+      return this.#openInput().write(bytes);
+    } catch (error) {
+      return Promise.reject(error);
+    }
+  }
+
+  closeStdin(): void {
+    const input = this.#openInput();
+    this.#inputClosed = true;
+    input.end();
+  }
+
+  resize(columns: number, rows: number): void {
+    checkSide("columns", columns);
+    checkSide("rows", rows);
+    const resize = this.#launched.resize;
+    if (resize === undefined) throw new TaskAccessError(this.id, "has no terminal (it was started without tty)");
+    if (this.#result !== undefined) throw new TaskAccessError(this.id, "has no terminal any more (it has ended)");
+    resize({ columns, rows });
+  }
+
+  /** The task's input while it may be written to; throws `TaskAccessError` saying why it may not. */
+  #openInput(): ChildInput {
+    const input = this.#launched.input;
+    if (input === undefined) {
+      throw new TaskAccessError(this.id, "has no open input (it was started without keepStdin or tty)");
+    }
+    if (this.#inputClosed) throw new TaskAccessError(this.id, "has no open input (closeStdin() closed it)");
+    if (this.#result !== undefined) throw new TaskAccessError(this.id, "has no open input (it has ended)");
+    return input;
   }
 
   waitForOutput(options?: WaitForOutputOptions): Promise<TaskOutputWait> {
@@ -181,5 +224,40 @@ export class FailedTask implements ShellTask {
 
   waitForOutput(options?: WaitForOutputOptions): Promise<TaskOutputWait> {
     return waitForOutput({ hasUnread: () => this.#unread !== "", ended: () => true, listen: () => () => {} }, options);
+  }
+
+  write(data: string | Uint8Array): Promise<void> {
+    try {
+      inputBytes(data);
+    } catch (error) {
+      return Promise.reject(error);
+    }
+    return Promise.reject(new TaskAccessError(this.id, "has no open input (it never started)"));
+  }
+
+  closeStdin(): void {
+    throw new TaskAccessError(this.id, "has no open input (it never started)");
+  }
+
+  resize(columns: number, rows: number): void {
+    checkSide("columns", columns);
+    checkSide("rows", rows);
+    throw new TaskAccessError(this.id, "has no terminal (it never started)");
+  }
+}
+
+const encoder = new TextEncoder();
+
+/** `data` as bytes; throws `ShellSpecError` naming it when it is neither a string nor bytes. */
+function inputBytes(data: string | Uint8Array): Uint8Array {
+  if (typeof data === "string") return encoder.encode(data);
+  if (data instanceof Uint8Array) return data;
+  throw new ShellSpecError("data", "must be a string or a Uint8Array");
+}
+
+/** Throws `ShellSpecError` naming `field` unless `value` is a terminal's side (`struct winsize` holds 16 bits). */
+function checkSide(field: string, value: number): void {
+  if (!Number.isSafeInteger(value) || value < 1 || value > 65_535) {
+    throw new ShellSpecError(field, "must be a whole number from 1 to 65535");
   }
 }

@@ -145,4 +145,24 @@ export interface ShellTask {
    * reason when it aborts. It reads nothing: call `read()` next.
    */
   waitForOutput(options?: WaitForOutputOptions): Promise<TaskOutputWait>;
+  /**
+   * Writes `data` (a string as UTF-8) to the task's stdin, after what was
+   * written before; settles once it is handed to the OS. On a terminal it
+   * is typed: `"\r"` is Enter, `"\x03"` interrupts the foreground program
+   * as Ctrl-C does. Rejects with `TaskAccessError` when the task was started
+   * without `keepStdin` or `tty`, its input was closed, or it has ended.
+   */
+  write(data: string | Uint8Array): Promise<void>;
+  /**
+   * Ends the task's input: end of file on a pipe, the terminal's
+   * end-of-file character (Ctrl-D) on a terminal. Later writes are refused.
+   * Throws `TaskAccessError` when the input is not open (as `write`).
+   */
+  closeStdin(): void;
+  /**
+   * Changes the size of the task's terminal; the program gets `SIGWINCH`.
+   * Throws `TaskAccessError` when the task has no terminal or has ended, and
+   * `ShellSpecError` when a side is not a whole number from 1 to 65 535.
+   */
+  resize(columns: number, rows: number): void;
 }

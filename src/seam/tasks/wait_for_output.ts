@@ -10,6 +10,7 @@ import { ShellSpecError } from "../errors.ts";
 import { ownValue } from "../own_fields.ts";
 import { MAX_TIMER_MS } from "../resolve/schemas.ts";
 import type { TaskOutputWait, WaitForOutputOptions } from "./types.ts";
+import { showValue } from "../show_value.ts";
 
 /** What a task tells the wait. */
 export interface OutputSource {
@@ -75,7 +76,10 @@ function checkWaitOptions(options: unknown): WaitForOutputOptions {
     timeoutMs !== undefined &&
     (typeof timeoutMs !== "number" || !Number.isFinite(timeoutMs) || timeoutMs <= 0 || timeoutMs > MAX_TIMER_MS)
   ) {
-    throw new ShellSpecError("timeoutMs", `must be a positive, finite number of ms, at most ${MAX_TIMER_MS}`);
+    throw new ShellSpecError(
+      "timeoutMs",
+      `must be a positive, finite number of ms, at most ${MAX_TIMER_MS} (got ${showValue(timeoutMs)})`,
+    );
   }
   return { signal, timeoutMs };
 }

@@ -1,0 +1,74 @@
+/**
+ * The processes of one command found by the mark in their environment
+ * rather than by their session: what a terminal's command started with
+ * `setsid` (or a daemon's double fork) has left the session that
+ * termination signals, but still carries the `DSH_COMMAND_MARK` it
+ * inherited. Only what descends from the command carries its mark, so
+ * nothing else is signalled; a process that cleared its environment
+ * (`env -i`) is not found.
+ *
+ * Internal: not exported from the package.
+ *
+ * @module
+ */
+
+import { readFileSync } from "node:fs";
+import type { ProcessAdapter } from "../adapter.ts";
+import { hasProc, linuxProcReader } from "./proc_table.ts";
+
+/**
+ * The variable that carries a command's mark: set by the launch in every
+ * command's environment (last, so no layer can forge or drop it), and
+ * looked for by the watchdog and by {@linkcode killMarked}.
+ */
+export const MARK_VARIABLE = "DSH_COMMAND_MARK";
+
+/** How many passes at most: a marked process may fork between a pass and its kill. */
+const ROUNDS = 10;
+
+/**
+ * SIGKILLs every process group led by a process whose environment holds
+ * `${MARK_VARIABLE}=<mark>`, pass after pass until a pass finds none. A
+ * marked process that leads no group is reached through its group's
+ * leader, when that one is marked (a `setsid` child leads its own).
+ *
+ * @returns How many groups were signalled.
+ */
+export function killMarked(adapter: ProcessAdapter, mark: string): number {
+  if (!hasProc) return 0;
+  const needle = new TextEncoder().encode(`\0${MARK_VARIABLE}=${mark}\0`);
+  let signalled = 0;
+  for (let round = 0; round < ROUNDS; round++) {
+    let found = 0;
+    for (const pid of linuxProcReader.pids()) {
+      const process = linuxProcReader.read(pid);
+      if (process === undefined || process.finished || process.pgrp !== pid) continue;
+      if (!holds(pid, needle) || !adapter.signalGroup(pid, "SIGKILL")) continue;
+      found++;
+    }
+    signalled += found;
+    if (found === 0) break;
+  }
+  return signalled;
+}
+
+/** Whether `/proc/<pid>/environ` holds `needle` (the entry between NULs; the first entry gets a leading NUL). */
+function holds(pid: number, needle: Uint8Array): boolean {
+  let environ: Uint8Array;
+  try {
+    environ = readFileSync(`/proc/${pid}/environ`);
+  } catch {
+    return false; // gone, or not ours to read
+  }
+  const text = new Uint8Array(environ.length + 2);
+  text.set(environ, 1);
+  return indexOf(text, needle) >= 0;
+}
+
+function indexOf(haystack: Uint8Array, needle: Uint8Array): number {
+  outer: for (let i = 0; i + needle.length <= haystack.length; i++) {
+    for (let j = 0; j < needle.length; j++) if (haystack[i + j] !== needle[j]) continue outer;
+    return i;
+  }
+  return -1;
+}

@@ -1,0 +1,293 @@
+/**
+ * Interactive programs on a local shell: a command on a pseudo-terminal
+ * (`tty`) and a task whose stdin stays open (`keepStdin`), checked against
+ * the OS: the terminal seen from inside, its size, signals from typed
+ * characters and from a resize, and nothing left running or open after
+ * kill, timeout and `close()`, `setsid` inside included.
+ */
+
+import { describe, it } from "node:test";
+import assert from "node:assert/strict";
+import { randomBytes } from "node:crypto";
+import { readdirSync } from "node:fs";
+import process from "node:process";
+import { createLocalShell, type Shell, ShellSpecError, type ShellTask, TaskAccessError } from "../mod.ts";
+import { join } from "node:path";
+import { withFreshDir } from "./helpers/dirs.ts";
+import { rejection, thrown } from "./helpers/errors.ts";
+import { exitOf, spawnFixture } from "./helpers/fixture.ts";
+import { readPids } from "./helpers/pid_files.ts";
+import { isRunning, procInfo, runningSessionMembers, runningWithEnv } from "./helpers/proc.ts";
+import { eventually } from "./helpers/wait.ts";
+
+/** Reads a task's stdout until `pattern` shows up; fails after `withinMs`. */
+async function outputUntil(task: ShellTask, pattern: RegExp, withinMs = 10_000): Promise<string> {
+  let seen = "";
+  const deadline = Date.now() + withinMs;
+  while (!pattern.test(seen)) {
+    const left = deadline - Date.now();
+    assert.ok(left > 0, `no ${pattern} in the output within ${withinMs} ms: ${JSON.stringify(seen)}`);
+    await task.waitForOutput({ timeoutMs: left });
+    seen += task.read().stdout;
+  }
+  return seen;
+}
+
+/** A marker for one test's processes, found through /proc wherever they went. */
+function marker(): { env: Record<string, string>; alive: () => number[] } {
+  const value = randomBytes(8).toString("hex");
+  return { env: { DSH_TTY_TEST: value }, alive: () => runningWithEnv("DSH_TTY_TEST", value) };
+}
+
+/** Waits until session `sid` runs a process named `name` (the shell has started it). */
+async function runsInSession(sid: number, name: string): Promise<void> {
+  const found = await eventually(() => runningSessionMembers(sid).some((pid) => procInfo(pid)?.comm === name));
+  assert.ok(found, `no ${name} ever ran in session ${sid}`);
+}
+
+function openFds(): number {
+  return readdirSync("/proc/self/fd").length;
+}
+
+async function withShell(body: (shell: Shell) => Promise<void>): Promise<void> {
+  const shell = createLocalShell({ graceMs: 500 });
+  try {
+    await body(shell);
+  } finally {
+    await shell.close();
+  }
+}
+
+describe("a command on a terminal", () => {
+  it("has a controlling terminal of the size asked for, on stdin, stdout and stderr, with TERM set", async () => {
+    await withShell(async (shell) => {
+      const command = '[ -t 0 ] && [ -t 1 ] && [ -t 2 ] && echo tty; stty size; echo to-stderr >&2; echo "$TERM"; ' +
+        "[ \"$(ps -o tty= -p $$)\" != '?' ] && echo controlling; ps -o sid= -p $$";
+      const result = await shell.exec(command, { tty: { columns: 101, rows: 33 } });
+      assert.equal(result.exitCode, 0, result.stdout.text);
+      const lines = result.stdout.text.split("\r\n");
+      assert.deepEqual(lines.slice(0, 5), ["tty", "33 101", "to-stderr", "xterm-256color", "controlling"]);
+      assert.equal(result.stderr.text, "", "on a terminal stderr is the terminal: nothing arrives apart");
+      // The command leads its own session (its pid is the session's id, which is what termination signals).
+      assert.notEqual(Number(lines[5]), procInfo(process.pid)?.sid);
+    });
+  });
+
+  it("is 80 × 24 by default, keeps a TERM the request's env sets, and with pipes has no terminal", async () => {
+    await withShell(async (shell) => {
+      const sized = await shell.exec('stty size; echo "$TERM"', { tty: true, env: { TERM: "vt100" } });
+      assert.equal(sized.stdout.text, "24 80\r\nvt100\r\n");
+      const piped = await shell.exec("[ -t 0 ] || echo no-tty; [ -t 1 ] || echo no-tty");
+      assert.equal(piped.stdout.text, "no-tty\nno-tty\n");
+    });
+  });
+
+  it("answers a python3 prompt through write()", async () => {
+    await withShell(async (shell) => {
+      const task = shell.start(shell.resolve({
+        command: `python3 -c 'x = input("name? "); print("hi", x)'`,
+        owner: "agent",
+        tty: true,
+      }));
+      await outputUntil(task, /name\? $/);
+      await task.write("bob\r");
+      const result = await task.done;
+      assert.equal(result.exitCode, 0);
+      assert.equal(task.read().stdout, "bob\r\nhi bob\r\n", "the terminal echoes what is typed, then the answer");
+      assert.equal(task.status, "completed");
+    });
+  });
+
+  it('"\\x03" interrupts the foreground program as Ctrl-C does, and the shell goes on', async () => {
+    await withShell(async (shell) => {
+      const task = shell.start(shell.resolve({
+        command: "trap 'echo interrupted' INT; sleep 30; echo \"sleep ended: $?\"; echo still-here",
+        owner: "agent",
+        tty: true,
+      }));
+      await runsInSession(task.pid, "sleep");
+      const startedAt = Date.now();
+      await task.write("\x03");
+      const result = await task.done;
+      assert.ok(Date.now() - startedAt < 10_000, "the sleep did not run its 30 s");
+      assert.equal(result.exitCode, 0);
+      // 130 = 128 + SIGINT: the sleep died of the interrupt; bash ran its trap and went on.
+      assert.match(result.stdout.text, /\^C.*interrupted\r\nsleep ended: 130\r\nstill-here\r\n$/s);
+    });
+  });
+
+  it("resize() changes the size and the program gets SIGWINCH", async () => {
+    await withShell(async (shell) => {
+      const task = shell.start(shell.resolve({
+        command: "trap 'echo winch $(stty size)' WINCH; echo ready; while :; do sleep 0.05; done",
+        owner: "agent",
+        tty: { columns: 90, rows: 30 },
+      }));
+      await outputUntil(task, /ready/);
+      task.resize(132, 43);
+      await outputUntil(task, /winch 43 132/);
+      assert.equal(task.kill(), true);
+      await task.done;
+      assert.throws(() => task.resize(100, 40), TaskAccessError, "an ended task has no terminal any more");
+    });
+  });
+
+  it("closeStdin() types the end-of-file character: cat on the terminal sees end of file", async () => {
+    await withShell(async (shell) => {
+      const task = shell.start(shell.resolve({ command: "cat; echo cat-done", owner: "agent", tty: true }));
+      await runsInSession(task.pid, "cat");
+      await task.write("line\r");
+      await outputUntil(task, /line\r\nline\r\n/);
+      task.closeStdin();
+      const result = await task.done;
+      assert.equal(result.exitCode, 0);
+      assert.match(task.read().stdout, /cat-done\r\n$/);
+      await assert.rejects(task.write("more"), TaskAccessError);
+    });
+  });
+
+  it("run() on a terminal captures what the command printed, its stdin typed first and then end of file", async () => {
+    await withShell(async (shell) => {
+      const result = await shell.exec('read -r line; echo "got $line"; cat; echo end', {
+        tty: true,
+        stdin: "first\n",
+        timeoutMs: 10_000,
+      });
+      assert.equal(result.timedOut, false, "the input ended: cat did not wait for the timeout");
+      assert.match(result.stdout.text, /got first\r\nend\r\n$/);
+    });
+  });
+});
+
+describe("nothing of a terminal's command is left running", () => {
+  /** A command that leaves its session with setsid, prints that child's pid, and waits. */
+  const ESCAPING = 'setsid sleep 300 & echo "escaped $!"; sleep 300';
+
+  async function escapedPid(task: ShellTask): Promise<number> {
+    const text = await outputUntil(task, /escaped (\d+)/);
+    const pid = Number(/escaped (\d+)/.exec(text)?.[1]);
+    assert.ok(await eventually(() => procInfo(pid)?.comm === "sleep"), "the setsid child runs sleep");
+    assert.notEqual(procInfo(pid)?.sid, task.pid, "the setsid child left the task's session");
+    return pid;
+  }
+
+  it("after kill()", async () => {
+    await withShell(async (shell) => {
+      const mark = marker();
+      const task = shell.start(shell.resolve({ command: ESCAPING, owner: "agent", tty: true, env: mark.env }));
+      const escaped = await escapedPid(task);
+      assert.equal(task.kill(), true);
+      await task.done;
+      assert.equal(task.status, "killed");
+      assert.ok(await eventually(() => !isRunning(escaped) && mark.alive().length === 0), `alive: ${mark.alive()}`);
+    });
+  });
+
+  it("after a timeout", async () => {
+    await withShell(async (shell) => {
+      const mark = marker();
+      const result = await shell.exec(ESCAPING, {
+        tty: true,
+        env: mark.env,
+        timeoutMs: 1_000,
+      });
+      assert.equal(result.timedOut, true);
+      const escaped = Number(/escaped (\d+)/.exec(result.stdout.text)?.[1]);
+      assert.ok(escaped > 0, result.stdout.text);
+      assert.ok(await eventually(() => !isRunning(escaped) && mark.alive().length === 0), `alive: ${mark.alive()}`);
+    });
+  });
+
+  it("after close(), for 50 terminals at once, with no process and no file descriptor left", async () => {
+    // A terminal once, so that what loading the package opens for good is not counted.
+    await withShell(async (shell) => void await shell.exec("true", { tty: true }));
+    const fdsBefore = openFds();
+    const mark = marker();
+    const shell = createLocalShell({ graceMs: 500, maxTasksPerOwner: 60 });
+    const tasks = Array.from(
+      { length: 50 },
+      () => shell.start(shell.resolve({ command: ESCAPING, owner: "agent", tty: true, env: mark.env })),
+    );
+    const escaped = await Promise.all(tasks.map(escapedPid));
+    assert.ok(openFds() >= fdsBefore + 50, "each terminal holds its master side open here");
+    await shell.close();
+    assert.ok(tasks.every((task) => task.status === "killed"));
+    assert.ok(
+      await eventually(() => escaped.every((pid) => !isRunning(pid)) && mark.alive().length === 0),
+      `alive: ${mark.alive()}`,
+    );
+    assert.ok(await eventually(() => openFds() <= fdsBefore), `fds: ${openFds()} now, ${fdsBefore} before`);
+  });
+});
+
+describe("a host that dies with a terminal's command running leaves nothing of it", () => {
+  for (const how of ["sigkill", "exit"]) {
+    it(`when it ends by ${how}, setsid inside included`, async () => {
+      await withFreshDir("dsh-tty-host-", async (dir) => {
+        const pidFile = join(dir, "pids");
+        const mark = marker();
+        const end = await exitOf(spawnFixture("tty_host", [how, pidFile, mark.env.DSH_TTY_TEST]));
+        assert.deepEqual(end, how === "sigkill" ? { code: null, signal: "SIGKILL" } : { code: 0, signal: null });
+        const pids = readPids(pidFile);
+        assert.equal(pids.length, 2, "the task's leader and the child that left its session");
+        assert.ok(
+          await eventually(() => pids.every((pid) => !isRunning(pid)) && mark.alive().length === 0),
+          `still running: ${mark.alive()}`,
+        );
+      });
+    });
+  }
+});
+
+describe("a task's open stdin", () => {
+  it("keepStdin on a pipe: cat echoes each write, closeStdin() ends it", async () => {
+    await withShell(async (shell) => {
+      const task = shell.start(shell.resolve({ command: "cat", owner: "agent", keepStdin: true, stdin: "first\n" }));
+      await outputUntil(task, /^first\n$/);
+      await task.write(new TextEncoder().encode("second\n"));
+      await outputUntil(task, /^second\n$/);
+      assert.equal(task.status, "running", "cat waits for more");
+      task.closeStdin();
+      const result = await task.done;
+      assert.equal(result.exitCode, 0);
+      assert.equal(result.stdout.text, "first\nsecond\n");
+      const error = await rejection(task.write("late\n"));
+      assert.ok(error instanceof TaskAccessError);
+      assert.match(error.message, /closeStdin\(\) closed it/);
+      assert.throws(() => task.closeStdin(), TaskAccessError);
+      assert.throws(() => task.resize(80, 24), /has no terminal/, "a pipe has no size");
+    });
+  });
+
+  it("is refused on a task started without keepStdin or tty, and once a task has ended", async () => {
+    await withShell(async (shell) => {
+      const plain = shell.start(shell.resolve({ command: "sleep 30", owner: "agent" }));
+      const error = await rejection(plain.write("x"));
+      assert.ok(error instanceof TaskAccessError);
+      assert.equal(error.code, "ERR_TASK_ACCESS");
+      assert.match(error.message, /started without keepStdin or tty/);
+      assert.throws(() => plain.closeStdin(), TaskAccessError);
+      plain.kill();
+      const ended = shell.start(shell.resolve({ command: "true", owner: "agent", keepStdin: true }));
+      await ended.done;
+      assert.match(String(await rejection(ended.write("x"))), /it has ended/);
+    });
+  });
+
+  it("refuses wrong input and sizes, naming the field", async () => {
+    await withShell(async (shell) => {
+      for (const [tty, field] of [[{ columns: 0 }, "columns"], [{ rows: 70_000 }, "rows"], [{ cols: 80 }, "cols"]]) {
+        const error = thrown(() => shell.resolve({ command: "true", owner: null, tty } as never));
+        assert.ok(error instanceof ShellSpecError, String(error));
+        assert.match(error.message, new RegExp(`^tty.*${field}|^tty: `), error.message);
+      }
+      const keep = thrown(() => shell.resolve({ command: "true", owner: null, keepStdin: "yes" } as never));
+      assert.ok(keep instanceof ShellSpecError && keep.field === "keepStdin", String(keep));
+      const task = shell.start(shell.resolve({ command: "sleep 30", owner: "agent", tty: true }));
+      assert.throws(() => task.resize(0, 24), (e) => e instanceof ShellSpecError && e.field === "columns");
+      assert.throws(() => task.resize(80, 1.5), (e) => e instanceof ShellSpecError && e.field === "rows");
+      const bad = await rejection(task.write(42 as never));
+      assert.ok(bad instanceof ShellSpecError && bad.field === "data", String(bad));
+    });
+  });
+});
