@@ -86,6 +86,54 @@ describe("runHook", () => {
     });
   });
 
+  describe("shell form", () => {
+    // What the shell is, read from /proc by the command itself: not from $0 or $SHELL, which a shell can be told.
+    const probe = "readlink /proc/$$/exe; [[ 1 == 1 ]] 2>/dev/null && echo bash || echo posix; echo -e 'x'";
+
+    it("claude-code: /bin/sh -c, as Claude Code runs it (dash here: no [[ ]], echo -e prints -e)", async () => {
+      const result = await hook(probe);
+      const sh = realpathSync("/bin/sh");
+      const dash = sh.endsWith("/dash");
+      const lines = result.stdout.trimEnd().split("\n");
+      assert.equal(lines[0], sh);
+      if (dash) assert.deepEqual(lines.slice(1), ["posix", "-e x"]);
+    });
+
+    it("codex: bash -c, as Codex runs it", async () => {
+      const result = await hook(probe, { dialect: "codex" });
+      const lines = result.stdout.trimEnd().split("\n");
+      assert.match(lines[0], /\/bash$/);
+      assert.deepEqual(lines.slice(1), ["bash", "x"]);
+    });
+
+    it("the Shell's own shell option does not apply to hooks", async () => {
+      const zshless = createLocalShell({ shell: "/nonexistent/zsh", ambientEnv: { PATH: process.env.PATH } });
+      try {
+        const result = await runHook(zshless, {
+          command: "echo ran",
+          payload: PAYLOAD,
+          dialect: "claude-code",
+          projectDir: dir,
+          owner: null,
+        });
+        assert.equal(result.outcome, "success", result.reason);
+        assert.equal(result.stdout, "ran\n");
+        assert.equal(
+          (await runHook(zshless, {
+            command: "echo ran",
+            payload: PAYLOAD,
+            dialect: "codex",
+            projectDir: dir,
+            owner: null,
+          })).stdout,
+          "ran\n",
+        );
+      } finally {
+        await zshless.close();
+      }
+    });
+  });
+
   describe("environment", () => {
     it("nothing planted on Object.prototype (env, pluginRoot, workdir, hooks) reaches a hook", async () => {
       const planted: Record<string, unknown> = {

@@ -541,23 +541,42 @@ describe("parseHookSettings", () => {
     assert.deepEqual(parse({ permissions: {} }).events, {});
   });
 
-  it('skips (and lists) "prompt", "agent", "http" and "mcp_tool" entries', () => {
-    const settings = parse({
+  it('reads "http", "prompt" and "agent" entries with their type; skips (and lists) "mcp_tool" and, in codex, all four', () => {
+    const raw = {
       hooks: {
         Stop: [{
           hooks: [
             { type: "prompt", prompt: "Is the task done?" },
             { type: "command", command: "true" },
             { type: "http", url: "https://example.com" },
+            { type: "mcp_tool", server: "s", tool: "t" },
           ],
         }],
       },
-    });
-    assert.deepEqual(settings.events.Stop[0].hooks, [{ command: "true" }]);
-    assert.deepEqual(settings.skipped, [
-      { path: "hooks.Stop[0].hooks[0]", type: "prompt" },
-      { path: "hooks.Stop[0].hooks[2]", type: "http" },
+    };
+    const settings = parse(raw);
+    assert.deepEqual(settings.events.Stop[0].hooks, [
+      { type: "prompt", command: "Is the task done?" },
+      { command: "true" },
+      { type: "http", command: "https://example.com" },
     ]);
+    assert.deepEqual(settings.skipped, [{ path: "hooks.Stop[0].hooks[3]", type: "mcp_tool" }]);
+    const codex = parse(raw, "codex");
+    assert.deepEqual(codex.events.Stop[0].hooks, [{ command: "true" }]);
+    assert.deepEqual(codex.skipped.map((entry) => entry.type), ["prompt", "http", "mcp_tool"]);
+  });
+
+  it("codex: a timeout that is not a whole number of seconds warns that Codex loads no hook of the file", () => {
+    const raw = { hooks: { Stop: [{ hooks: [{ type: "command", command: "true", timeout: 0.5 }] }] } };
+    const codex = parse(raw, "codex");
+    assert.deepEqual(codex.events.Stop[0].hooks, [{ command: "true", timeoutMs: 1_000 }]);
+    assert.deepEqual(codex.warnings?.map((warning) => warning.field), ["hooks.Stop[0].hooks[0].timeout"]);
+    assert.match(codex.warnings?.[0].message ?? "", /loads no hook of this file/);
+    assert.deepEqual(parse(raw).warnings, []);
+    assert.deepEqual(
+      parse({ hooks: { Stop: [{ hooks: [{ type: "command", command: "true", timeout: 2 }] }] } }, "codex").warnings,
+      [],
+    );
   });
 
   it('claude-code "disableAllHooks": true means no hooks', () => {
@@ -583,7 +602,7 @@ describe("parseHookSettings", () => {
     failsWith(entry({ timeout: 0 }), "hooks.PreToolUse[0].hooks[1].timeout: must be a positive number of seconds");
     failsWith(
       entry({ type: "comand" }),
-      'hooks.PreToolUse[0].hooks[1].type: unknown hook type "comand" (expected "command"; "prompt", "agent", "http" and "mcp_tool" are skipped)',
+      'hooks.PreToolUse[0].hooks[1].type: unknown hook type "comand" (expected "command", "http", "prompt", "agent" or "mcp_tool")',
     );
     failsWith(
       entry({ type: undefined }),

@@ -14,11 +14,15 @@ import { hookEnv } from "./run/hook_env.ts";
 import { mergeVerdicts } from "./verdict/merge.ts";
 import { planHooks, type PlannedHook } from "./plan/plan.ts";
 import { runHook, type RunHookOptions } from "./run/command.ts";
+import { runHttpHook } from "./run/http.ts";
+import { type ModelHookRunner, runModelHook } from "./run/model.ts";
 import type {
   HookBackgroundRun,
   HookDispatchResult,
   HookEnvFile,
   HookHarnessInfo,
+  HookJsonOutput,
+  HookModelRequest,
   HookResult,
   HookSettings,
   HookWarning,
@@ -80,6 +84,12 @@ export interface DispatchHookEventOptions {
   harness?: HookHarnessInfo;
   /** `false` runs every hook (and the env files' read-back) outside the shell's sandbox: see `runHook`'s `sandbox`. */
   sandbox?: false;
+  /**
+   * Runs Claude Code's `prompt` and `agent` hooks with the harness's model
+   * (see {@linkcode HookModelRequest}); its answer is read as the hook's
+   * JSON answer. Without it such hooks are skipped, with a warning.
+   */
+  modelHook?: (request: HookModelRequest) => Promise<HookJsonOutput>;
 }
 
 /**
@@ -156,7 +166,8 @@ export async function dispatchHookEvent(
   // Own properties only: nothing planted on Object.prototype reaches the hooks.
   const options = ownFields(given) as DispatchHookEventOptions;
   const warnings: HookWarning[] = [];
-  const planned = planHooks(Array.isArray(settings) ? settings : [settings as HookSettings], options, warnings);
+  const planned = planHooks(Array.isArray(settings) ? settings : [settings as HookSettings], options, warnings)
+    .filter((plan) => runnable(plan, options, warnings));
   const foreground = planned.filter((plan) => !plan.background);
   const background = planned.filter((plan) => plan.background).map((plan) => startBackground(shell, plan, options));
 
@@ -165,16 +176,14 @@ export async function dispatchHookEvent(
   // The order the hooks ended in: Claude Code joins their context in that order.
   const finished: number[] = [];
   try {
-    results = await Promise.all(foreground.map((plan, index) =>
-      runHook(shell, {
-        ...runOptions(plan, options),
-        ...(plan.envFile && envFiles !== undefined ? { envFile: envFiles.next() } : {}),
-        ...(options.signal === undefined ? {} : { signal: options.signal }),
-      }).then((result) => {
-        finished.push(index);
-        return result;
-      })
-    ));
+    results = await Promise.all(
+      foreground.map((plan, index) =>
+        runPlanned(shell, plan, options, options.signal, plan.envFile ? envFiles?.next() : undefined).then((result) => {
+          finished.push(index);
+          return result;
+        })
+      ),
+    );
   } catch (error) {
     envFiles?.discard();
     throw error;
@@ -184,6 +193,7 @@ export async function dispatchHookEvent(
   const merged = mergeVerdicts(verdicts, foreground.map((plan) => plan.dialect), finished);
   const dispatch: HookDispatchResult = {
     results: foreground.map((plan, index) => ({
+      ...(plan.hook.type === undefined ? {} : { type: plan.hook.type }),
       command: plan.hook.command,
       ...(plan.hook.args === undefined ? {} : { args: plan.hook.args }),
       result: results[index],
@@ -203,6 +213,66 @@ export async function dispatchHookEvent(
   };
   return dispatch;
 }
+
+/**
+ * Whether a planned hook can run: a `prompt` or `agent` hook needs the
+ * harness's `modelHook`, and is skipped with a warning without one.
+ */
+function runnable(plan: PlannedHook, options: DispatchHookEventOptions, warnings: HookWarning[]): boolean {
+  if (plan.hook.type !== "prompt" && plan.hook.type !== "agent") return true;
+  if (typeof options.modelHook === "function") return true;
+  warnings.push({
+    field: plan.path,
+    message: `a ${plan.hook.type} hook needs the harness's model: skipped (dispatchHookEvent was given no modelHook)`,
+  });
+  return false;
+}
+
+/** Runs a planned hook with the runner of its type; never rejects. */
+function runPlanned(
+  shell: Shell,
+  plan: PlannedHook,
+  options: DispatchHookEventOptions,
+  signal: AbortSignal | undefined,
+  envFile?: string,
+): Promise<HookResult> {
+  const { hook } = plan;
+  if (hook.type === "http") {
+    const locations = {
+      projectDir: options.projectDir,
+      ...(plan.pluginRoot === undefined ? {} : { pluginRoot: plan.pluginRoot }),
+      ...(plan.pluginData === undefined ? {} : { pluginData: plan.pluginData }),
+    };
+    return runHttpHook({
+      url: hook.command,
+      ...(hook.headers === undefined ? {} : { headers: hook.headers }),
+      ...(hook.allowedEnvVars === undefined ? {} : { allowedEnvVars: hook.allowedEnvVars }),
+      payload: options.payload,
+      ...(plan.timeoutMs === undefined ? {} : { timeoutMs: plan.timeoutMs }),
+      ...(signal === undefined ? {} : { signal }),
+      env: hookEnv(locations, options.env, plan.dialect, options.harness),
+    });
+  }
+  if (hook.type === "prompt" || hook.type === "agent") {
+    const request: Omit<HookModelRequest, "signal"> = {
+      type: hook.type,
+      prompt: hook.command,
+      ...(hook.model === undefined ? {} : { model: hook.model }),
+      event: options.event,
+      payload: options.payload,
+      timeoutMs: plan.timeoutMs ?? MODEL_HOOK_TIMEOUT_MS[hook.type],
+    };
+    return runModelHook(options.modelHook as ModelHookRunner, request, signal);
+  }
+  return runHook(shell, {
+    ...runOptions(plan, options),
+    ...(envFile === undefined ? {} : { envFile }),
+    ...(signal === undefined ? {} : { signal }),
+  });
+}
+
+/** Claude Code's default timeouts of `prompt` and `agent` hooks (CC "Common fields": 30 s and 60 s). */
+const MODEL_HOOK_TIMEOUT_MS = { prompt: 30_000, agent: 60_000 } as const;
 
 /** What `runHook` gets for a planned hook, whether it runs in the foreground or not. */
 function runOptions(plan: PlannedHook, options: DispatchHookEventOptions): RunHookOptions {
@@ -225,10 +295,7 @@ function runOptions(plan: PlannedHook, options: DispatchHookEventOptions): RunHo
 /** Starts a background hook; its `done` resolves when it ends, whatever happens. */
 function startBackground(shell: Shell, plan: PlannedHook, options: DispatchHookEventOptions): HookBackgroundRun {
   const rewake = plan.hook.asyncRewake === true;
-  const done = runHook(shell, {
-    ...runOptions(plan, options),
-    ...(options.backgroundSignal === undefined ? {} : { signal: options.backgroundSignal }),
-  }).then((result) => {
+  const done = runPlanned(shell, plan, options, options.backgroundSignal).then((result) => {
     try {
       return backgroundResult(result, options.event, plan.dialect, rewake);
     } catch {

@@ -15,7 +15,9 @@
  * - {@linkcode dispatchHookEvent} runs every hook of an event whose matcher
  *   and `if` filter accept it, the foreground ones in parallel and the
  *   `async` ones in the background, and merges their decisions (`deny` >
- *   `defer` > `ask` > `allow`).
+ *   `defer` > `ask` > `allow`). Claude Code's `http` hooks are POSTed
+ *   their event; `prompt` and `agent` hooks go to the harness's
+ *   `modelHook`.
  * - {@linkcode readHookVerdict} says what one result decides for one event.
  * - {@linkcode hookPayload} builds the payload of the events a harness sends
  *   most (SessionStart, UserPromptSubmit, PreToolUse, PostToolUse, Stop) as
@@ -78,6 +80,7 @@ export type {
   HookHarnessInfo,
   HookJsonOutput,
   HookMatcherGroup,
+  HookModelRequest,
   HookOutcome,
   HookPermission,
   HookPermissionRequestDecision,

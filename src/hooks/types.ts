@@ -311,7 +311,10 @@ export interface HookVerdict {
 
 /**
  * One hook of a matcher group: a command (shell form, or exec form with
- * `args`), its timeout, and how it runs.
+ * `args`), its timeout, and how it runs. Claude Code's other hook types
+ * are the same shape with a `type`: `"http"` (`command` is the `url`; run
+ * by the bridge), `"prompt"` and `"agent"` (`command` is the `prompt`; run
+ * by the harness's `modelHook` callback of `dispatchHookEvent`).
  *
  * @example
  * ```ts
@@ -325,8 +328,20 @@ export interface HookVerdict {
  * ```
  */
 export interface HookCommand {
-  /** Shell form: the command line, run as `bash -c <command>`. Exec form: the program. */
+  /** Absent for a command hook; `"http"`, `"prompt"` or `"agent"` for Claude Code's other types. */
+  readonly type?: "http" | "prompt" | "agent";
+  /**
+   * Shell form: the command line, run as `/bin/sh -c <command>`
+   * (`claude-code`) or `bash -c <command>` (`codex`). Exec form: the program.
+   * An `http` hook: its URL; a `prompt` or `agent` hook: its prompt.
+   */
   readonly command: string;
+  /** `http`: the request headers; `$NAME` and `${NAME}` in a value name a variable of `allowedEnvVars`. */
+  readonly headers?: Readonly<Record<string, string>>;
+  /** `http`: the variables a header may name (from the dispatch's `env` and the hook variables); others become `""`. */
+  readonly allowedEnvVars?: readonly string[];
+  /** `prompt`/`agent`: the model the entry names, for the harness. */
+  readonly model?: string;
   /**
    * Exec form: the program's arguments. No shell is involved; `${NAME}`
    * placeholders of the hook variables are substituted into `command` and
@@ -343,6 +358,55 @@ export interface HookCommand {
   readonly asyncRewake?: boolean;
   /** A message for the user while the hook runs. */
   readonly statusMessage?: string;
+}
+
+/**
+ * What the harness's `modelHook` callback of `dispatchHookEvent` gets for
+ * one Claude Code `prompt` or `agent` hook: ask the model, and resolve with
+ * its answer, either as Claude Code asks its model for one (`{ ok: false,
+ * reason }` blocks, `{ ok: true }` does not) or as a command hook's JSON
+ * answer ({@linkcode HookJsonOutput}).
+ *
+ * @example
+ * ```ts
+ * import { createLocalShell } from "@dsh/shell";
+ * import { dispatchHookEvent, type HookModelRequest, parseHookSettings } from "@dsh/shell/hooks";
+ * import assert from "node:assert/strict";
+ * const settings = parseHookSettings({
+ *   hooks: { Stop: [{ hooks: [{ type: "prompt", prompt: "Are the tests green? $ARGUMENTS" }] }] },
+ * }, { dialect: "claude-code" });
+ * const asked: HookModelRequest[] = [];
+ * await using shell = createLocalShell();
+ * const outcome = await dispatchHookEvent(shell, settings, {
+ *   event: "Stop",
+ *   payload: { hook_event_name: "Stop", stop_hook_active: false },
+ *   projectDir: "/tmp",
+ *   owner: null,
+ *   modelHook: async (request) => {
+ *     asked.push(request);
+ *     return { ok: false, reason: "two tests fail" }; // what the harness's model answered
+ *   },
+ * });
+ * assert.equal(asked[0].prompt, "Are the tests green? $ARGUMENTS");
+ * assert.equal(outcome.blocked, true);
+ * assert.deepEqual(outcome.reasons, ["two tests fail"]);
+ * ```
+ */
+export interface HookModelRequest {
+  /** `"prompt"` (one model call) or `"agent"` (a subagent with tools). */
+  readonly type: "prompt" | "agent";
+  /** The entry's prompt, as written (`$ARGUMENTS` is the harness's to fill). */
+  readonly prompt: string;
+  /** The entry's `model`, when it names one. */
+  readonly model?: string;
+  /** The event name. */
+  readonly event: string;
+  /** The event's payload. */
+  readonly payload: object;
+  /** The hook's timeout; the bridge gives up on the answer after it. */
+  readonly timeoutMs: number;
+  /** Aborted when the bridge gives up (the timeout, or the dispatch's `signal`). */
+  readonly signal: AbortSignal;
 }
 
 /**
@@ -372,12 +436,15 @@ export interface HookCommand {
 export interface HookMatcherGroup {
   /** The pattern as written; absent, `""` and `"*"` match everything. */
   readonly matcher?: string;
-  /** The command hooks of the group, in order (entries of other types are skipped). */
+  /** The hooks of the group, in order (entries of a type the dialect does not run are skipped). */
   readonly hooks: readonly HookCommand[];
 }
 
 /**
- * A hook entry that {@linkcode parseHookSettings} skipped because it is not a shell command.
+ * A hook entry that {@linkcode parseHookSettings} skipped because the
+ * bridge does not run its type in the dialect (Claude Code's `mcp_tool`;
+ * in the Codex dialect `http`, `prompt`, `agent` and `mcp_tool`, as Codex
+ * runs none of them).
  *
  * @example
  * ```ts
@@ -385,7 +452,7 @@ export interface HookMatcherGroup {
  * import assert from "node:assert/strict";
  * const settings = parseHookSettings({
  *   hooks: { Stop: [{ hooks: [{ type: "prompt", prompt: "Is every task done?" }] }] },
- * }, { dialect: "claude-code" });
+ * }, { dialect: "codex" });
  * const skipped: readonly SkippedHookEntry[] = settings.skipped;
  * // Worth a warning to the user: the shell does not run these.
  * assert.deepEqual(skipped, [{ path: "hooks.Stop[0].hooks[0]", type: "prompt" }]);
@@ -459,7 +526,7 @@ export interface HookSettings {
   readonly pluginData?: string;
   /** Event name to its matcher groups, in file order. */
   readonly events: Readonly<Record<string, readonly HookMatcherGroup[]>>;
-  /** Entries of other types (`prompt`, `agent`, `http`, `mcp_tool`), which the bridge does not run. */
+  /** Entries of a type the dialect does not run (`mcp_tool`; in `codex` also `http`, `prompt`, `agent`). */
   readonly skipped: readonly SkippedHookEntry[];
   /**
    * What the bridge worked around while reading the settings (always
@@ -493,6 +560,8 @@ export interface HookSettings {
  * ```
  */
 export interface HookDispatchEntry {
+  /** Absent for a command hook; the entry's type otherwise (`command` is then its URL or prompt). */
+  type?: "http" | "prompt" | "agent";
   /** The command as the settings wrote it. */
   command: string;
   /** Exec form: the arguments as the settings wrote them (placeholders unexpanded). */

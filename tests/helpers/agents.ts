@@ -16,11 +16,25 @@ import process from "node:process";
 import { fileURLToPath } from "node:url";
 import { shQuote } from "./bash.ts";
 import { repositoryRoot } from "./repository.ts";
-import type { MockProtocol, ScriptedToolCall } from "./mock_model.ts";
+import type { HookReply, HookRequest, MockProtocol, ScriptedToolCall } from "./mock_model.ts";
 import { IS_DENO, scriptArgs } from "./runtime.ts";
 
-/** The Claude Code release the bridge is measured against (docs/hooks.md names it). */
-export const CLAUDE_CODE_VERSION = "2.1.328";
+/** The Claude Code release the bridge is pinned to (docs/hooks.md names it). */
+export const PINNED_CLAUDE_CODE_VERSION = "2.1.328";
+
+/**
+ * The Claude Code release the tests measure: the pinned one, unless
+ * `DSH_CLAUDE_CODE_VERSION` names another (`scripts/conformance.ts`).
+ */
+export const CLAUDE_CODE_VERSION: string = versionFrom("DSH_CLAUDE_CODE_VERSION", PINNED_CLAUDE_CODE_VERSION);
+
+/** `process.env[name]` when it is a version (digits and dots, a pre-release suffix), else `pinned`. */
+function versionFrom(name: string, pinned: string): string {
+  const given = process.env[name];
+  if (given === undefined || given === "") return pinned;
+  if (!/^\d+\.\d+\.\d+(-[\w.]+)?$/.test(given)) throw new Error(`${name}: not a version: ${JSON.stringify(given)}`);
+  return given;
+}
 
 /** Whether a missing binary fails (CI) rather than skips. */
 export const REQUIRE_AGENTS: boolean = process.env.DSH_REQUIRE_AGENTS === "1";
@@ -53,8 +67,11 @@ export function claudeCodeBinary(): { path: string } | { missing: string } {
   });
 }
 
-/** The Codex release the bridge is measured against (docs/hooks.md names it). */
-export const CODEX_VERSION = "0.169.0";
+/** The Codex release the bridge is pinned to (docs/hooks.md names it). */
+export const PINNED_CODEX_VERSION = "0.169.0";
+
+/** The Codex release the tests measure: the pinned one, unless `DSH_CODEX_VERSION` names another. */
+export const CODEX_VERSION: string = versionFrom("DSH_CODEX_VERSION", PINNED_CODEX_VERSION);
 
 /**
  * The path of the Codex binary at {@linkcode CODEX_VERSION}, installing
@@ -229,6 +246,8 @@ export interface AgentRun {
   /** The API the mock speaks, and the tool call of its first turn. */
   readonly protocol: MockProtocol;
   readonly call: ScriptedToolCall;
+  /** How the mock answers HTTP hooks at `http://127.0.0.1:$port/hooks/<name>`. */
+  readonly hookReplies?: Readonly<Record<string, HookReply>>;
   /** A private directory for the run's files. */
   readonly dir: string;
   /**
@@ -246,16 +265,22 @@ export interface AgentRun {
  * exists, together with the mock model (`tests/fixtures/mock_model_server`):
  * whatever the binary tries, no byte leaves this machine (Codex 0.169
  * resolves `github.com` at start-up; there it fails at once). Resolves with
- * the agent's exit code, its stderr, and the request bodies the mock got.
+ * the agent's exit code, its stderr, the request bodies the mock got, and
+ * the requests of the HTTP hooks it answered.
  */
 export async function runAgent(
   bwrap: string,
   run: AgentRun,
-): Promise<{ code: number | null; stderr: string; requests: Record<string, unknown>[] }> {
+): Promise<
+  { code: number | null; stderr: string; requests: Record<string, unknown>[]; hookRequests: HookRequest[] }
+> {
   const fixture = fileURLToPath(new URL(`../fixtures/mock_model_server.${IS_DENO ? "ts" : "js"}`, import.meta.url));
   const log = join(run.dir, "requests.jsonl");
   const fifo = join(run.dir, "port.fifo");
-  const mock = [process.execPath, ...scriptArgs(fixture, [run.protocol, JSON.stringify(run.call), log, fifo])];
+  const mock = [
+    process.execPath,
+    ...scriptArgs(fixture, [run.protocol, JSON.stringify(run.call), log, fifo, JSON.stringify(run.hookReplies ?? {})]),
+  ];
   const agent = ["env", "-i", ...Object.entries(run.env).map(([name, value]) => `${name}=${value}`), ...run.argv];
   const script = [
     `mkfifo ${shQuote(fifo)}`,
@@ -295,8 +320,9 @@ export async function runAgent(
   child.stderr.setEncoding("utf8");
   child.stderr.on("data", (chunk: string) => stderr += chunk);
   const code = await new Promise<number | null>((resolve) => child.once("close", resolve));
-  const requests = existsSync(log)
-    ? readFileSync(log, "utf8").split("\n").filter((line) => line !== "").map((line) => JSON.parse(line))
-    : [];
-  return { code, stderr, requests };
+  const lines = (file: string) =>
+    existsSync(file)
+      ? readFileSync(file, "utf8").split("\n").filter((line) => line !== "").map((line) => JSON.parse(line))
+      : [];
+  return { code, stderr, requests: lines(log), hookRequests: lines(`${log}.hooks`) };
 }

@@ -20,8 +20,24 @@ export type MockProtocol = "anthropic" | "responses";
 export interface ScriptedToolCall {
   readonly name: string;
   readonly input: Record<string, unknown>;
-  /** The Responses API's namespace of the tool (Codex offers an MCP server's tools as one), if any. */
+  /** The Responses API's tool namespace (Codex offers an MCP server's tools as `mcp__<server>`). */
   readonly namespace?: string;
+}
+
+/** How the mock answers an HTTP hook's POST to `/hooks/<name>`. */
+export interface HookReply {
+  readonly status: number;
+  readonly body: string;
+  /** Milliseconds before it answers. */
+  readonly delayMs?: number;
+}
+
+/** An HTTP hook's request, as the mock got it. */
+export interface HookRequest {
+  readonly name: string;
+  readonly method: string;
+  readonly headers: Record<string, string | string[] | undefined>;
+  readonly body: string;
 }
 
 /** A tool result the model was shown. */
@@ -41,15 +57,24 @@ export class MockModel {
   readonly requests: Record<string, unknown>[] = [];
   /** Every path asked for, in arrival order (only loopback ever sees them). */
   readonly paths: string[] = [];
+  /** Told of each HTTP hook's request, as it arrives. */
+  onHookRequest: (request: HookRequest) => void = () => {};
+  readonly #hookReplies: Readonly<Record<string, HookReply>>;
   #turn = 0;
 
   /**
    * @param call The tool call of the first turn.
    * @param protocol The API spoken.
+   * @param hookReplies How `/hooks/<name>` answers, by name (HTTP hooks of a case).
    */
-  constructor(call: ScriptedToolCall, protocol: MockProtocol = "anthropic") {
+  constructor(
+    call: ScriptedToolCall,
+    protocol: MockProtocol = "anthropic",
+    hookReplies: Readonly<Record<string, HookReply>> = {},
+  ) {
     this.#call = call;
     this.#protocol = protocol;
+    this.#hookReplies = hookReplies;
     this.#server = createServer((request, response) => this.#serve(request, response));
   }
 
@@ -80,6 +105,17 @@ export class MockModel {
     request.on("data", (chunk: string) => body += chunk);
     request.on("end", () => {
       this.paths.push(`${request.method} ${request.url}`);
+      const hook = /^\/hooks\/([\w-]+)$/.exec(request.url ?? "");
+      if (hook !== null) {
+        this.onHookRequest({ name: hook[1], method: request.method ?? "", headers: request.headers, body });
+        const reply = this.#hookReplies[hook[1]] ?? { status: 404, body: "" };
+        setTimeout(() => {
+          if (response.destroyed) return;
+          response.writeHead(reply.status, { "content-type": "application/json" });
+          response.end(reply.body);
+        }, reply.delayMs ?? 0);
+        return;
+      }
       const path = this.#protocol === "anthropic" ? /^\/v1\/messages(\?|$)/ : /^\/v1\/responses$/;
       if (request.method !== "POST" || !path.test(request.url ?? "")) {
         response.writeHead(404, { "content-type": "application/json" });

@@ -77,7 +77,10 @@ export function planHooks(all: readonly HookSettings[], input: PlanInput, warnin
         const background = hook.async === true || hook.asyncRewake === true;
         if (dialect === "claude-code") {
           const identity = JSON.stringify([
+            hook.type ?? "command",
             hook.command,
+            hook.headers ?? null,
+            hook.allowedEnvVars ?? null,
             hook.args ?? null,
             hook.if ?? null,
             background,
@@ -93,7 +96,7 @@ export function planHooks(all: readonly HookSettings[], input: PlanInput, warnin
           dialect,
           path,
           background,
-          envFile: !background && rules?.envFile === true,
+          envFile: !background && hook.type === undefined && rules?.envFile === true,
           ...(timeoutMs === undefined ? {} : { timeoutMs }),
           ...(settings.pluginRoot === undefined ? {} : { pluginRoot: settings.pluginRoot }),
           ...(settings.pluginData === undefined ? {} : { pluginData: settings.pluginData }),

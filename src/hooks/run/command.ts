@@ -14,6 +14,7 @@ import type { EnvPatch, Shell, ShellExecRequest, ShellRunResult } from "../../se
 import { hookEnv, hookVariables } from "./hook_env.ts";
 import { parseHookJson } from "./answer.ts";
 import { expandPlaceholders } from "./placeholders.ts";
+import { failedResult } from "./result.ts";
 import type { HookDialect, HookHarnessInfo, HookJsonOutput, HookOutcome, HookResult } from "../types.ts";
 
 /**
@@ -58,9 +59,11 @@ export const HOOK_DEFAULTS: Readonly<{ timeoutMs: number; stdoutMaxBytes: number
  */
 export interface RunHookOptions {
   /**
-   * Shell form: the hook's command line, run as `bash -c <command>`
-   * (`"${CLAUDE_PLUGIN_ROOT}/x.sh"` expands in bash). Exec form (with
-   * `args`): the program, a name looked up on `PATH` or a path.
+   * Shell form: the hook's command line, run as the harness runs it:
+   * `/bin/sh -c <command>` in the `claude-code` dialect (dash on Debian: no
+   * `[[ ]]`, `echo -e` prints `-e`), `bash -c <command>` in `codex`'s; the
+   * Shell's `shell` option does not apply. Exec form (with `args`): the
+   * program, a name looked up on `PATH` or a path.
    */
   command: string;
   /**
@@ -190,7 +193,14 @@ function hookRequest(shell: Shell, options: RunHookOptions): ShellExecRequest {
     stdin: stdinFor(options.payload, options.dialect),
     env: hookEnv(locations, options.env, options.dialect, options.harness),
   };
-  if (options.args !== undefined) {
+  if (options.args === undefined) {
+    // Shell form, in the harness's own shell: the binaries ignore the Shell's `shell` option, so the bridge does too.
+    // An empty or non-string command is left for the seam's check, which names `command`.
+    if (typeof options.command === "string" && options.command !== "") {
+      request.command = SHELL_FORM[options.dialect];
+      request.args = ["-c", options.command];
+    }
+  } else {
     if (!Array.isArray(options.args)) throw new ShellSpecError("args", "must be an array of strings");
     const variables = hookVariables(locations, options.dialect);
     request.command = expandPlaceholders(options.command, variables);
@@ -203,6 +213,18 @@ function hookRequest(shell: Shell, options: RunHookOptions): ShellExecRequest {
   if (options.sandbox === false) request.sandbox = false;
   return request;
 }
+
+/**
+ * The program that runs a shell-form hook, `<program> -c <command>`, per
+ * dialect, as the binaries do on Linux (measured, `tests/conformance.test.ts`):
+ * Claude Code 2.1.328 runs `/bin/sh -c` (dash on Debian), whatever `$SHELL`
+ * or the entry's `shell` field says; Codex 0.169.0 runs bash (`bash -c`, not
+ * a login shell), whatever `$SHELL` or the user's login shell is.
+ */
+const SHELL_FORM: Readonly<Record<HookDialect, string>> = Object.freeze({
+  "claude-code": "/bin/sh",
+  codex: "bash",
+});
 
 /**
  * `dir` as an absolute path: a relative one resolves against the shell's
@@ -291,17 +313,7 @@ function fromRun(
 }
 
 /** A result for a hook that never ran (or whose run could not be made). */
-function failure(reason: string, started: number): HookResult {
-  return {
-    outcome: "non-blocking-error",
-    exitCode: null,
-    stdout: "",
-    stderr: "",
-    reason,
-    timedOut: false,
-    durationMs: Math.max(0, Date.now() - started),
-  };
-}
+const failure = (reason: string, started: number): HookResult => failedResult(reason, started);
 
 /** Why a hook could not be run, in one line. */
 function describeError(error: unknown): string {

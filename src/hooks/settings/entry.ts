@@ -1,8 +1,9 @@
 /**
  * One hook entry of a settings file: checked, and turned into a
- * {@linkcode HookCommand}. Entry types that are not commands are listed as
- * skipped; what a dialect does not know is read as that harness reads it,
- * with a warning.
+ * {@linkcode HookCommand} (an `http`, `prompt` or `agent` entry too, with
+ * its `type`). Entry types a dialect does not run are listed as skipped;
+ * what a dialect does not know is read as that harness reads it, with a
+ * warning.
  *
  * @module
  */
@@ -14,12 +15,23 @@ import { parseIfRule } from "./if/if_filter.ts";
 import type { HookCommand, HookDialect, HookWarning, SkippedHookEntry } from "../types.ts";
 
 /**
- * Hook types that are valid in a settings file but are not shell commands:
- * they are skipped (and listed in `skipped`), because running a model
- * prompt, an agent, an HTTP call or an MCP tool is the harness's job, not
- * a shell's.
+ * Hook types that are valid in a settings file but that the bridge does
+ * not run, per dialect (listed in `skipped`). Claude Code: `mcp_tool` (an
+ * MCP call is the harness's); `http` runs here, `prompt` and `agent` go to
+ * the harness's `modelHook`. Codex 0.169.0 runs none of the four (it skips
+ * `prompt` and `agent` with a warning, CX-DISC; an `http` hook was measured
+ * never to be called).
  */
-const SKIPPED_TYPES: ReadonlySet<string> = new Set(["prompt", "agent", "http", "mcp_tool"]);
+const SKIPPED_TYPES: Readonly<Record<HookDialect, ReadonlySet<string>>> = {
+  "claude-code": new Set(["mcp_tool"]),
+  codex: new Set(["prompt", "agent", "http", "mcp_tool"]),
+};
+
+/**
+ * Events on which Claude Code does not run `http` hooks: 2.1.328 was
+ * measured never to call one on `SessionStart`.
+ */
+const NO_HTTP_EVENTS: ReadonlySet<string> = new Set(["SessionStart"]);
 
 /** Where the results of reading entries go. */
 export interface EntrySink {
@@ -52,16 +64,28 @@ export function parseEntry(
   if (typeof type !== "string") {
     throw new HookSettingsError(`${path}.type`, 'must be a string naming the hook type, e.g. "command"');
   }
-  if (SKIPPED_TYPES.has(type)) {
+  if (SKIPPED_TYPES[dialect].has(type) || (type === "http" && NO_HTTP_EVENTS.has(event))) {
     sink.skipped.push(Object.freeze({ path, type }));
+    if (type === "http" && dialect === "claude-code") {
+      sink.warnings.push({ field: `${path}.type`, message: `Claude Code does not run http hooks on ${event}` });
+    }
+    if (type === "http" && dialect === "codex") {
+      // Measured: Codex 0.169.0 runs none of the file's hooks then. Skipping only this entry runs more, never fewer.
+      sink.warnings.push({
+        field: `${path}.type`,
+        message: "Codex runs no http hooks, and loads no hook of this file because of it; " +
+          "the bridge skips only this entry",
+      });
+    }
     return undefined;
+  }
+  if (type === "http" || type === "prompt" || type === "agent") {
+    return otherEntry(path, entry, type, dialect, event, sink);
   }
   if (type !== "command") {
     throw new HookSettingsError(
       `${path}.type`,
-      `unknown hook type ${
-        JSON.stringify(type)
-      } (expected "command"; "prompt", "agent", "http" and "mcp_tool" are skipped)`,
+      `unknown hook type ${JSON.stringify(type)} (expected "command", "http", "prompt", "agent" or "mcp_tool")`,
     );
   }
   const command = ownValue(entry, "command");
@@ -75,9 +99,7 @@ export function parseEntry(
   }
   if (command.includes("\0")) throw new HookSettingsError(`${path}.command`, "must not contain a NUL character");
 
-  const hook: {
-    -readonly [K in keyof HookCommand]: HookCommand[K];
-  } = { command };
+  const hook: Building = { command };
   const args = readArgs(path, entry, dialect, sink);
   if (args !== undefined) hook.args = args;
   const timeoutMs = readTimeout(path, entry, dialect, sink);
@@ -95,6 +117,14 @@ export function parseEntry(
   }
   if (async !== undefined) hook.async = async;
   if (asyncRewake !== undefined) hook.asyncRewake = asyncRewake;
+  return finish(path, entry, hook);
+}
+
+/** A hook being built: every field writable. */
+type Building = { -readonly [K in keyof HookCommand]: HookCommand[K] };
+
+/** The fields every type shares (`statusMessage`); frozen and remembered with its path. */
+function finish(path: string, entry: Record<string, unknown>, hook: Building): HookCommand {
   const statusMessage = ownValue(entry, "statusMessage");
   if (statusMessage !== undefined) {
     if (typeof statusMessage !== "string") throw new HookSettingsError(`${path}.statusMessage`, "must be a string");
@@ -103,6 +133,62 @@ export function parseEntry(
   const frozen = Object.freeze(hook);
   hookPaths.set(frozen, path);
   return frozen;
+}
+
+/**
+ * A Claude Code `http`, `prompt` or `agent` entry: `command` holds its
+ * `url` or `prompt`, so results and dedup name it as a command's line.
+ */
+function otherEntry(
+  path: string,
+  entry: Record<string, unknown>,
+  type: "http" | "prompt" | "agent",
+  dialect: HookDialect,
+  event: string,
+  sink: EntrySink,
+): HookCommand {
+  const main = type === "http" ? "url" : "prompt";
+  const value = ownValue(entry, main);
+  if (typeof value !== "string" || value.trim() === "") {
+    throw new HookSettingsError(`${path}.${main}`, "must be a non-empty string");
+  }
+  const hook: Building = { type, command: value };
+  if (type === "http") readHttp(path, entry, value, hook);
+  else {
+    const model = ownValue(entry, "model");
+    if (model !== undefined) {
+      if (typeof model !== "string") throw new HookSettingsError(`${path}.model`, "must be a string");
+      hook.model = model;
+    }
+  }
+  const timeoutMs = readTimeout(path, entry, dialect, sink);
+  if (timeoutMs !== undefined) hook.timeoutMs = timeoutMs;
+  const condition = readIf(path, entry, dialect, event, sink);
+  if (condition !== undefined) hook.if = condition;
+  const async = readBoolean(path, entry, "async");
+  if (async !== undefined) hook.async = async;
+  return finish(path, entry, hook);
+}
+
+/** An `http` entry's `url` (http: or https:), `headers` (strings) and `allowedEnvVars` (names). */
+function readHttp(path: string, entry: Record<string, unknown>, url: string, hook: Building): void {
+  if (!URL.canParse(url) || !["http:", "https:"].includes(new URL(url).protocol)) {
+    throw new HookSettingsError(`${path}.url`, "must be an http: or https: URL");
+  }
+  const headers = ownValue(entry, "headers");
+  if (headers !== undefined) {
+    if (!isPlainObject(headers) || Object.values(headers).some((header) => typeof header !== "string")) {
+      throw new HookSettingsError(`${path}.headers`, "must be an object of strings");
+    }
+    hook.headers = Object.freeze({ ...headers } as Record<string, string>);
+  }
+  const allowed = ownValue(entry, "allowedEnvVars");
+  if (allowed !== undefined) {
+    if (!Array.isArray(allowed) || allowed.some((name) => typeof name !== "string")) {
+      throw new HookSettingsError(`${path}.allowedEnvVars`, "must be an array of variable names");
+    }
+    hook.allowedEnvVars = Object.freeze([...allowed] as string[]);
+  }
 }
 
 /** Exec form's `args`: an array of strings. */
@@ -161,6 +247,14 @@ function readTimeout(
   const minimum = dialect === "codex" ? 0 : Number.MIN_VALUE;
   if (typeof seconds !== "number" || !Number.isFinite(seconds) || seconds < minimum) {
     throw new HookSettingsError(`${path}.timeout`, "must be a positive number of seconds");
+  }
+  if (dialect === "codex" && !Number.isInteger(seconds)) {
+    // Measured: Codex 0.169.0 then loads none of the file's hooks. Running them blocks more, never less.
+    sink.warnings.push({
+      field: `${path}.timeout`,
+      message: "Codex loads no hook of this file when a timeout is not a whole number of seconds; " +
+        "the bridge runs them, this one with its timeout as given (at least 1 s)",
+    });
   }
   const ms = Math.round(seconds * 1000);
   return dialect === "codex" ? Math.max(1000, ms) : Math.max(1, ms);

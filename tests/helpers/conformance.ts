@@ -1,0 +1,127 @@
+/**
+ * The agent binaries of the differential suites (`tests/conformance*.test.ts`):
+ * how to run each with a settings file, and the bridge's dialect for it.
+ * `__PORT__` in the settings is the mock's port (HTTP hooks' URLs), filled
+ * in once the mock listens.
+ *
+ * Nothing here imports the library.
+ */
+
+import { appendFileSync, mkdirSync, writeFileSync } from "node:fs";
+import { join } from "node:path";
+import process from "node:process";
+import {
+  CLAUDE_CODE_VERSION,
+  claudeCodeBinary,
+  claudeCodeRun,
+  CODEX_VERSION,
+  codexBinary,
+  codexRun,
+} from "./agents.ts";
+import { shQuote } from "./bash.ts";
+import type { ScriptedToolCall } from "./mock_model.ts";
+
+/** The bridge's dialects, as the library names them (the helpers do not import it). */
+export type AgentDialect = "claude-code" | "codex";
+
+/** An agent binary: how to run a case in it, and the bridge's dialect for it. */
+export interface Agent {
+  readonly name: string;
+  readonly dialect: AgentDialect;
+  readonly found: { path: string } | { missing: string };
+  /** The binary's own shell tool, as the mock's first turn calls it. */
+  call(command: string): ScriptedToolCall;
+  /** The `note` tool of the MCP server `memo` (`tests/fixtures/mcp_server`), as the binary offers it to its model. */
+  mcpCall(text: string): ScriptedToolCall;
+  /**
+   * Writes the case's settings where the binary reads them (and the MCP
+   * server `memo` started as `mcpServer`, when given); the argv, env and
+   * set-up of its run.
+   */
+  setUp(
+    binary: string,
+    settings: Record<string, unknown>,
+    dir: string,
+    env?: Record<string, string>,
+    mcpServer?: string[],
+  ): {
+    argv: string[];
+    env: Record<string, string>;
+    prepare?: string;
+  };
+}
+
+/** Claude Code and Codex, at the pinned versions. */
+export const AGENTS: readonly Agent[] = [
+  {
+    name: `Claude Code ${CLAUDE_CODE_VERSION}`,
+    dialect: "claude-code",
+    found: claudeCodeBinary(),
+    call: (command) => ({ name: "Bash", input: { command, description: "touch" } }),
+    mcpCall: (text) => ({ name: "mcp__memo__note", input: { text } }),
+    setUp: (binary, settings, dir, extra = {}, mcpServer) => {
+      mkdirSync(join(dir, "project", ".claude"), { recursive: true });
+      const template = join(dir, "settings.template");
+      writeFileSync(template, JSON.stringify(settings));
+      let mcpConfig: string | undefined;
+      if (mcpServer !== undefined) {
+        const [command, ...args] = mcpServer;
+        mcpConfig = join(dir, "mcp.json");
+        writeFileSync(mcpConfig, JSON.stringify({ mcpServers: { memo: { type: "stdio", command, args } } }));
+      }
+      // The MCP tool in the model's tool list itself, not behind a tool search.
+      const run = claudeCodeRun(binary, dir, { mcpConfig, env: { ENABLE_TOOL_SEARCH: "false", ...extra } });
+      return { ...run, prepare: portInto(template, join(dir, "project", ".claude", "settings.json")) };
+    },
+  },
+  {
+    name: `Codex ${CODEX_VERSION}`,
+    dialect: "codex",
+    found: codexBinary(),
+    call: (command) => ({ name: "exec_command", input: { cmd: command } }),
+    // Codex 0.169 offers an MCP server's tools as a namespace `mcp__<server>`; its hooks see `mcp__memo__note`.
+    mcpCall: (text) => ({ name: "note", namespace: "mcp__memo", input: { text } }),
+    setUp: (binary, settings, dir, extra = {}, mcpServer) => {
+      const mcp = mcpServer === undefined ? [] : [
+        "[mcp_servers.memo]",
+        `command = ${JSON.stringify(mcpServer[0])}`,
+        `args = ${JSON.stringify(mcpServer.slice(1))}`,
+      ];
+      const { home, ...run } = codexRun(binary, dir, mcp);
+      writeFileSync(join(home, "hooks.template"), JSON.stringify(settings));
+      return {
+        ...run,
+        env: { ...run.env, ...extra },
+        prepare: [run.prepare, portInto(join(home, "hooks.template"), join(home, "hooks.json"))].join("\n"),
+      };
+    },
+  },
+];
+
+/** A shell line writing `template` to `file` with `__PORT__` replaced by the mock's port (`$port`). */
+function portInto(template: string, file: string): string {
+  return `sed "s/__PORT__/$port/g" ${shQuote(template)} > ${shQuote(file)}`;
+}
+
+/** One case's measure, as `scripts/conformance.ts` reads it back. */
+export interface CaseReport {
+  readonly suite: string;
+  readonly agent: string;
+  readonly case: string;
+  /** What the binary did. */
+  readonly binary: unknown;
+  /** What the bridge did with the binary's payloads. */
+  readonly bridge: unknown;
+  /** Whether the case passes: the two agree (or differ only as documented). */
+  readonly matches: boolean;
+}
+
+/**
+ * Appends `entry` as one JSON line to the file `DSH_CONFORMANCE_REPORT`
+ * names, when it names one (before the case's assertions, so a mismatch
+ * is reported too).
+ */
+export function reportCase(entry: CaseReport): void {
+  const file = process.env.DSH_CONFORMANCE_REPORT;
+  if (file !== undefined && file !== "") appendFileSync(file, `${JSON.stringify(entry)}\n`);
+}
