@@ -44,76 +44,70 @@ export interface McpToolEntry {
   ): Promise<ToolOutcome | BashToolOutcome | UnifiedExecOutcome>;
 }
 
-const BASH: McpToolEntry = {
-  name: bashTool.name,
-  description: bashTool.description,
-  inputSchema: bashTool.inputSchema,
-  // A command line can do anything the shell may: change and delete files, start and end processes; running it
-  // twice may do it twice. Whether it reaches the world outside depends on the shell (sandbox network, engine).
-  annotations: (openWorld) => ({
-    title: "Bash",
+/** What a tool definition of `./tool` gives an entry: the very objects, not copies. */
+type Definition = Pick<McpToolEntry, "name" | "description" | "inputSchema">;
+
+/**
+ * The annotations of a tool that runs a command line's effects (`bash`,
+ * `exec_command`, `write_stdin`): it can do anything the shell may — change
+ * and delete files, start and end processes — and twice may do it twice;
+ * whether it reaches the world outside depends on the shell (its sandbox's
+ * network, the engine).
+ */
+function runsCommands(title: string): McpToolEntry["annotations"] {
+  return (openWorld) => ({
+    title,
     readOnlyHint: false,
     destructiveHint: true,
     idempotentHint: false,
     openWorldHint: openWorld,
-  }),
-  run: (connection, input, call) => connection.bash(input, call),
-};
+  });
+}
 
-const BASH_OUTPUT: McpToolEntry = {
-  name: bashOutputTool.name,
-  description: bashOutputTool.description,
-  inputSchema: bashOutputTool.inputSchema,
-  // It reads what a task printed and its status: nothing outside is changed (the read only moves its own cursor,
-  // so a second call answers differently: not idempotent, which the protocol asks only of tools that write).
-  annotations: () => ({ title: "Background task output", readOnlyHint: true, openWorldHint: false }),
-  run: (connection, input, call) => connection.bashOutput(input, call),
-};
+function entry(
+  { name, description, inputSchema }: Definition,
+  annotations: McpToolEntry["annotations"],
+  run: McpToolEntry["run"],
+): McpToolEntry {
+  return { name, description, inputSchema, annotations, run };
+}
 
-const KILL_SHELL: McpToolEntry = {
-  name: killShellTool.name,
-  description: killShellTool.description,
-  inputSchema: killShellTool.inputSchema,
-  // It ends processes (destructive); killing the same task again changes nothing more (idempotent).
-  annotations: () => ({
+const BASH = entry(bashTool, runsCommands("Bash"), (connection, input, call) => connection.bash(input, call));
+
+// It reads what a task printed and its status: nothing outside is changed (the read only moves its own cursor, so a
+// second call answers differently: not idempotent, which the protocol asks only of tools that write).
+const BASH_OUTPUT = entry(
+  bashOutputTool,
+  () => ({ title: "Background task output", readOnlyHint: true, openWorldHint: false }),
+  (connection, input, call) => connection.bashOutput(input, call),
+);
+
+// It ends processes (destructive); killing the same task again changes nothing more (idempotent).
+const KILL_SHELL = entry(
+  killShellTool,
+  () => ({
     title: "Kill background task",
     readOnlyHint: false,
     destructiveHint: true,
     idempotentHint: true,
     openWorldHint: false,
   }),
-  run: (connection, input, call) => connection.killShell(input, call),
-};
+  (connection, input, call) => connection.killShell(input, call),
+);
 
-const EXEC_COMMAND: McpToolEntry = {
-  name: execCommandTool.name,
-  description: execCommandTool.description,
-  inputSchema: execCommandTool.inputSchema,
-  // Like bash: a command line can do anything the shell may, and it may leave a program running.
-  annotations: (openWorld) => ({
-    title: "Exec command",
-    readOnlyHint: false,
-    destructiveHint: true,
-    idempotentHint: false,
-    openWorldHint: openWorld,
-  }),
-  run: (connection, input, call) => connection.execCommand(input, call),
-};
+// Like bash, and it may leave a program running.
+const EXEC_COMMAND = entry(
+  execCommandTool,
+  runsCommands("Exec command"),
+  (connection, input, call) => connection.execCommand(input, call),
+);
 
-const WRITE_STDIN: McpToolEntry = {
-  name: writeStdinTool.name,
-  description: writeStdinTool.description,
-  inputSchema: writeStdinTool.inputSchema,
-  // What is typed into a program is the program's to act on: anything it may do (an empty poll only reads).
-  annotations: (openWorld) => ({
-    title: "Write to a running program",
-    readOnlyHint: false,
-    destructiveHint: true,
-    idempotentHint: false,
-    openWorldHint: openWorld,
-  }),
-  run: (connection, input, call) => connection.writeStdin(input, call),
-};
+// What is typed into a program is the program's to act on: anything it may do (an empty poll only reads).
+const WRITE_STDIN = entry(
+  writeStdinTool,
+  runsCommands("Write to a running program"),
+  (connection, input, call) => connection.writeStdin(input, call),
+);
 
 /** The tools of each set: `claude` as Claude Code names them, `codex` as Codex's unified exec does. */
 const TOOL_SETS: Readonly<Record<Exclude<McpToolSet, "all">, readonly McpToolEntry[]>> = {
