@@ -156,9 +156,10 @@ describe("dispatchHookEvent", () => {
       const commands = markers.map((marker, index) =>
         `touch ${shQuote(marker)}; ${markers.map(untilFileExists).join("; ")}; ${says(`hook ${index + 1}`)}`
       );
-      // A serial run would never see all three markers: each hook times out after 5 s instead of hanging.
+      // A serial run would never see all three markers: each hook times out after 20 s instead of hanging (a bound
+      // far above three starts on a loaded machine, never reached when they run in parallel).
       const settings = parseHookSettings({
-        hooks: { PreToolUse: [{ hooks: commands.map((command) => ({ type: "command", command, timeout: 5 })) }] },
+        hooks: { PreToolUse: [{ hooks: commands.map((command) => ({ type: "command", command, timeout: 20 })) }] },
       }, { dialect: "claude-code" });
       const result = await dispatch(settings);
       assert.deepEqual(result.results.map((entry) => entry.result.outcome), ["success", "success", "success"]);
