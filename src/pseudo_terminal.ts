@@ -32,9 +32,10 @@ let loaded: typeof NodePty | undefined;
 function nodePty(): typeof NodePty {
   if (loaded !== undefined) return loaded;
   try {
-    // The name written out, not PACKAGE: the npm package check finds the package's imports, require()s included, by
-    // reading the emitted code.
-    loaded = createRequire(import.meta.url)("@lydell/node-pty") as typeof NodePty;
+    // A `require("…")` with the name written out, not PACKAGE: the npm package check finds the package's imports,
+    // require() calls included, by reading the emitted code.
+    const require = createRequire(import.meta.url);
+    loaded = require("@lydell/node-pty") as typeof NodePty;
   } catch (error) {
     const why = error instanceof Error ? error.message.split("\n")[0] : String(error);
     throw new ShellSpawnError(
