@@ -204,6 +204,28 @@ describe("nothing of a terminal's command is left running", () => {
     });
   });
 
+  it("after its leader exited by itself: the setsid child stays the task's, and kill() or close() ends it", async () => {
+    await withShell(async (shell) => {
+      const mark = marker();
+      // The leader waits until its child has exec'd sleep (so it has called setsid): before that the child is still in
+      // the terminal's session, and the hangup of the leader's exit would end it.
+      const leaving = 'setsid sleep 300 & until [ "$(cat /proc/$!/comm 2>/dev/null)" = sleep ]; do :; done; ' +
+        'echo "escaped $!"; exit 0';
+      const killed = shell.start(shell.resolve({ command: leaving, owner: "agent", tty: true, env: mark.env }));
+      const first = await escapedPid(killed);
+      assert.equal((await killed.done).exitCode, 0);
+      assert.ok(isRunning(first), "the setsid child outlives its leader");
+      assert.equal(killed.kill(), true, "kill() of an ended task reaches what it left");
+      assert.ok(await eventually(() => !isRunning(first)), "kill() ended the setsid child");
+      const closed = shell.start(shell.resolve({ command: leaving, owner: "agent", tty: true, env: mark.env }));
+      const second = await escapedPid(closed);
+      await closed.done;
+      await shell.close();
+      assert.equal(isRunning(second), false, "close() ended the setsid child");
+      assert.deepEqual(mark.alive(), []);
+    });
+  });
+
   it("after close(), for 50 terminals at once, with no process and no file descriptor left", async () => {
     // A terminal once, so that what loading the package opens for good is not counted.
     await withShell(async (shell) => void await shell.exec("true", { tty: true }));

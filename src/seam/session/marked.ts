@@ -35,21 +35,46 @@ const ROUNDS = 10;
  * @returns How many groups were signalled.
  */
 export function killMarked(adapter: ProcessAdapter, mark: string): number {
-  if (!hasProc) return 0;
-  const needle = new TextEncoder().encode(`\0${MARK_VARIABLE}=${mark}\0`);
   let signalled = 0;
   for (let round = 0; round < ROUNDS; round++) {
-    let found = 0;
-    for (const pid of linuxProcReader.pids()) {
-      const process = linuxProcReader.read(pid);
-      if (process === undefined || process.finished || process.pgrp !== pid) continue;
-      if (!holds(pid, needle) || !adapter.signalGroup(pid, "SIGKILL")) continue;
-      found++;
-    }
+    const found = signalMarked(adapter, mark, "SIGKILL");
     signalled += found;
     if (found === 0) break;
   }
   return signalled;
+}
+
+/**
+ * Sends `signal` once to every process group led by a marked process (a
+ * termination's SIGTERM, which the processes may answer).
+ *
+ * @returns How many groups were signalled.
+ */
+export function signalMarked(adapter: ProcessAdapter, mark: string, signal: "SIGTERM" | "SIGKILL"): number {
+  if (!hasProc) return 0;
+  const needle = needleOf(mark);
+  let found = 0;
+  for (const pid of linuxProcReader.pids()) {
+    const process = linuxProcReader.read(pid);
+    if (process === undefined || process.finished || process.pgrp !== pid) continue;
+    if (holds(pid, needle) && adapter.signalGroup(pid, signal)) found++;
+  }
+  return found;
+}
+
+/** Whether any process that carries `mark` still runs (a zombie does not). */
+export function markedRunning(mark: string): boolean {
+  if (!hasProc) return false;
+  const needle = needleOf(mark);
+  for (const pid of linuxProcReader.pids()) {
+    const process = linuxProcReader.read(pid);
+    if (process !== undefined && !process.finished && holds(pid, needle)) return true;
+  }
+  return false;
+}
+
+function needleOf(mark: string): Uint8Array {
+  return new TextEncoder().encode(`\0${MARK_VARIABLE}=${mark}\0`);
 }
 
 /** Whether `/proc/<pid>/environ` holds `needle` (the entry between NULs; the first entry gets a leading NUL). */

@@ -39,7 +39,7 @@
  */
 
 import type { GroupSignal, ProcessAdapter } from "../adapter.ts";
-import { killMarked } from "./marked.ts";
+import { killMarked, markedRunning, signalMarked } from "./marked.ts";
 import { hasProc, type ProcEntry, type ProcTable } from "./proc_table.ts";
 
 /**
@@ -105,13 +105,19 @@ export class CommandSession implements SessionIdentity {
     this.#reaped = true;
   }
 
-  /** Whether any process of the session still runs. */
+  /**
+   * Whether any process of the session still runs; with a followed mark
+   * (a terminal's command), also what left the session carrying the mark
+   * (`setsid`), so that it stays a survivor that `kill()` and `close()` end.
+   */
   alive(): boolean {
     if (!hasProc) return this.#adapter.signalGroup(this.id, 0);
-    if (this.#over) return false;
-    // Cheap first: a member known from the last pass that still runs here is enough.
-    if (this.#known.some((pid) => this.#runsHere(this.#table.read(pid)))) return true;
-    return this.#members().length > 0;
+    if (!this.#over) {
+      // Cheap first: a member known from the last pass that still runs here is enough.
+      if (this.#known.some((pid) => this.#runsHere(this.#table.read(pid)))) return true;
+      if (this.#members().length > 0) return true;
+    }
+    return this.followedMark !== undefined && markedRunning(this.followedMark);
   }
 
   /**
@@ -123,6 +129,10 @@ export class CommandSession implements SessionIdentity {
     let reached = false;
     for (const group of new Set(this.#members().map((member) => member.pgrp))) {
       reached = this.#adapter.signalGroup(group, signal) || reached;
+    }
+    // What left the session with the mark gets the same signal, so that a termination ends it in the same steps.
+    if (this.followedMark !== undefined) {
+      reached = signalMarked(this.#adapter, this.followedMark, signal) > 0 || reached;
     }
     return reached;
   }
