@@ -348,14 +348,22 @@ function engineSuite(target: () => Target): void {
     assert.match(cat.read().stdout, /cat-done\r\n$/);
   });
 
-  it("a terminal's command there: kill(), a timeout and close() end its whole tree", async () => {
+  it("a terminal's command there: kill(), a timeout and close() end its whole tree, setsid inside included", async () => {
     await using shell = shellOn(target());
-    const [markK, markT, markC] = [newMark(), newMark(), newMark()];
-    const tree = "sleep 300 & sleep 301 & echo up; wait";
+    const [markK, markT, markC, markL] = [newMark(), newMark(), newMark(), newMark()];
+    // A child that has left the session: it has exec'd sleep, so it has called setsid.
+    const escaped = 'setsid sleep 302 & until [ "$(cat /proc/$!/comm 2>/dev/null)" = sleep ]; do :; done';
+    const tree = `${escaped}; sleep 300 & sleep 301 & echo up; wait`;
     const killed = shell.start(shell.resolve({ command: tree, owner: "a", tty: true, env: { [MARK]: markK } }));
     const closed = shell.start(shell.resolve({ command: tree, owner: "a", tty: true, env: { [MARK]: markC } }));
+    // Its leader exits by itself and leaves the setsid child: close() ends it too.
+    const left = shell.start(
+      shell.resolve({ command: `${escaped}; echo up`, owner: "a", tty: true, env: { [MARK]: markL } }),
+    );
     await readUntil(killed, /up/);
     await readUntil(closed, /up/);
+    assert.equal((await left.done).exitCode, 0);
+    assert.equal(runningWithEnv(MARK, markL).length, 1, "the setsid child outlives its leader");
     assert.ok(
       await eventually(() => runningWithEnv(MARK, markK).length >= 3 && runningWithEnv(MARK, markC).length >= 3, 5_000),
       "both trees run",
@@ -373,6 +381,7 @@ function engineSuite(target: () => Target): void {
     );
     await shell.close();
     assert.deepEqual(runningWithEnv(MARK, markC), []);
+    assert.deepEqual(runningWithEnv(MARK, markL), []);
     assert.equal(closed.status, "killed");
   });
 

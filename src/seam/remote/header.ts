@@ -27,6 +27,8 @@ export interface HeaderInput {
   run: { shell: string; command: string } | { argv: readonly string[] };
   /** A session's command: it finds its state file (`SID.s` in the record directory) open on fd 9. */
   state?: boolean;
+  /** The command's mark, when the supervisor must follow it (a terminal's command): written into its record. */
+  mark?: string;
 }
 
 /** A header and the nonce that frames the wrapper's answers. */
@@ -85,6 +87,7 @@ function headerBody(input: HeaderInput): string {
   lines.push(`dsh_dir=${shellQuote(input.recordDir)}`);
   lines.push(`dsh_stdin=${input.stdin ? 1 : 0}`);
   if (input.state === true) lines.push("dsh_state=1");
+  if (input.mark !== undefined) lines.push(`dsh_mark=${shellQuote(input.mark)}`);
   // Seconds with a fraction, as `sleep` takes them (busybox, coreutils).
   lines.push(`dsh_grace=${(Math.max(0, input.graceMs) / 1000).toFixed(3)}`);
   if (Object.hasOwn(input.env, "PATH")) lines.push(`dsh_path=${shellQuote(input.env.PATH)}`);

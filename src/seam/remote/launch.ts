@@ -49,6 +49,8 @@ import { TERMINAL_WRAPPER_ARGV, WRAPPER_ARGV } from "./scripts.ts";
 import { terminalSize } from "../terminal/size.ts";
 import { DEFAULT_TERM } from "../terminal/wrapper.ts";
 import { statePrelude } from "../carry/script.ts";
+import { newMark } from "../guard/record.ts";
+import { MARK_VARIABLE } from "../session/marked.ts";
 import { parseState, type StateChange } from "../carry/state.ts";
 import { STATE_FD } from "../wrapper.ts";
 import { firstOf, type Supervisor } from "./supervisor.ts";
@@ -309,12 +311,17 @@ export class RemoteCommand {
     for (const name of Object.keys(env)) if (!isShellName(name)) delete env[name];
     const terminal = this.#terminal;
     if (terminal !== undefined && typeof ownValue(this.#spec, "env")?.TERM !== "string") env.TERM = DEFAULT_TERM;
+    // A terminal's command is followed by its mark, as locally: what it starts with `setsid` leaves its session but
+    // carries the mark, which the supervisor sweeps for when it ends the session (the wrapper records it).
+    const mark = terminal === undefined ? undefined : newMark();
+    if (mark !== undefined) env[MARK_VARIABLE] = mark;
     const stdin = ownValue(this.#spec, "stdin");
     const args = ownValue(this.#spec, "args");
     const input = this.#input;
     this.#env = env;
     const header = commandHeader({
       env,
+      mark,
       state: this.#carry,
       workdir: this.#spec.workdir,
       recordDir: supervisor.recordDir,

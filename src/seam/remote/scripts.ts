@@ -16,6 +16,8 @@
  * @module
  */
 
+import { KILL_MARKED_FUNCTION } from "../guard/watchdog.ts";
+
 /**
  * The supervisor, run as `sh -c SUPERVISOR dsh-sup GRACE_MS HEARTBEAT_MS`.
  *
@@ -40,6 +42,11 @@
  * Liveness reads `/proc` (with awk when there is one, which handles a
  * command name holding a newline; else a slower sh loop): a process is
  * gone when dead, or a zombie with no thread left running.
+ *
+ * A terminal's command has its mark in its record file (the wrapper writes
+ * it): its session counts as alive while anything carrying the mark runs,
+ * and ending it also SIGKILLs what carries the mark outside the session
+ * (`setsid`), as the local watchdog does (`kill_marked`).
  */
 export const SUPERVISOR_SCRIPT = `trap '' PIPE HUP INT QUIT
 g=$1 hb=$2
@@ -54,6 +61,9 @@ say "env $(($(wc -c < /proc/$$/environ)))"
 cat /proc/$$/environ
 say "ready $$ $d"
 S=
+${KILL_MARKED_FUNCTION}
+nul_grep=""
+if printf 'x\\0' | grep -qzxF x 2>/dev/null; then nul_grep=1; fi
 valid() { case $1 in ''|*[!0-9]*|0*|1) return 1 ;; esac; [ "$1" != "$$" ]; }
 if command -v awk >/dev/null 2>&1; then
   members() {
@@ -94,14 +104,21 @@ settle() {
     iv_=$((iv_ * 2)); [ "$iv_" -gt 5 ] && iv_=5
   done
 }
+mark_of() { m_=; [ -s "$d/$1" ] && m_=$(cat "$d/$1" 2>/dev/null); }
 terminate() {
+  mark_of "$1"
   signal TERM "$1"
   settle "$1" $(((g + 9) / 10)) || settle "$1" 500 KILL
+  [ -z "$m_" ] || kill_marked "$m_"
   rm -f "$d/$1" "$d/$1.o" "$d/$1.e" "$d/$1.s"
 }
 watch() {
+  mark_of "$1"
   while [ -d "$d" ]; do
-    members "$1"; [ -z "$M" ] && { rm -f "$d/$1" "$d/$1.o" "$d/$1.e" "$d/$1.s"; say "gone $1"; return; }
+    members "$1"
+    if [ -z "$M" ] && { [ -z "$m_" ] || [ -z "$(marked "$m_")" ]; }; then
+      rm -f "$d/$1" "$d/$1.o" "$d/$1.e" "$d/$1.s"; say "gone $1"; return
+    fi
     sleep 0.5 </dev/null >/dev/null 2>&1
   done
 }
@@ -233,7 +250,7 @@ else
   eval "set -- $dsh_argv"
   found "$1" || fail program
 fi
-{ true > "$dsh_dir/$sid"; } 2>/dev/null || fail supervisor
+{ printf '%s' "\${dsh_mark-}" > "$dsh_dir/$sid"; } 2>/dev/null || fail supervisor
 `;
 
 /**
