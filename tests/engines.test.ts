@@ -270,6 +270,11 @@ function engineSuite(target: () => Target): void {
     assert.equal(killed.timedOut, true);
     assert.equal(session.cwd, `${dir}/sub`);
     assert.equal(session.env.MODE, "remote");
+    // On a terminal there too.
+    const onTty = await session.exec(`cd ${dir} && export ON_TTY=1; [ -t 0 ] && echo tty`, { tty: true });
+    assert.equal(onTty.stdout.text, "tty\r\n");
+    assert.equal(session.cwd, dir);
+    assert.deepEqual(session.env, { SEED: "s", MODE: "remote", HOME: undefined, ON_TTY: "1" });
     await session.exec(`cd /tmp && rm -rf ${dir}`);
     assert.equal(session.cwd, "/tmp");
   });
