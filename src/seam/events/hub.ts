@@ -117,7 +117,7 @@ export class EventHub implements ShellEvents {
         });
       },
     );
-    return new WatchedLaunch(launched, watch);
+    return watchedLaunch(launched, watch);
   }
 
   /** One listener on the close signal for the whole shell, from the first watched command on. */
@@ -154,55 +154,29 @@ function report(subscription: Subscription, error: unknown, event: ShellEvent): 
 }
 
 /**
- * A launch as the shell and its task see it, every member passed through,
- * with `stop()` noted: a task's `kill()` is the `"kill"` cause.
+ * A launch as its caller sees it, with a `stop` that notes a kill for the
+ * end event. Every field is the launch's own property, as the task reads
+ * them (`ownValue`: a polluted prototype must not answer); `pid` stays a
+ * getter, since a remote command learns its pid once it has started.
  */
-class WatchedLaunch implements Launched {
-  readonly #launched: Launched;
-  readonly #watch: Watch;
-
-  constructor(launched: Launched, watch: Watch) {
-    this.#launched = launched;
-    this.#watch = watch;
-  }
-
-  get pid(): number {
-    return this.#launched.pid;
-  }
-
-  get stdout(): Launched["stdout"] {
-    return this.#launched.stdout;
-  }
-
-  get stderr(): Launched["stderr"] {
-    return this.#launched.stderr;
-  }
-
-  get result(): Promise<ShellRunResult> {
-    return this.#launched.result;
-  }
-
-  get events(): Launched["events"] {
-    return this.#launched.events;
-  }
-
-  get state(): Launched["state"] {
-    const state = this.#launched.state;
-    return state === undefined ? undefined : () => state.call(this.#launched);
-  }
-
-  get input(): Launched["input"] {
-    return this.#launched.input;
-  }
-
-  get resize(): Launched["resize"] {
-    const resize = this.#launched.resize;
-    return resize === undefined ? undefined : (size) => resize.call(this.#launched, size);
-  }
-
-  stop(cause: Parameters<Launched["stop"]>[0]): boolean {
-    const begun = this.#launched.stop(cause);
-    if (begun && !this.#watch.settled && !this.#watch.closed) this.#watch.killed = true;
-    return begun;
-  }
+function watchedLaunch(launched: Launched, watch: Watch): Launched {
+  const state = launched.state;
+  const resize = launched.resize;
+  return {
+    get pid(): number {
+      return launched.pid;
+    },
+    stdout: launched.stdout,
+    stderr: launched.stderr,
+    result: launched.result,
+    events: launched.events,
+    state: state === undefined ? undefined : () => state.call(launched),
+    input: launched.input,
+    resize: resize === undefined ? undefined : (size) => resize.call(launched, size),
+    stop(cause) {
+      const begun = launched.stop(cause);
+      if (begun && !watch.settled && !watch.closed) watch.killed = true;
+      return begun;
+    },
+  };
 }
