@@ -156,7 +156,7 @@ export class RemoteCommand {
       events: this.#events,
       stop: (cause) => this.#stop(cause),
       input,
-      resize: this.#terminal === undefined ? undefined : (size) => this.#process?.resize?.(size),
+      resize: this.#terminal === undefined ? undefined : (size) => this.#resize(size),
       state: this.#carry ? () => this.#state : undefined,
     };
   }
@@ -233,6 +233,16 @@ export class RemoteCommand {
   }
 
   #frames: WrapperFrames | undefined;
+
+  /**
+   * Resizes both terminals: the client's here (which the client passes on) and, through the supervisor, the
+   * session's own over there, since a client just started may not yet listen for the change.
+   */
+  #resize(size: TerminalSize): void {
+    this.#process?.resize?.(size);
+    const session = this.#session;
+    if (session !== undefined && !session.gone) session.supervisor.resize(session.sid, size);
+  }
 
   async #takeState(supervisor: Supervisor, sid: number): Promise<void> {
     const bytes = await supervisor.takeState(sid);

@@ -35,7 +35,9 @@ import { KILL_MARKED_FUNCTION } from "../guard/watchdog.ts";
  * `t SID` (terminate it; answers `gone SID`), `w SID` (answer `gone SID`
  * once nothing of it runs), `q TOKEN` (answers `ok TOKEN`: the shell's
  * heartbeat is `q beat`, once a second), `s SID` (answers `state SID N` and the N bytes of the state
- * file a session's command left, `SID.s`, then removes it; N is 0 when there is none). Every line counts as a heartbeat. Session ids are refused
+ * file a session's command left, `SID.s`, then removes it; N is 0 when there is none), `z SID ROWS COLS`
+ * (sets the size of the terminal that is the session's stdin, which signals its foreground job with SIGWINCH:
+ * a resize the engine's client may miss, right after its start, still arrives). Every line counts as a heartbeat. Session ids are refused
  * unless they are a pid other than 0, 1 and its own: `kill -- -0` or
  * `kill -- -1` would reach far more than a command.
  *
@@ -126,6 +128,11 @@ state() {
   f_="$d/$1.s"
   if [ -f "$f_" ]; then say "state $1 $(($(wc -c < "$f_")))"; cat "$f_"; rm -f "$f_"; else say "state $1 0"; fi
 }
+size_ok() { case $1 in ''|*[!0-9]*) return 1 ;; esac; [ "$1" -gt 0 ] && [ "$1" -le 65535 ]; }
+resize() {
+  t_=$(readlink "/proc/$1/fd/0" 2>/dev/null) || return 0
+  case $t_ in /dev/pts/*) stty -F "$t_" rows "$2" cols "$3" </dev/null >/dev/null 2>&1 ;; esac
+}
 forget() { k_=; for s_ in $S; do [ "$s_" = "$1" ] || k_="$k_ $s_"; done; S=$k_; }
 cleanup() {
   trap '' TERM USR1
@@ -161,7 +168,7 @@ if [ "$hb" -gt 0 ]; then
   ) </dev/null >/dev/null 2>&1 &
   tp=$!
 fi
-while IFS=' ' read -r op a _; do
+while IFS=' ' read -r op a b c _; do
   beat
   case $op in
     r) valid "$a" && S="$S $a" ;;
@@ -170,6 +177,7 @@ while IFS=' ' read -r op a _; do
     w) valid "$a" && { ( watch "$a" ) & } ;;
     q) say "ok $a" ;;
     s) valid "$a" && state "$a" ;;
+    z) valid "$a" && size_ok "$b" && size_ok "$c" && resize "$a" "$b" "$c" ;;
   esac
 done
 cleanup

@@ -181,6 +181,11 @@ export class Supervisor {
     return answered;
   }
 
+  /** Sets the size of session `sid`'s terminal over there (its stdin), which sends its foreground job SIGWINCH. */
+  resize(sid: number, size: { readonly columns: number; readonly rows: number }): void {
+    this.#send(`z ${sid} ${size.rows} ${size.columns}`);
+  }
+
   /**
    * Takes the state file a session's command left (`s SID`): its bytes, or
    * undefined when there is none or the connection ended first.
