@@ -29,6 +29,8 @@ export interface HeaderInput {
   state?: boolean;
   /** The command's mark, when the supervisor must follow it (a terminal's command): written into its record. */
   mark?: string;
+  /** A terminal's size, which the terminal wrapper sets before the command runs. */
+  size?: { readonly columns: number; readonly rows: number };
 }
 
 /** A header and the nonce that frames the wrapper's answers. */
@@ -88,6 +90,9 @@ function headerBody(input: HeaderInput): string {
   lines.push(`dsh_stdin=${input.stdin ? 1 : 0}`);
   if (input.state === true) lines.push("dsh_state=1");
   if (input.mark !== undefined) lines.push(`dsh_mark=${shellQuote(input.mark)}`);
+  if (input.size !== undefined) {
+    lines.push(`dsh_rows=${Math.trunc(input.size.rows)}`, `dsh_cols=${Math.trunc(input.size.columns)}`);
+  }
   // Seconds with a fraction, as `sleep` takes them (busybox, coreutils).
   lines.push(`dsh_grace=${(Math.max(0, input.graceMs) / 1000).toFixed(3)}`);
   if (Object.hasOwn(input.env, "PATH")) lines.push(`dsh_path=${shellQuote(input.env.PATH)}`);

@@ -332,6 +332,7 @@ export class RemoteCommand {
     const header = commandHeader({
       env,
       mark,
+      ...(terminal === undefined ? {} : { size: terminal }),
       state: this.#carry,
       workdir: this.#spec.workdir,
       recordDir: supervisor.recordDir,

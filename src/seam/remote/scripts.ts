@@ -307,8 +307,9 @@ exit "$st"
  * on stderr, once the terminal has its usual settings back (\`stty sane\`):
  * what is typed after that line (the request's \`stdin\` included) is
  * typed into a terminal as the command will see it. The command then runs
- * on it, in the foreground; the size
- * is the client's (its own terminal's, which the harness sets). Ctrl-C
+ * on it, in the foreground, at the size the header gives (set here: the
+ * client's own first resize may come after the command has started), and
+ * later sizes come through the client and the supervisor. Ctrl-C
  * reaches the command's group and the wrapper alike: the wrapper traps it
  * (a handler, not an ignore, which the command would inherit) so that it
  * outlives it and exits with the command's status.
@@ -318,6 +319,7 @@ printf 'dsh-ready\\n'
 dsh_frames=1
 ${WRAPPER_HEAD}trap : TERM INT QUIT
 stty sane 2>/dev/null
+[ -z "\${dsh_rows-}" ] || stty rows "$dsh_rows" cols "$dsh_cols" 2>/dev/null
 printf '%s s %s\\n' "$n" "$sid"
 ${RUN_FUNCTION}(run "$@")
 exit $?
