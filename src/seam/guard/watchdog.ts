@@ -137,8 +137,9 @@ followed_marks() {
 /**
  * Kills every process whose environment holds \`${MARK_VARIABLE}=$1\`, and
  * the process group and session of each that a marked process leads, again
- * until none is found (a marked process may fork meanwhile; at most ten
- * rounds). Only what descends from the command carries its mark, so nothing
+ * until two passes a tenth of a second apart find none (a marked process
+ * may fork meanwhile, and one in the middle of an exec shows an empty
+ * environment for a moment; at most twelve passes). Only what descends from the command carries its mark, so nothing
  * else is signalled: a group or a session is killed only when its leader is
  * marked (whatever the adapter did, a marked process may sit in a session
  * it did not make), and a process of another user is neither readable nor
@@ -166,11 +167,18 @@ marked() {
 kill_marked() {
   nul_grep=""
   if printf 'x\\0' | grep -qzxF x 2>/dev/null; then nul_grep=1; fi
-  round=0
-  while [ $round -lt 10 ]; do
+  round=0 quiet=0
+  while [ $round -lt 12 ]; do
     round=$((round + 1))
     found=$(marked "$1")
-    [ -n "$found" ] || return 0
+    if [ -z "$found" ]; then
+      # Once more after a pause: a process in the middle of an exec shows an empty environment for a moment.
+      quiet=$((quiet + 1))
+      [ $quiet -lt 2 ] || return 0
+      sleep 0.1 2>/dev/null || sleep 1
+      continue
+    fi
+    quiet=0
     for file in $found; do
       pid="\${file#/proc/}"
       pid="\${pid%/environ}"
