@@ -780,11 +780,15 @@ describe("hostile commands: a main thread that exits while another thread runs",
     return pid;
   }
 
-  const leader = (pidFile: string): string => `echo $$ > '${pidFile}'; exec ${MAIN_THREAD_EXITS}`;
+  // SIGTERM is ignored from the shell's first line on (an ignored signal stays ignored across exec), so a timeout that
+  // fires while python3 is still starting under load finds it as deaf to TERM as once its main thread has exited.
+  const leader = (pidFile: string): string => `trap '' TERM; echo $$ > '${pidFile}'; exec ${MAIN_THREAD_EXITS}`;
 
   it("a timeout settles, and the process is really gone", { timeout: 30_000 }, async () => {
     await withPidFile(async (shell, pidFile) => {
-      const result = await shell.run(shell.resolve(request(leader(pidFile), { timeoutMs: 500 })));
+      // Long enough for python3 to lose its main thread before the timeout on a loaded machine (it takes ~50 ms on
+      // a quiet one); the result must still wait for the SIGKILL of what is left.
+      const result = await shell.run(shell.resolve(request(leader(pidFile), { timeoutMs: 3_000 })));
       assert.equal(result.timedOut, true);
       assert.equal(result.signal, "SIGKILL");
       const [pid] = readPids(pidFile);
