@@ -71,7 +71,11 @@ const CLIENTS: readonly McpClient[] = [
       const config = join(dir, "mcp.json");
       writeFileSync(config, JSON.stringify({ mcpServers: { dsh: { type: "stdio", ...server } } }));
       // Claude Code defers MCP tools behind its ToolSearch tool unless told not to; the mock calls the tool directly.
-      return claudeCodeRun(binary, dir, { mcpConfig: config, env: { ENABLE_TOOL_SEARCH: "false" } });
+      // MCP_TIMEOUT: a server start may take more than the default on a loaded machine (see Codex's below).
+      return claudeCodeRun(binary, dir, {
+        mcpConfig: config,
+        env: { ENABLE_TOOL_SEARCH: "false", MCP_TIMEOUT: "120000" },
+      });
     },
   },
   {
@@ -88,6 +92,9 @@ const CLIENTS: readonly McpClient[] = [
         `env = { ${
           Object.entries(server.env).map(([name, value]) => `${name} = ${JSON.stringify(value)}`).join(", ")
         } }`,
+        // Codex waits 10 s for a server's start by default and then goes on without its tools: under load (a CI
+        // run, load average 30) `dsh-shell mcp` on Node took longer, and the model was never offered `bash`.
+        "startup_timeout_sec = 120",
       ]);
       return run;
     },
