@@ -46,6 +46,7 @@ import type { EngineLink, RemoteEngine } from "../src/engines/mod.ts";
 import { dockerEngine, localEngine, sshEngine } from "../src/engines/mod.ts";
 import type { ProcessAdapter } from "../src/seam/mod.ts";
 import { DockerDaemon, dockerUnavailable } from "./helpers/docker_daemon.ts";
+import { SlowResizeProxy } from "./helpers/docker_proxy.ts";
 import { freePort, LOGIN_ENV, SSH_USER, SshDaemon, sshUnavailable } from "./helpers/ssh_daemon.ts";
 import { assertSpecError, rejection, thrown } from "./helpers/errors.ts";
 import { exitOf } from "./helpers/fixture.ts";
@@ -789,6 +790,52 @@ describe("the Docker engine", { skip: !REQUIRED && dockerMissing }, () => {
     await task.done;
   });
 });
+
+describe(
+  "the Docker engine, with a daemon slow to answer docker's own resize",
+  { skip: !REQUIRED && dockerMissing },
+  () => {
+    ownTmpdir();
+    let docker: DockerDaemon;
+    let container: string;
+    let proxy: SlowResizeProxy;
+    before(async () => {
+      docker = await DockerDaemon.start();
+      container = docker.run(`dsh-engine-slow-${process.pid}`);
+      proxy = await SlowResizeProxy.start(docker.host.slice("unix://".length), join(docker.dir, "slow.sock"));
+    });
+    after(async () => {
+      proxy?.close();
+      await docker?.stop();
+    });
+
+    it("a resize is the size the program ends with: nothing the client sent before it can land after it", async () => {
+      // CI once saw no SIGWINCH for the new size: docker's CLI sends the size it starts with, and listens for SIGWINCH
+      // only once the daemon has answered that; a loaded daemon answered late and undid the resize made meanwhile.
+      await using shell = createShell(dockerEngine({ container, dockerHost: proxy.host }), {
+        workdir: "/tmp",
+        shell: "sh",
+        graceMs: GRACE_MS,
+      });
+      const task = shell.start(shell.resolve({
+        command: "trap 'echo winch $(stty size)' WINCH; echo ready; while :; do sleep 0.1; done",
+        owner: "agent",
+        tty: { columns: 90, rows: 30 },
+      }));
+      await readUntil(task, /ready/);
+      task.resize(132, 43);
+      await readUntil(task, /winch 43 132\r\n/);
+      // Whatever the client asked of the daemon until now lands now, late (the daemon has applied it once answered).
+      await proxy.releaseAll();
+      // The size of the command's terminal, read from outside the code under test.
+      const terminal = docker.cli(["exec", container, "readlink", `/proc/${task.pid}/fd/0`]).stdout.trim();
+      assert.match(terminal, /^\/dev\/pts\/\d+$/);
+      assert.equal(docker.cli(["exec", container, "stty", "-F", terminal, "size"]).stdout.trim(), "43 132");
+      task.kill();
+      await task.done;
+    });
+  },
+);
 
 describe("the SSH engine", { skip: !REQUIRED && sshMissing }, () => {
   ownTmpdir();
