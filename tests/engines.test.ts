@@ -833,6 +833,15 @@ describe(
       assert.equal(docker.cli(["exec", container, "stty", "-F", terminal, "size"]).stdout.trim(), "43 132");
       task.kill();
       await task.done;
+      // Resized the moment start() returned, long before the command runs: it starts at that size, and keeps it.
+      const early = shell.start(shell.resolve({ command: "stty size; sleep 300", owner: "agent", tty: true }));
+      early.resize(100, 40);
+      assert.equal(await readUntil(early, /\r\n/), "40 100\r\n");
+      await proxy.releaseAll();
+      const earlyTerminal = docker.cli(["exec", container, "readlink", `/proc/${early.pid}/fd/0`]).stdout.trim();
+      assert.equal(docker.cli(["exec", container, "stty", "-F", earlyTerminal, "size"]).stdout.trim(), "40 100");
+      early.kill();
+      await early.done;
     });
   },
 );
