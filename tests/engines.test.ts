@@ -527,7 +527,7 @@ function engineSuite(target: () => Target): void {
   });
 
   for (const how of ["sigkill", "sigkill-tty"] as const) {
-    const what = how === "sigkill" ? "tasks" : "tasks on terminals, setsid inside included";
+    const what = how === "sigkill" ? "tasks" : "terminal tasks (setsid inside)";
     it(`the harness SIGKILLed with ${what} running: everything it started there ends within graceMs + 5 s`, async () => {
       await harnessKilled(how);
     });
