@@ -59,7 +59,10 @@ describe("exec_command", () => {
   it("answers a program that ended in Codex's form, its stdout and stderr in the order they came", async () => {
     await withShell({}, async (shell) => {
       const outcome = await executeExecCommandTool(shell, {
-        cmd: "echo one; echo two >&2; sleep 0.05; echo three; exit 3",
+        // Two pipes have no order of their own: the order is the host's reading. The pauses leave the host time to
+        // read each line before the next is written (0.05 s and none were too short at load 30); nothing in the
+        // command can learn that the host has read a line, so a pause is all there is.
+        cmd: "echo one; sleep 0.5; echo two >&2; sleep 0.5; echo three; exit 3",
         yield_time_ms: 10_000,
       }, context);
       const { head, output } = parts(outcome.text);
