@@ -1,15 +1,16 @@
 /**
- * The start of one command, shared by foreground runs and background
- * tasks: check the workdir, build the environment, spawn the session, wire
- * its output into bounded collectors and its deadline to termination, and
- * hand it to the settle (`settle/settle.ts`).
+ * The local transport's command: a process group on this machine. Its
+ * start checks the workdir, builds the environment, has the shell's
+ * wrapper (`wrapper.ts`: the terminal, the sandbox) wrap the request,
+ * spawns the leader of a new session through the adapter and records the
+ * session; its termination signals the whole session (the wrapper told
+ * first); its end is the leader's exit and the pipes drained, and a signal
+ * or an exit code as the adapter reports it.
  *
  * @module
  */
 
-import type { ChildHandle, ProcessAdapter, SpawnRequest } from "../adapter.ts";
-import { OutputCollector } from "../capture/collector.ts";
-import { OutputEvents } from "../capture/output_events.ts";
+import type { ChildExit, ChildHandle, ProcessAdapter, SpawnRequest } from "../adapter.ts";
 import type { AmbientSource } from "../env/ambient_source.ts";
 import { mergeEnvWith } from "../env/merge.ts";
 import { markNestedShell } from "../env/shell_level.ts";
@@ -19,35 +20,31 @@ import type { HostProcess } from "../host.ts";
 import { ownValue } from "../own_fields.ts";
 import type { SessionRegistry } from "../session/registry.ts";
 import { CommandSession } from "../session/session.ts";
-import { settle } from "../settle/settle.ts";
-import { Deadline } from "../terminate/deadline.ts";
+import { drainAfterExit } from "../settle/drain.ts";
 import type { ResolvedShellOptions } from "../resolve/options.ts";
-import type { Launched } from "../backend.ts";
-import type { ShellExecSpec, ShellObserver } from "../types.ts";
+import type { CommandExit, CommandStart, Running } from "../transport.ts";
 import { describeSpawnFailure, wouldStart } from "./failure.ts";
 import { checkWorkdir } from "./workdir.ts";
-import { type SpawnWrapper, STATE_FD } from "../wrapper.ts";
+import { type SpawnWrapper, STATE_FD, type WrappedCommand } from "../wrapper.ts";
 import { statePrelude } from "../carry/script.ts";
-import { takeState } from "../carry/state.ts";
+import { type StateChange, takeState } from "../carry/state.ts";
+import type { Deadline } from "../terminate/deadline.ts";
+import type { ShellRunResult } from "../settle/types.ts";
 
-/** What a launch needs from the shell that owns it. */
-export interface LaunchContext {
+/** What a local command needs from the shell that owns it. */
+export interface ProcessGroupContext {
   /** The adapter that spawns and signals. */
   readonly adapter: ProcessAdapter;
   /** The shell's resolved options. */
   readonly options: ResolvedShellOptions;
   /** The host process's shared state: process table, terminations, abort listeners. */
   readonly host: HostProcess;
-  /** The spill directory of an owner's commands, created on first use. */
-  readonly spillDirectory: (owner: string | null) => string;
   /** The ambient environment, read at each spawn. */
   readonly ambient: AmbientSource;
   /** The shell's sessions. */
   readonly sessions: SessionRegistry;
-  /** What wraps the spawns (the shell's sandbox), when anything does. */
+  /** What wraps the spawns (the terminal, the sandbox), when anything does. */
   readonly wrapper: SpawnWrapper | undefined;
-  /** Aborted by `close()`: ends every command in flight. */
-  readonly closeSignal: AbortSignal;
   /** Keeps a background termination that `close()` must await. */
   readonly track: (work: Promise<unknown>) => void;
   /** The path, in a directory no command is shown, where the session's command marked `mark` leaves its state. */
@@ -57,26 +54,14 @@ export interface LaunchContext {
 const encoder = new TextEncoder();
 
 /**
- * Starts `spec`. Throws {@linkcode ShellSpawnError} when the workdir or the
- * shell (or the argv form's program) is missing; every later outcome
- * settles `result`.
- *
- * @param timeoutMs The timeout to enforce, or undefined for none (tasks).
- * @param carry Set for a session's command line: its state is left in a file, read by `Launched.state`.
+ * Starts `command` as the leader of a new session. Throws
+ * {@linkcode ShellSpawnError} when the workdir or the shell (or the argv
+ * form's program) is missing.
  */
-export function launch(
-  spec: ShellExecSpec,
-  context: LaunchContext,
-  timeoutMs: number | undefined,
-  observer?: ShellObserver,
-  carry?: boolean,
-): Launched {
+export function startProcessGroup(command: CommandStart, context: ProcessGroupContext): Running {
+  const { spec } = command;
   const { adapter, options, host } = context;
-  const startedAt = performance.now();
   checkWorkdir(spec.workdir);
-  const stdout = newCollector(context, spec, spec.stdoutMaxBytes, "stdout");
-  const stderr = newCollector(context, spec, options.maxOutputBytes, "stderr");
-  const events = new OutputEvents(observer);
   // Own properties only: an `env` on a polluted Object.prototype must not reach the child.
   const env = ownValue(spec, "env");
   const dshEnv = ownValue(spec, "dshEnv");
@@ -88,30 +73,23 @@ export function launch(
   );
   // The library's own: set last, so that no layer can forge or drop it.
   childEnv[MARK_VARIABLE] = mark;
-  // Only a command line can change a directory or an environment that outlives its program.
-  const stateFile = carry === true && args === undefined ? context.stateFile(mark) : undefined;
+  const stateFile = command.carry ? context.stateFile(mark) : undefined;
   const confined = context.wrapper?.confines(spec) === true;
-  const command = stateFile === undefined
+  const line = stateFile === undefined
     ? spec.command
     : statePrelude(confined ? { fd: STATE_FD } : { path: stateFile }) + spec.command;
   let request: SpawnRequest = {
     // A command line is run by the shell; the argv form runs the program itself, with no shell in between.
     program: args === undefined ? wrapperShell(context.wrapper) ?? options.shell : spec.command,
-    args: args === undefined ? ["-c", command] : args,
+    args: args === undefined ? ["-c", line] : args,
     cwd: spec.workdir,
     env: childEnv,
     stdin: typeof stdin === "string" ? encoder.encode(stdin) : stdin,
     // Own properties, always: an adapter reads them plainly, and a polluted Object.prototype must not answer.
     keepStdin: ownValue(spec, "keepStdin") === true,
     terminal: undefined,
-    onStdout: (chunk) => {
-      stdout.write(chunk);
-      events.stdout(chunk);
-    },
-    onStderr: (chunk) => {
-      stderr.write(chunk);
-      events.stderr(chunk);
-    },
+    onStdout: command.stdout,
+    onStderr: command.stderr,
   };
   const wrapped = context.wrapper?.wrap(request, spec, confined ? stateFile : undefined);
   if (wrapped !== undefined) request = wrapped.request;
@@ -121,53 +99,83 @@ export function launch(
   const followed = wrapped === undefined ? undefined : ownValue(wrapped, "followedMark");
   const session = new CommandSession(adapter, child.pid, host.procTable, followed);
   context.sessions.started(session);
-  const signals = [ownValue(spec, "signal"), context.closeSignal];
-  const deadline = new Deadline(timeoutMs, signals, host.abortListeners, () => {
-    const after = wrapped?.terminating(session);
-    const ended = host.terminations.terminate(session, options.graceMs);
-    context.track(after === undefined ? ended : after(ended));
-  });
-  let endingSurvivors = false;
-  const result = settle({
-    child,
-    session,
-    deadline,
-    sessions: context.sessions,
-    graceMs: options.graceMs,
-    startedAt,
-    timeoutMs: timeoutMs ?? spec.timeoutMs,
-    stdout,
-    stderr,
-    events,
-    wrapped,
-  });
-  return {
-    pid: child.pid,
-    stdout,
-    stderr,
-    result,
-    events,
-    state: stateFile === undefined
+  return new ProcessGroup(context, child, session, wrapped, stateFile, childEnv);
+}
+
+/** A started local command. */
+class ProcessGroup implements Running {
+  readonly pid: number;
+  readonly input: Running["input"];
+  readonly resize: Running["resize"];
+  readonly #context: ProcessGroupContext;
+  readonly #child: ChildHandle;
+  readonly #session: CommandSession;
+  readonly #wrapped: WrappedCommand | undefined;
+  readonly #stateFile: string | undefined;
+  readonly #env: Readonly<Record<string, string>>;
+  #exit: ChildExit = { code: null, signal: null };
+
+  constructor(
+    context: ProcessGroupContext,
+    child: ChildHandle,
+    session: CommandSession,
+    wrapped: WrappedCommand | undefined,
+    stateFile: string | undefined,
+    env: Readonly<Record<string, string>>,
+  ) {
+    this.#context = context;
+    this.#child = child;
+    this.#session = session;
+    this.#wrapped = wrapped;
+    this.#stateFile = stateFile;
+    this.#env = env;
+    this.pid = child.pid;
+    this.input = ownValue(child, "input");
+    this.resize = ownValue(child, "resize") === undefined ? undefined : (size) => child.resize?.(size);
+  }
+
+  terminate(): void {
+    const { host, options, track } = this.#context;
+    const after = this.#wrapped?.terminating(this.#session);
+    const ended = host.terminations.terminate(this.#session, options.graceMs);
+    track(after === undefined ? ended : after(ended));
+  }
+
+  async exited(deadline: Deadline): Promise<void> {
+    const child = this.#child;
+    this.#exit = await child.exited;
+    // A timeout, an abort or close() during the drain cuts it short: they also terminate what is left of the session.
+    if (!await drainAfterExit(child, this.#context.options.graceMs, deadline.fired)) child.releaseOutput();
+  }
+
+  interpret(): CommandExit {
+    this.#context.sessions.settled(this.#session);
+    const exit = this.#exit;
+    return { exitCode: exit.signal === null ? exit.code : null, signal: exit.signal };
+  }
+
+  ended(result: ShellRunResult): void {
+    this.#wrapped?.ended(result, this.#exit, this.#session);
+  }
+
+  endSurvivors(): boolean {
+    if (!this.#session.alive()) return false;
+    const { host, options, track } = this.#context;
+    track(
+      host.terminations.terminate(this.#session, options.graceMs).then((gone) => {
+        this.#session.killFollowed();
+        return gone;
+      }),
+    );
+    return true;
+  }
+
+  state(): StateChange | undefined {
+    const wrapped = this.#wrapped;
+    return this.#stateFile === undefined
       ? undefined
-      : () => takeState(stateFile, wrapped?.env ?? wrapped?.request.env ?? childEnv),
-    input: ownValue(child, "input"),
-    resize: ownValue(child, "resize") === undefined ? undefined : (size) => child.resize?.(size),
-    stop: (cause) => {
-      // Until the result settles the deadline ends the whole session, also once the leader has exited and only a
-      // backgrounded child holds the pipes: that cuts the drain short.
-      if (deadline.fire(cause)) return true;
-      // Settled: what the command left running (a survivor) is still the caller's to end; the result stays as it is.
-      if (deadline.cause !== undefined || endingSurvivors || !session.alive()) return false;
-      endingSurvivors = true;
-      context.track(
-        host.terminations.terminate(session, options.graceMs).then((gone) => {
-          session.killFollowed();
-          return gone;
-        }),
-      );
-      return true;
-    },
-  };
+      : takeState(this.#stateFile, wrapped?.env ?? wrapped?.request.env ?? this.#env);
+  }
 }
 
 /** The program a wrapper resolved for command lines, if it did (its own property only). */
@@ -193,13 +201,4 @@ function spawn(adapter: ProcessAdapter, role: "shell" | "program", request: Spaw
     const message = describeSpawnFailure(request.program, request.env.PATH, context);
     throw new ShellSpawnError(message, request.program, { cause: error });
   }
-}
-
-function newCollector(context: LaunchContext, spec: ShellExecSpec, budget: number, label: string): OutputCollector {
-  return new OutputCollector({
-    budget,
-    maxSpillBytes: context.options.maxSpillBytes,
-    spillDirectory: () => context.spillDirectory(spec.owner),
-    label,
-  });
 }
