@@ -32,8 +32,7 @@
 
 import type { TerminalSize } from "../adapter.ts";
 import type { EngineFailure, EngineProcess } from "../engine.ts";
-import { mergeEnvWith } from "../env/merge.ts";
-import { markNestedShell } from "../env/shell_level.ts";
+import { commandEnv } from "../env/command_env.ts";
 import { ShellEngineError } from "../errors.ts";
 import { ownValue } from "../own_fields.ts";
 import type { Deadline, StopCause } from "../terminate/deadline.ts";
@@ -299,11 +298,7 @@ export class RemoteCommand implements Running {
   /** Starts the wrapper with the header, its stdin after it. */
   #start(supervisor: Supervisor): EngineProcess {
     const { host, options } = this.#backend.shell;
-    const env = markNestedShell(mergeEnvWith({
-      ambient: supervisor.env,
-      env: ownValue(this.#spec, "env"),
-      dshEnv: ownValue(this.#spec, "dshEnv"),
-    }, host.scrubDecisions));
+    const env = commandEnv(this.#spec, supervisor.env, host.scrubDecisions);
     // The engine's own variables that no shell can pass (the caller's were refused up front) are left out.
     for (const name of Object.keys(env)) if (!isShellName(name)) delete env[name];
     const terminal = this.#terminal;

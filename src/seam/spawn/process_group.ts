@@ -12,8 +12,7 @@
 
 import type { ChildExit, ChildHandle, ProcessAdapter, SpawnRequest } from "../adapter.ts";
 import type { AmbientSource } from "../env/ambient_source.ts";
-import { mergeEnvWith } from "../env/merge.ts";
-import { markNestedShell } from "../env/shell_level.ts";
+import { commandEnv } from "../env/command_env.ts";
 import { ShellSpawnError } from "../errors.ts";
 import { MARK_VARIABLE, newMark } from "../guard/record.ts";
 import type { HostProcess } from "../host.ts";
@@ -62,15 +61,10 @@ export function startProcessGroup(command: CommandStart, context: ProcessGroupCo
   const { spec } = command;
   const { adapter, options, host } = context;
   checkWorkdir(spec.workdir);
-  // Own properties only: an `env` on a polluted Object.prototype must not reach the child.
-  const env = ownValue(spec, "env");
-  const dshEnv = ownValue(spec, "dshEnv");
   const stdin = ownValue(spec, "stdin");
   const args = ownValue(spec, "args");
   const mark = newMark();
-  const childEnv = markNestedShell(
-    mergeEnvWith({ ambient: context.ambient.read(), env, dshEnv }, host.scrubDecisions, context.ambient.key),
-  );
+  const childEnv = commandEnv(spec, context.ambient.read(), host.scrubDecisions, context.ambient.key);
   // The library's own: set last, so that no layer can forge or drop it.
   childEnv[MARK_VARIABLE] = mark;
   const stateFile = command.carry ? context.stateFile(mark) : undefined;
