@@ -246,6 +246,35 @@ describe("nothing of a terminal's command is left running", () => {
     );
     assert.ok(await eventually(() => openFds() <= fdsBefore), `fds: ${openFds()} now, ${fdsBefore} before`);
   });
+  it("after close(), for 100 sessions and 50 terminals open at once, with no process and no file descriptor left", async () => {
+    // A terminal and a session once, so that what loading them opens for good is not counted.
+    await withShell(async (shell) => {
+      await shell.exec("true", { tty: true });
+      await shell.session({ owner: null }).exec("cd /");
+    });
+    const fdsBefore = openFds();
+    const mark = marker();
+    const shell = createLocalShell({ graceMs: 500, maxTasksPerOwner: 60 });
+    const tasks = Array.from(
+      { length: 50 },
+      () => shell.start(shell.resolve({ command: ESCAPING, owner: "agent", tty: true, env: mark.env })),
+    );
+    const escaped = await Promise.all(tasks.map(escapedPid));
+    const sessions = Array.from({ length: 100 }, (_, i) => shell.session({ owner: `o${i % 7}`, env: mark.env }));
+    const runs = sessions.map((session) => session.exec("cd /tmp && export STEP=1 && sleep 300"));
+    // Each terminal's command is two sleeps (its shell execs the last), one of them out of its session; each
+    // session's, a bash (which stays, for the state's EXIT trap) and its sleep.
+    assert.ok(await eventually(() => mark.alive().length === 300, 30_000), `running: ${mark.alive().length}`);
+    await shell.close();
+    for (const result of await Promise.all(runs)) assert.equal(result.aborted, true);
+    assert.ok(tasks.every((task) => task.status === "killed"));
+    assert.ok(sessions.every((session) => session.env.STEP === undefined), "a killed command hands nothing on");
+    assert.ok(
+      await eventually(() => escaped.every((pid) => !isRunning(pid)) && mark.alive().length === 0),
+      `alive: ${mark.alive()}`,
+    );
+    assert.ok(await eventually(() => openFds() <= fdsBefore), `fds: ${openFds()} now, ${fdsBefore} before`);
+  });
 });
 
 describe("a host that dies with a terminal's command running leaves nothing of it", () => {

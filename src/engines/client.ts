@@ -50,9 +50,22 @@ export function startChannel(owner: ClientOwner, command: ClientCommand, output:
 }
 
 /**
+ * How a client on a terminal starts: its terminal made 0 × 0 first, then
+ * the client in the same process. A client reads its terminal's size and
+ * sends it to the engine's side at its start and on each SIGWINCH (Docker's
+ * CLI at its start with a request that can land late, after a later size
+ * set there, and only then listens for SIGWINCH); with 0 × 0 both `docker`
+ * and `ssh` send none, so the size of the engine's terminal is the
+ * wrapper's and the supervisor's alone (`remote/command.ts`). Without `stty` the
+ * client starts all the same, at the adapter's size.
+ */
+const ZERO_SIZE_THEN_EXEC = 'stty rows 0 cols 0 2>/dev/null; exec "$0" "$@"';
+
+/**
  * Starts a client for one command: `stdin` is written to it and closed, or
  * kept open after it (`keepStdin`); with `terminal`, the client runs on a
- * local pseudo-terminal of that size (its input kept open).
+ * local pseudo-terminal (its input kept open), which it finds 0 × 0: the
+ * size of the engine's terminal is not the client's to set.
  */
 export function startProcess(
   owner: ClientOwner,
@@ -61,13 +74,14 @@ export function startProcess(
   output: EngineOutput,
   options: { readonly keepStdin?: boolean; readonly terminal?: TerminalSize } = {},
 ): EngineProcess {
+  const onTerminal = options.terminal !== undefined;
   const child = attempt(
     owner,
     command,
     () =>
       owner.adapter.spawn({
-        program: command.program,
-        args: command.args,
+        program: onTerminal ? "/bin/sh" : command.program,
+        args: onTerminal ? ["-c", ZERO_SIZE_THEN_EXEC, command.program, ...command.args] : command.args,
         cwd: "/",
         env: command.env,
         stdin,
@@ -83,7 +97,6 @@ export function startProcess(
     drained: child.drained,
     releaseOutput: () => child.releaseOutput(),
     input: child.input,
-    resize: child.resize === undefined ? undefined : (size) => child.resize?.(size),
     abandon: () => {
       if (running) owner.adapter.signalGroup(child.pid, "SIGKILL");
     },

@@ -151,10 +151,12 @@ export interface EngineLink {
    * Starts one command's wrapper: `argv` on the engine, `stdin` written to
    * it and then closed, or, with `options.keepStdin`, kept open for the
    * process's `input`. With `options.terminal` the local client runs on a
-   * pseudo-terminal of that size and asks the engine for one
-   * (`docker exec -t`, `ssh -tt`): its output is one stream (`onStdout`),
-   * its input is kept open and typed, and `resize` changes both terminals'
-   * size. Like a local child, it keeps the event loop open while it runs. Throws a `ShellEngineError` when the local client cannot
+   * pseudo-terminal and asks the engine for one (`docker exec -t`,
+   * `ssh -tt`): its output is one stream (`onStdout`) and its input is kept
+   * open and typed. The engine's terminal gets its size from the wrapper
+   * (`options.terminal`, before the command runs) and from the supervisor
+   * (each resize), never from the client, which must send none: the
+   * built-in links start it on a 0 × 0 terminal. Like a local child, it keeps the event loop open while it runs. Throws a `ShellEngineError` when the local client cannot
    * be started.
    */
   run(
@@ -234,8 +236,6 @@ export interface EngineProcess {
   releaseOutput(): void;
   /** Its stdin after `stdin`, when it was started with `keepStdin` or `terminal`. */
   readonly input?: ChildInput;
-  /** Changes the size of its terminal (and so of the engine's), when it was started with `terminal`. */
-  readonly resize?: (size: TerminalSize) => void;
   /**
    * Ends the local client at once (SIGKILL), if it still runs. What it
    * started on the engine is not affected: the supervisor ends that.

@@ -76,8 +76,10 @@ export class RemoteCommand implements Running {
   #stopConnecting: (() => void) | undefined;
   #supervisor: Supervisor | undefined;
   #process: EngineProcess | undefined;
-  /** The size of the command's terminal, when it runs on one. */
-  readonly #terminal: TerminalSize | undefined;
+  /** The size of the command's terminal, when it runs on one: the one asked for, then the last resize(). */
+  #terminal: TerminalSize | undefined;
+  /** The size the header of the wrapper now starting carries (the wrapper sets it before the command runs). */
+  #headerSize: TerminalSize | undefined;
   #session: RemoteSession | undefined;
   #pid = 0;
   #terminateWhenStarted = false;
@@ -281,11 +283,14 @@ export class RemoteCommand implements Running {
   }
 
   /**
-   * Resizes both terminals: the client's here (which the client passes on) and, through the supervisor, the
-   * session's own over there, since a client just started may not yet listen for the change.
+   * Resizes the session's terminal over there, through the supervisor only: one writer, in the order of the calls.
+   * The client's own terminal here stays 0 × 0 (see `startProcess`), so the client never sends a size of its own: a
+   * client that did could land its first size, read before this resize, after it, and undo it (Docker's CLI sends
+   * that one when it starts and answers SIGWINCH only once it has landed). Before the wrapper has said which session
+   * it is, the size waits for that line (`started`), or goes in the header of a wrapper not yet started.
    */
   #resize(size: TerminalSize): void {
-    this.#process?.resize?.(size);
+    this.#terminal = size;
     const session = this.#session;
     if (session !== undefined && !session.gone) session.supervisor.resize(session.sid, size);
   }
@@ -302,6 +307,7 @@ export class RemoteCommand implements Running {
     // The engine's own variables that no shell can pass (the caller's were refused up front) are left out.
     for (const name of Object.keys(env)) if (!isShellName(name)) delete env[name];
     const terminal = this.#terminal;
+    this.#headerSize = terminal;
     if (terminal !== undefined && typeof ownValue(this.#spec, "env")?.TERM !== "string") env.TERM = DEFAULT_TERM;
     // A terminal's command is followed by its mark, as locally: what it starts with `setsid` leaves its session but
     // carries the mark, which the supervisor sweeps for when it ends the session (the wrapper records it).
@@ -336,6 +342,9 @@ export class RemoteCommand implements Running {
         if (given !== undefined) input?.attach(given);
         this.#pid = sid;
         this.#session = this.#backend.started(supervisor, sid);
+        // A resize() made since the header was written: the wrapper has set the header's size, this one comes after.
+        const size = this.#terminal;
+        if (size !== undefined && size !== this.#headerSize) supervisor.resize(sid, size);
         if (this.#terminateWhenStarted) this.terminate();
       },
       refused: (reason) => this.#refusal = reason,

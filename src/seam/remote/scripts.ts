@@ -37,7 +37,7 @@ import { KILL_MARKED_FUNCTION } from "../guard/watchdog.ts";
  * heartbeat is `q beat`, once a second), `s SID` (answers `state SID N` and the N bytes of the state
  * file a session's command left, `SID.s`, then removes it; N is 0 when there is none), `z SID ROWS COLS`
  * (sets the size of the terminal that is the session's stdin, which signals its foreground job with SIGWINCH:
- * a resize the engine's client may miss, right after its start, still arrives). Every line counts as a heartbeat. Session ids are refused
+ * after the wrapper, the only writer of that size; the engine's client sends none, see `startProcess`). Every line counts as a heartbeat. Session ids are refused
  * unless they are a pid other than 0, 1 and its own: `kill -- -0` or
  * `kill -- -1` would reach far more than a command.
  *
@@ -307,9 +307,10 @@ exit "$st"
  * on stderr, once the terminal has its usual settings back (\`stty sane\`):
  * what is typed after that line (the request's \`stdin\` included) is
  * typed into a terminal as the command will see it. The command then runs
- * on it, in the foreground, at the size the header gives (set here: the
- * client's own first resize may come after the command has started), and
- * later sizes come through the client and the supervisor. Ctrl-C
+ * on it, in the foreground, at the size the header gives (set here, before
+ * the command runs), and later sizes come from the supervisor (`z`) alone:
+ * the client runs on a 0 × 0 terminal and sends none, so no size of its
+ * own can land after a later one and undo it. Ctrl-C
  * reaches the command's group and the wrapper alike: the wrapper traps it
  * (a handler, not an ignore, which the command would inherit) so that it
  * outlives it and exits with the command's status.
