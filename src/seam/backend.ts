@@ -55,7 +55,10 @@ export interface Launched {
   readonly stdout: OutputCollector;
   /** The collector of stderr. */
   readonly stderr: OutputCollector;
-  /** Settles with the result; never rejects. */
+  /**
+   * Settles with the result. Rejects only when the command could not be run: its transport's error (an engine's, a
+   * refusal) or its wrapper's (a sandbox that never started it), which is also on its stderr unless the result was built.
+   */
   readonly result: Promise<ShellRunResult>;
   /** The output as it arrives: for waiters (a task's `waitForOutput`). */
   readonly events: OutputEvents;
