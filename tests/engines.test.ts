@@ -527,7 +527,7 @@ function engineSuite(target: () => Target): void {
   });
 
   for (const how of ["sigkill", "sigkill-tty"] as const) {
-    const what = how === "sigkill" ? "tasks" : "tasks on terminals, setsid inside included";
+    const what = how === "sigkill" ? "tasks" : "terminal tasks (setsid inside)";
     it(`the harness SIGKILLed with ${what} running: everything it started there ends within graceMs + 5 s`, async () => {
       await harnessKilled(how);
     });
@@ -881,6 +881,19 @@ describe("the SSH engine", { skip: !REQUIRED && sshMissing }, () => {
   });
 
   engineSuite(() => target);
+
+  it("answers a python3 prompt on the remote terminal through write() (the Docker image has no python3)", async () => {
+    await using shell = shellOn(target);
+    const task = shell.start(shell.resolve({
+      command: `python3 -c 'x = input("name? "); print("hi", x)'`,
+      owner: "agent",
+      tty: true,
+    }));
+    await readUntil(task, /name\? $/);
+    await task.write("bob\r");
+    assert.equal((await task.done).exitCode, 0);
+    assert.equal(task.read().stdout, "bob\r\nhi bob\r\n", "the terminal echoes what is typed, then the answer");
+  });
 
   it("one connection per shell: every command is a session of it, with no handshake of its own", async () => {
     const before = sshd.logins();

@@ -234,7 +234,12 @@ describe("a program's end", () => {
       assert.ok(runningWithEnv("MARK", mark).length >= 2);
       turn.abort();
       assert.ok(await eventually(() => runningWithEnv("MARK", mark).length === 0, POLL_MS), "nothing left running");
-      const last = await executeWriteStdinTool(shell, { session_id: started.sessionId }, context);
+      // Its processes gone is not yet its end seen: the call waits for that (it returns once the program has ended).
+      const last = await executeWriteStdinTool(
+        shell,
+        { session_id: started.sessionId, yield_time_ms: POLL_MS },
+        context,
+      );
       assert.match(last.text, /^Process ended by signal SIG(TERM|KILL|HUP) \(stopped\)$/m);
     });
   });
