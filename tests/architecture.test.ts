@@ -1,8 +1,9 @@
 /**
  * The claims of `docs/architecture.md` a newcomer relies on, checked on the
  * source tree: the root entry exports at most 36 names, each name has one
- * home entry (no entry repeats another's), and no module of the library
- * imports itself back through others (no import circle).
+ * home entry (no entry repeats another's), no module of the library
+ * imports itself back through others (no import circle), and every command
+ * goes through the one launch pipeline over a transport.
  *
  * The tree is read as text, from wherever the tests run (the sources under
  * Deno, `npm/test/` under Node): the claims are about the source, the same
@@ -180,6 +181,33 @@ describe("the architecture's claims", () => {
       }
     }
     assert.deepEqual(upward, [], "a folder imports one listed below it");
+  });
+
+  it("every command goes through the one launch pipeline, over a transport", () => {
+    const seam = join(ROOT, "src", "seam");
+    const at = (path: string): string => join(seam, path);
+    const modules = libraryModules();
+    const codeOf = (file: string): string => code(readFileSync(file, "utf8"));
+    const inSeam = modules.filter((file) => file.startsWith(seam + "/"));
+    const where = (pattern: RegExp): string[] =>
+      inSeam.filter((file) => pattern.test(codeOf(file))).map((file) => relative(seam, file)).sort();
+    const importersOf = (target: string): string[] =>
+      modules.filter((file) => importsOf(file).includes(target)).map((file) => relative(seam, file)).sort();
+    // The deadline is made, and the result built, in one place each, whatever the command runs on.
+    assert.deepEqual(where(/\bnew Deadline\(/), ["launch/launch.ts"]);
+    assert.deepEqual(where(/(?<![#\w])buildResult\(/), ["settle/result.ts", "settle/settle.ts"]);
+    // The shell reaches commands only through the pipeline, and the pipeline alone settles them.
+    assert.deepEqual(importersOf(at("launch/launch.ts")), ["shell.ts"]);
+    assert.deepEqual(importersOf(at("settle/settle.ts")), ["launch/launch.ts"]);
+    // The transports implement the contract and know nothing of the pipeline; in the seam only the local one spawns
+    // (an engine's local client is the engine's, in src/engines/).
+    const transports = ["spawn/process_group.ts", "remote/command.ts"];
+    for (const transport of transports) {
+      const imported = importsOf(at(transport)).map((file) => relative(seam, file));
+      assert.ok(imported.includes("transport.ts"), `${transport} does not implement transport.ts`);
+      assert.deepEqual(imported.filter((file) => file.startsWith("launch/") || file === "settle/settle.ts"), []);
+    }
+    assert.deepEqual(where(/\badapter\.spawn\(/), ["spawn/process_group.ts"]);
   });
 
   it("the circle check finds a circle where there is one, and reads every kind of import", () => {

@@ -56,7 +56,7 @@ export function startChannel(owner: ClientOwner, command: ClientCommand, output:
  * CLI at its start with a request that can land late, after a later size
  * set there, and only then listens for SIGWINCH); with 0 × 0 both `docker`
  * and `ssh` send none, so the size of the engine's terminal is the
- * wrapper's and the supervisor's alone (`launch.ts`). Without `stty` the
+ * wrapper's and the supervisor's alone (`remote/command.ts`). Without `stty` the
  * client starts all the same, at the adapter's size.
  */
 const ZERO_SIZE_THEN_EXEC = 'stty rows 0 cols 0 2>/dev/null; exec "$0" "$@"';

@@ -1,8 +1,10 @@
 /**
  * What a shell runs its commands on, behind `Shell`: the local backend
  * (`local_backend.ts`: an adapter's process groups on this machine) or a
- * remote one (`remote/backend.ts`: an engine's connection). The shell
- * itself — validation, tasks and owners, `close()` — is the same for both.
+ * remote one (`remote/backend.ts`: an engine's connection), each a
+ * transport (`transport.ts`) of the one launch pipeline. The shell itself —
+ * validation, tasks and owners, `close()` — and every command's way from
+ * spec to result are the same for both.
  *
  * Internal: not exported from the package.
  *
@@ -16,7 +18,8 @@ import type { OutputCollector } from "./capture/collector.ts";
 import type { OutputEvents } from "./capture/output_events.ts";
 import type { StateChange } from "./carry/state.ts";
 import type { StopCause } from "./terminate/deadline.ts";
-import type { ShellExecSpec, ShellObserver, ShellRunResult } from "./types.ts";
+import type { Transport } from "./transport.ts";
+import type { ShellRunResult } from "./types.ts";
 
 /** What a backend gets from the shell that owns it. */
 export interface BackendContext {
@@ -30,21 +33,12 @@ export interface BackendContext {
   readonly track: (work: Promise<unknown>) => void;
 }
 
-/** Where a shell's commands run. */
-export interface ShellBackend {
-  /**
-   * Starts `spec` (a checked spec of this shell). Throws what a command that
-   * cannot start at all throws at once; every later outcome settles `result`.
-   *
-   * @param timeoutMs The timeout to enforce, or undefined for none (tasks).
-   * @param carry A session's command: leave its state for `Launched.state` (a command line only).
-   */
-  launch(
-    spec: ShellExecSpec,
-    timeoutMs: number | undefined,
-    observer: ShellObserver | undefined,
-    carry?: boolean,
-  ): Launched;
+/**
+ * Where a shell's commands run: a {@linkcode Transport} (each command goes
+ * through the one pipeline, `launch/launch.ts`, over it) that also ends
+ * what the shell leaves behind.
+ */
+export interface ShellBackend extends Transport {
   /**
    * Called by `close()` once every command in flight has settled: ends what
    * the commands left running, waits until it is gone, and releases what
@@ -53,7 +47,7 @@ export interface ShellBackend {
   shutDown(): Promise<void>;
 }
 
-/** A started command, on whichever backend: what the shell and its task see. */
+/** A started command, on whichever backend: what the pipeline hands the shell and its task. */
 export interface Launched {
   /** The leader's pid, which is also its session's id. */
   readonly pid: number;
@@ -61,7 +55,10 @@ export interface Launched {
   readonly stdout: OutputCollector;
   /** The collector of stderr. */
   readonly stderr: OutputCollector;
-  /** Settles with the result; never rejects. */
+  /**
+   * Settles with the result. Rejects only when the command could not be run: its transport's error (an engine's, a
+   * refusal) or its wrapper's (a sandbox that never started it), which is also on its stderr unless the result was built.
+   */
   readonly result: Promise<ShellRunResult>;
   /** The output as it arrives: for waiters (a task's `waitForOutput`). */
   readonly events: OutputEvents;

@@ -1,7 +1,8 @@
 /**
  * The local backend: commands are process groups on this machine, spawned
- * by an adapter, tracked through `/proc`, guarded by the exit guard and the
- * watchdog, and optionally sandboxed. What `createLocalShell` runs on.
+ * by an adapter (`spawn/process_group.ts`, the local transport), tracked
+ * through `/proc`, guarded by the exit guard and the watchdog, and wrapped
+ * by the terminal and the sandbox. What `createLocalShell` runs on.
  *
  * Internal: not exported from the package.
  *
@@ -10,21 +11,22 @@
 
 import { join } from "node:path";
 import type { ProcessAdapter } from "./adapter.ts";
-import type { BackendContext, Launched, ShellBackend } from "./backend.ts";
+import type { BackendContext, ShellBackend } from "./backend.ts";
 import { SpillDirectory } from "./capture/spill.ts";
 import { ambientSource } from "./env/ambient_source.ts";
 import { Watchdog } from "./guard/watchdog.ts";
 import { setUpSandbox, type ShellSandbox } from "./sandbox/setup.ts";
 import { sandboxWrapper } from "./sandbox/wrapper.ts";
 import { SessionRegistry } from "./session/registry.ts";
-import { launch, type LaunchContext } from "./spawn/launch.ts";
+import { type ProcessGroupContext, startProcessGroup } from "./spawn/process_group.ts";
 import { terminalWrapper } from "./terminal/wrapper.ts";
 import { chainWrappers } from "./wrapper.ts";
-import type { ShellExecSpec, ShellObserver } from "./types.ts";
+import type { CommandStart, Running } from "./transport.ts";
 
 /** Process groups on this machine, through `adapter`. */
 export class LocalBackend implements ShellBackend {
-  readonly #context: LaunchContext;
+  readonly #context: ProcessGroupContext;
+  readonly #spillDirectory: (owner: string | null) => string;
   readonly #watchdog: Watchdog;
   readonly #sandbox: ShellSandbox | undefined;
   readonly #spill: SpillDirectory;
@@ -46,13 +48,13 @@ export class LocalBackend implements ShellBackend {
     );
     const sessions = new SessionRegistry(this.#watchdog);
     host.exitGuard.guard(adapter, sessions);
+    // A sandboxed shell shows each owner its own spill files (bwrap_args.ts): they go in a directory per owner.
+    this.#spillDirectory = (owner) =>
+      sandbox === undefined ? spill.path() : spill.subdirectory(sandbox.state.ownerName(owner));
     this.#context = {
       adapter,
       options,
       host,
-      // A sandboxed shell shows each owner its own spill files (bwrap_args.ts): they go in a directory per owner.
-      spillDirectory: (owner) =>
-        sandbox === undefined ? spill.path() : spill.subdirectory(sandbox.state.ownerName(owner)),
       ambient: ambientSource(adapter, options.ambientEnv),
       sessions,
       // The terminal first: the sandbox carries it into bubblewrap.
@@ -60,20 +62,18 @@ export class LocalBackend implements ShellBackend {
         terminalWrapper(),
         sandbox === undefined ? undefined : sandboxWrapper(sandbox, adapter, host.procTable),
       ]),
-      closeSignal: shell.closeSignal,
       track: shell.track,
       // Where no command can see it: a session's environment may hold what another owner must not read.
       stateFile: (mark) => join(sandbox === undefined ? spill.path() : sandbox.state.dir, `.state-${mark}`),
     };
   }
 
-  launch(
-    spec: ShellExecSpec,
-    timeoutMs: number | undefined,
-    observer: ShellObserver | undefined,
-    carry?: boolean,
-  ): Launched {
-    return launch(spec, this.#context, timeoutMs, observer, carry);
+  spillDirectory(owner: string | null): string {
+    return this.#spillDirectory(owner);
+  }
+
+  start(command: CommandStart): Running {
+    return startProcessGroup(command, this.#context);
   }
 
   async shutDown(): Promise<void> {

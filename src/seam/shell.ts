@@ -13,6 +13,7 @@ import { EventHub } from "./events/hub.ts";
 import { ShellClosedError, ShellSpecError } from "./errors.ts";
 import { type HostProcess, hostProcess } from "./host.ts";
 import { LocalBackend } from "./local_backend.ts";
+import { launch } from "./launch/launch.ts";
 import { RemoteBackend } from "./remote/backend.ts";
 import { type ResolvedShellOptions, resolveOptions, resolveRemoteOptions } from "./resolve/options.ts";
 import { execRequest } from "./resolve/exec_options.ts";
@@ -111,6 +112,7 @@ class SeamShell implements Shell {
   readonly #options: ResolvedShellOptions;
   readonly #events: EventHub;
   readonly #backend: ShellBackend;
+  readonly #context: BackendContext;
   readonly #tasks: TaskRegistry;
   readonly #closer = new AbortController();
   /** What resolve() returned, so run() and start() validate only what changed since. */
@@ -122,7 +124,8 @@ class SeamShell implements Shell {
   constructor(host: HostProcess, options: ResolvedShellOptions, backend: (context: BackendContext) => ShellBackend) {
     this.#options = options;
     this.#tasks = new TaskRegistry(options.maxTasksPerOwner, options.maxFinishedTasks);
-    this.#backend = backend({ host, options, closeSignal: this.#closer.signal, track: (work) => this.#track(work) });
+    this.#context = { host, options, closeSignal: this.#closer.signal, track: (work) => this.#track(work) };
+    this.#backend = backend(this.#context);
     this.#events = new EventHub({
       shell: options.shell,
       sandboxed: options.sandbox !== undefined,
@@ -155,7 +158,7 @@ class SeamShell implements Shell {
         checked,
         "task",
         id,
-        () => this.#backend.launch(checked, undefined, watching),
+        () => launch(checked, this.#backend, this.#context, undefined, watching),
       );
       task = new LaunchedTask(id, checked.owner, launched);
     } catch (error) {
@@ -206,7 +209,7 @@ class SeamShell implements Shell {
       checked,
       "run",
       undefined,
-      () => this.#backend.launch(checked, checked.timeoutMs, watching, carry),
+      () => launch(checked, this.#backend, this.#context, checked.timeoutMs, watching, carry),
     );
     // Nobody can write to a foreground command: its input ends after `stdin`, as a pipe's would (on a terminal,
     // with the end-of-file character).

@@ -13,13 +13,13 @@ import type {
   EnvPatch,
   ShellExecRequest,
   ShellExecSpec,
-  ShellObserver,
-  ShellRunResult,
   ShellSession,
   ShellSessionExecOptions,
   ShellSessionOptions,
-  ShellTask,
 } from "../types.ts";
+import type { ShellObserver } from "../capture/types.ts";
+import type { ShellRunResult } from "../settle/types.ts";
+import type { ShellTask } from "../tasks/types.ts";
 import type { StateChange } from "./state.ts";
 
 /** What a session needs of its shell. */

@@ -6,7 +6,8 @@
  */
 
 import type { CollectedOutput } from "../capture/types.ts";
-import type { ShellExecSpec, ShellRunResult } from "../types.ts";
+import type { ShellRunResult } from "../settle/types.ts";
+import type { ShellExecSpec } from "../types.ts";
 import type { ShellCommandFields, ShellEventOf } from "./types.ts";
 
 /** What the hub notes of one watched command while it runs. */
@@ -33,7 +34,7 @@ export function commandFields(
     kind,
     owner: spec.owner,
     command: spec.command,
-    // The argv form's program is run as given, with no shell in between (spawn/launch.ts).
+    // The argv form's program is run as given, with no shell in between (spawn/process_group.ts).
     argv: spec.args === undefined ? [shell.shell, "-c", spec.command] : [spec.command, ...spec.args],
     workdir: spec.workdir,
     sandboxed: shell.sandboxed && spec.sandbox !== false,

@@ -19,7 +19,8 @@
 import type { Launched } from "../backend.ts";
 import { isStartFailure } from "../error_checks.ts";
 import { ShellSandboxError } from "../errors.ts";
-import type { ShellExecSpec, ShellRunResult } from "../types.ts";
+import type { ShellRunResult } from "../settle/types.ts";
+import type { ShellExecSpec } from "../types.ts";
 import { commandFields, endFields, type Watch } from "./describe.ts";
 import type { ShellEvent, ShellEvents } from "./types.ts";
 

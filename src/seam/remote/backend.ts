@@ -1,5 +1,7 @@
 /**
- * The remote backend: a shell's commands on an engine. It keeps the shell's
+ * The remote backend: a shell's commands on an engine, the remote transport
+ * of the launch pipeline (each command is a `RemoteCommand`,
+ * `command.ts`). It keeps the shell's
  * connection (opened at the first command, opened again after one was
  * lost), the sessions its commands started there (running, or left behind
  * by a finished command), and ends them: one by one on a timeout, an abort
@@ -20,9 +22,8 @@
 import type { BackendContext, ShellBackend } from "../backend.ts";
 import { SpillDirectory } from "../capture/spill.ts";
 import type { EngineLink, EngineProcess, RemoteEngine } from "../engine.ts";
-import type { Launched } from "../backend.ts";
-import type { ShellExecSpec, ShellObserver } from "../types.ts";
-import { RemoteCommand } from "./launch.ts";
+import type { CommandStart, Running } from "../transport.ts";
+import { RemoteCommand } from "./command.ts";
 import type { RemoteSession, RemoteSessions } from "./sessions.ts";
 import { Supervisor } from "./supervisor.ts";
 
@@ -53,13 +54,12 @@ export class RemoteBackend implements ShellBackend, RemoteSessions {
     this.spill = new SpillDirectory(shell.options.spillDir);
   }
 
-  launch(
-    spec: ShellExecSpec,
-    timeoutMs: number | undefined,
-    observer: ShellObserver | undefined,
-    carry?: boolean,
-  ): Launched {
-    return new RemoteCommand(this, spec, timeoutMs, observer, carry === true).launched;
+  spillDirectory(): string {
+    return this.spill.path();
+  }
+
+  start(command: CommandStart): Running {
+    return new RemoteCommand(this, command);
   }
 
   /**

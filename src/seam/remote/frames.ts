@@ -11,7 +11,7 @@
  * wrapper's memory (`/proc/$PPID/mem`: same user) and write any line a
  * wrapper could, so how the command ended never travels on stderr: it is
  * the client's exit code, and a lost connection is the supervisor's link's
- * to tell (`launch.ts`).
+ * to tell (`command.ts`).
  *
  * @module
  */

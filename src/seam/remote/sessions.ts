@@ -1,15 +1,14 @@
 /**
  * What a remote command needs of its shell's remote backend: the shell's
- * context, the spill directory, the connection, the accounting of the
+ * context, the connection, the accounting of the
  * server's sessions, and the record of the sessions its commands start.
- * The backend implements it; the command (`launch.ts`) knows only this, so
+ * The backend implements it; the command (`command.ts`) knows only this, so
  * the two do not import each other.
  *
  * @module
  */
 
 import type { BackendContext } from "../backend.ts";
-import type { SpillDirectory } from "../capture/spill.ts";
 import type { EngineProcess, RemoteEngine } from "../engine.ts";
 import type { Supervisor } from "./supervisor.ts";
 
@@ -31,8 +30,6 @@ export interface RemoteSessions {
   readonly engine: RemoteEngine;
   /** The shell the commands belong to. */
   readonly shell: BackendContext;
-  /** Where the commands' output spills. */
-  readonly spill: SpillDirectory;
   /**
    * The shell's connection, once its supervisor has answered. Rejects with
    * the `ShellEngineError` of a connection that failed.

@@ -6,7 +6,8 @@
  */
 
 import { ShellSpecError } from "../errors.ts";
-import type { ShellExecOptions, ShellExecRequest, ShellObserver } from "../types.ts";
+import type { ShellObserver } from "../capture/types.ts";
+import type { ShellExecOptions, ShellExecRequest } from "../types.ts";
 import { ownFields } from "../own_fields.ts";
 
 /**

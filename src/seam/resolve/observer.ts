@@ -7,7 +7,7 @@
  */
 
 import { ShellSpecError } from "../errors.ts";
-import type { ShellObserver } from "../types.ts";
+import type { ShellObserver } from "../capture/types.ts";
 
 const CALLBACKS = ["onStdout", "onStderr"] as const;
 

@@ -1,35 +1,27 @@
 /**
- * Settling one command: once its leader has exited, wait for its pipes to
- * close, but at most `graceMs` (a background grandchild holding stdout must
- * not hang the result), then hand the session over to the survivors and
- * build the result.
+ * Settling one command, whatever it ran on: wait for its transport to say
+ * it has ended (its exit, then its output drained, bounded by `graceMs`:
+ * `drain.ts`), stop its deadline, have the transport say what the end
+ * means, and build the result (`result.ts`). A command that could not be
+ * run rejects with its transport's error, which also goes on its stderr, so
+ * that a task's reader sees it.
  *
  * @module
  */
 
-import type { ChildHandle } from "../adapter.ts";
 import type { OutputCollector } from "../capture/collector.ts";
 import type { OutputEvents } from "../capture/output_events.ts";
-import type { SessionRegistry } from "../session/registry.ts";
-import type { CommandSession } from "../session/session.ts";
 import type { Deadline } from "../terminate/deadline.ts";
-import type { WrappedCommand } from "../wrapper.ts";
+import type { Running } from "../transport.ts";
 import type { ShellRunResult } from "./types.ts";
-import { sharedTimer } from "../terminate/shared_timer.ts";
 import { buildResult } from "./result.ts";
 
 /** One command, as far as its settling needs to know it. */
 export interface Settling {
-  /** The spawned leader. */
-  readonly child: ChildHandle;
-  /** Its session, handed to the survivors once settled. */
-  readonly session: CommandSession;
-  /** Its timeout and abort signals; a cause that fires cuts the drain short. */
+  /** The command, as its transport runs it. */
+  readonly running: Running;
+  /** Its timeout and abort signals. */
   readonly deadline: Deadline;
-  /** The shell's sessions. */
-  readonly sessions: SessionRegistry;
-  /** The bound on draining the pipes after the leader exits. */
-  readonly graceMs: number;
   /** `performance.now()` when the command was started. */
   readonly startedAt: number;
   /** The effective timeout, reported in the result. */
@@ -39,46 +31,44 @@ export interface Settling {
   readonly stderr: OutputCollector;
   /** The output's observer and waiters: what the observer threw goes on the result. */
   readonly events: OutputEvents;
-  /** What wrapped the spawn (the sandbox), which reads the end its own way. */
-  readonly wrapped?: WrappedCommand;
 }
 
+const encoder = new TextEncoder();
+
 /**
- * Settles `command`'s result once its leader has exited. Rejects only with
- * the error of a wrapper that never ran the command (a `ShellSandboxError`).
+ * Settles `command`'s result. Rejects with the transport's error (an
+ * engine's, a refusal) or a wrapper's (a sandbox that never ran the
+ * command).
  */
 export async function settle(command: Settling): Promise<ShellRunResult> {
-  const { child, deadline } = command;
-  const exit = await child.exited;
-  // A grandchild that inherited stdout can hold the pipe open for ever:
-  // draining after exit is bounded by graceMs, and cut short by a timeout,
-  // an abort or close() (which also terminate what is left of the session).
-  const drained = child.drained.then(() => true);
-  if (!await firstOf(drained, deadline.fired.then(() => false), command.graceMs)) child.releaseOutput();
-  const cause = deadline.cause;
-  deadline.dispose();
-  command.sessions.settled(command.session);
-  const result = buildResult({
-    exitCode: exit.signal === null ? exit.code : null,
-    signal: exit.signal,
-    cause,
-    timeoutMs: command.timeoutMs,
-    startedAt: command.startedAt,
-    stdout: command.stdout,
-    stderr: command.stderr,
-    events: command.events,
-  });
-  command.wrapped?.ended(result, exit, command.session);
-  return result;
-}
-
-/**
- * Whichever of `a` and `b` settles first, or false after `ms`; the timeout
- * is cancelled either way so it never holds the event loop. It is an entry
- * of the process's shared timer: one per command, so no runtime timer.
- */
-function firstOf(a: Promise<boolean>, b: Promise<boolean>, ms: number): Promise<boolean> {
-  let cancel: (() => void) | undefined;
-  const timeout = new Promise<boolean>((resolve) => cancel = sharedTimer.after(ms, () => resolve(false)));
-  return Promise.race([a, b, timeout]).finally(() => cancel?.());
+  const { running, deadline } = command;
+  let result: ShellRunResult | undefined;
+  try {
+    await running.exited(deadline);
+    const cause = deadline.cause;
+    deadline.dispose();
+    // Most ends are read at once (the local one always): no turn of the event loop between the drain and the result.
+    const interpreted = running.interpret(cause);
+    const end = interpreted instanceof Promise ? await interpreted : interpreted;
+    result = buildResult({
+      exitCode: end.exitCode,
+      signal: end.signal,
+      cause,
+      timeoutMs: command.timeoutMs,
+      startedAt: command.startedAt,
+      stdout: command.stdout,
+      stderr: command.stderr,
+      events: command.events,
+    });
+    running.ended?.(result);
+    return result;
+  } catch (error) {
+    deadline.dispose();
+    if (result === undefined) {
+      if (error instanceof Error) command.stderr.write(encoder.encode(`${error.name}: ${error.message}\n`));
+      command.stdout.finish();
+      command.stderr.finish();
+    }
+    throw error;
+  }
 }

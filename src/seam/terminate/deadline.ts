@@ -61,6 +61,18 @@ export class Deadline {
     this.#unsubscribes = [];
   }
 
+  /**
+   * Starts the timeout now, for a deadline made without one because its
+   * command's time counts from later (a remote command's, once connected);
+   * does nothing once a cause has fired or the deadline was disposed.
+   */
+  arm(timeoutMs: number | undefined): void {
+    if (timeoutMs === undefined || this.#cause !== undefined || this.#disposed || this.#cancelTimer !== undefined) {
+      return;
+    }
+    this.#cancelTimer = sharedTimer.after(timeoutMs, () => this.fire("timeout"));
+  }
+
   /** Fires `cause` by hand (e.g. a task's `kill()`); false when a cause had already fired or the deadline was disposed. */
   fire(cause: StopCause): boolean {
     if (this.#cause !== undefined || this.#disposed) return false;

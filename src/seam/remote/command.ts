@@ -1,0 +1,404 @@
+/**
+ * The remote transport's command: one command on a remote engine, as the
+ * launch pipeline (`launch/launch.ts`) runs it. Its start is the
+ * connection, the environment built here from the engine's ambient one,
+ * the wrapper started through the engine's link with the header and the
+ * command's stdin, and its first line of stderr read (`frames.ts`); a
+ * wrapper refused for want of a session waits and starts again
+ * (`busy_retry.ts`). Its termination is a line to the supervisor, which
+ * ends its whole session on the engine's side. Its end:
+ * - the command's status is the exit code of the engine's client (`ssh`
+ *   and `docker exec` exit with their program's: the wrapper exits with
+ *   its command's), once the supervisor's link has answered a question
+ *   after it: a client that ended because the connection did is never
+ *   taken for a status. Nothing on stderr after its first line counts:
+ *   the command can write anything there, the wrapper's nonce included.
+ *   When we ended the command and the status is 128+15 or 128+9 (or 255,
+ *   ssh's word for a wrapper that died by a signal: our SIGKILL), the
+ *   result says `signal: "SIGTERM"` or `"SIGKILL"` (a shell cannot tell
+ *   `exit 143` from a death by SIGTERM; a command's own signal death
+ *   reports its code, 128+n, as shells do);
+ * - after our termination, the supervisor's word that nothing of the
+ *   session runs, and no exit of the client within the grace:
+ *   `signal: "SIGKILL"`;
+ * - a refusal (`e …`) is the `ShellSpawnError` the same mistake gets
+ *   locally (workdir, shell or program missing), or a `ShellEngineError`;
+ * - no first line at all, or a lost connection (the supervisor's link
+ *   ended, or did not answer after the client exited): a
+ *   `ShellEngineError`, never a status.
+ *
+ * @module
+ */
+
+import type { TerminalSize } from "../adapter.ts";
+import type { EngineFailure, EngineProcess } from "../engine.ts";
+import { commandEnv } from "../env/command_env.ts";
+import { ShellEngineError } from "../errors.ts";
+import { ownValue } from "../own_fields.ts";
+import type { Deadline, StopCause } from "../terminate/deadline.ts";
+import { drainAfterExit } from "../settle/drain.ts";
+import type { CommandExit, CommandStart, Running } from "../transport.ts";
+import type { ShellExecSpec } from "../types.ts";
+import type { RemoteSession, RemoteSessions } from "./sessions.ts";
+import { WrapperFrames } from "./frames.ts";
+import { checkPortableNames, commandHeader, isShellName } from "./header.ts";
+import { TERMINAL_WRAPPER_ARGV, WRAPPER_ARGV } from "./scripts.ts";
+import { terminalSize } from "../terminal/size.ts";
+import { DEFAULT_TERM } from "../terminal/wrapper.ts";
+import { statePrelude } from "../carry/script.ts";
+import { newMark } from "../guard/record.ts";
+import { MARK_VARIABLE } from "../session/marked.ts";
+import { parseState, type StateChange } from "../carry/state.ts";
+import { STATE_FD } from "../wrapper.ts";
+import { firstOf, type Supervisor } from "./supervisor.ts";
+import { BusyRetry, type Room } from "./busy_retry.ts";
+import { PendingInput, ReadyLine } from "./input.ts";
+import { refusalError } from "./refusal.ts";
+
+/** How long past the grace a termination may go unconfirmed before the command counts as lost. */
+const CONFIRM_AFTER_GRACE_MS = 10_000;
+
+const encoder = new TextEncoder();
+
+/** One command on a remote engine. */
+export class RemoteCommand implements Running {
+  /** Settles once the connection has answered and the wrapper is started: the timeout counts from then. */
+  readonly counting: Promise<void>;
+  /** The command's open stdin (`keepStdin`, `tty`), forwarded to the wrapper's client once the command has started. */
+  readonly input: PendingInput | undefined;
+  readonly resize: ((size: TerminalSize) => void) | undefined;
+  readonly #backend: RemoteSessions;
+  readonly #spec: ShellExecSpec;
+  readonly #output: CommandStart;
+  /** The connection (undefined when a stop came first: nothing was started); rejects with a failed connection's error. */
+  readonly #begun: Promise<Supervisor | undefined>;
+  /** Ends the wait for a connection: a stop that came before the command started. */
+  #stopConnecting: (() => void) | undefined;
+  #supervisor: Supervisor | undefined;
+  #process: EngineProcess | undefined;
+  /** The size of the command's terminal, when it runs on one: the one asked for, then the last resize(). */
+  #terminal: TerminalSize | undefined;
+  /** The size the header of the wrapper now starting carries (the wrapper sets it before the command runs). */
+  #headerSize: TerminalSize | undefined;
+  #session: RemoteSession | undefined;
+  #pid = 0;
+  #terminateWhenStarted = false;
+  /** Its client released: the end is known, and nothing of it is waited for any more. */
+  #released = false;
+  #settled = false;
+  /** How the current wrapper's client exited, once it has. */
+  #exit: { code: number | null; signal: string | null } | undefined;
+  /** How the last wrapper's client had exited when the end was known (undefined: it had not). */
+  #endExit: { code: number | null; signal: string | null } | undefined;
+  /** What became of the last wrapper the engine refused for want of a session. */
+  #room: Room = "no";
+  #refusal: string | undefined;
+  #announceGone: () => void = () => {};
+  /** The supervisor's word, after our termination, that nothing of the session runs. */
+  readonly #gone = new Promise<void>((resolve) => this.#announceGone = resolve);
+  #backstop: ReturnType<typeof setTimeout> | undefined;
+  #unconfirmed = false;
+  readonly #busy: BusyRetry;
+  /** A session's command: it leaves its state, taken once it exited (`#state`). */
+  readonly #carry: boolean;
+  #state: StateChange | undefined;
+  /** The environment the command was given, which its state is read against. */
+  #env: Record<string, string> = {};
+  #frames: WrapperFrames | undefined;
+
+  /**
+   * Checks what can be checked before connecting, and starts. Throws
+   * `ShellSpecError` for an explicit variable no shell can pass.
+   */
+  constructor(backend: RemoteSessions, command: CommandStart) {
+    const { spec } = command;
+    this.#backend = backend;
+    this.#carry = command.carry;
+    this.#spec = spec;
+    this.#output = command;
+    this.#busy = new BusyRetry(backend);
+    checkPortableNames("env", ownValue(spec, "env"), backend.engine.name);
+    checkPortableNames("dshEnv", ownValue(spec, "dshEnv"), backend.engine.name);
+    this.#terminal = terminalSize(ownValue(spec, "tty"));
+    this.input = ownValue(spec, "keepStdin") === true || this.#terminal !== undefined ? new PendingInput() : undefined;
+    this.resize = this.#terminal === undefined ? undefined : (size) => this.#resize(size);
+    // On a terminal the request's stdin is typed once the command's terminal is as the command will see it (after the
+    // wrapper's first line), never with the header into a raw one: first in the queue, before any write().
+    const stdin = ownValue(spec, "stdin");
+    if (this.#terminal !== undefined && stdin !== undefined) {
+      void this.input?.write(typeof stdin === "string" ? encoder.encode(stdin) : stdin);
+    }
+    let count = (): void => {};
+    this.counting = new Promise<void>((resolve) => count = resolve);
+    this.#begun = this.#begin(count);
+    // Read by exited(); a connection that failed must not be an unhandled rejection before that.
+    this.#begun.catch(() => {});
+  }
+
+  /** Its session's id on the engine, once it has started there (0 until then). */
+  get pid(): number {
+    return this.#pid;
+  }
+
+  /** Ends the command's whole session on the engine; before it started there, as soon as it does (or never starts it). */
+  terminate(): void {
+    const session = this.#session;
+    if (session === undefined) {
+      this.#terminateWhenStarted = true;
+      this.#stopConnecting?.();
+      return;
+    }
+    const { shell } = this.#backend;
+    shell.track(
+      this.#backend.terminate(session).then(() => {
+        if (session.gone) this.#announceGone();
+      }),
+    );
+    if (this.#released) return;
+    this.#backstop ??= setTimeout(() => {
+      this.#unconfirmed = true;
+      this.#process?.abandon();
+    }, shell.options.graceMs + CONFIRM_AFTER_GRACE_MS);
+  }
+
+  async exited(deadline: Deadline): Promise<void> {
+    const supervisor = await this.#begun;
+    // Stopped before the connection answered: nothing was started.
+    if (supervisor === undefined) return;
+    // A lost connection ends the wait at once: the result is an engine error whatever the command does.
+    supervisor.ended.then(() => {
+      if (supervisor.failure !== undefined && !this.#released) this.#process?.abandon();
+    });
+    const { graceMs } = this.#backend.shell.options;
+    let process = this.#process as EngineProcess;
+    let room: Room = "no";
+    do {
+      if (room === "retry") process = this.#start(supervisor);
+      const current = process;
+      // The end: the client's exit once its last bytes are read (the wrapper drains what a background process holds
+      // for at most graceMs, then exits); or, after our termination, the supervisor's word that nothing of the session
+      // runs (a client can take seconds to see its program die).
+      const drained = drainAfterExit(current, graceMs);
+      await Promise.race([drained, this.#gone.then(() => firstOf(drained, graceMs))]);
+      room = this.#refusal !== undefined || this.#session !== undefined
+        ? "no"
+        : await this.#busy.after(supervisor, current, deadline, (exit) => this.#clientFailure(exit));
+    } while (room === "retry");
+    this.#room = room;
+    this.#endExit = this.#exit;
+    // Stops reading the client's output and ends the client (what it started lives on, recorded, until ended).
+    this.#released = true;
+    process.releaseOutput();
+    process.abandon();
+    clearTimeout(this.#backstop);
+  }
+
+  async interpret(cause: StopCause | undefined): Promise<CommandExit> {
+    try {
+      return await this.#interpret(cause);
+    } finally {
+      this.#settled = true;
+      clearTimeout(this.#backstop);
+    }
+  }
+
+  endSurvivors(): boolean {
+    // Settled: what the command left running is still the caller's to end.
+    const session = this.#session;
+    if (!this.#settled || session === undefined || !this.#backend.alive(session)) return false;
+    this.#backend.shell.track(this.#backend.terminate(session));
+    return true;
+  }
+
+  state(): StateChange | undefined {
+    return this.#state;
+  }
+
+  async #interpret(cause: StopCause | undefined): Promise<CommandExit> {
+    const supervisor = this.#supervisor;
+    // Stopped before the connection answered, or while it waited for a session: it never ran.
+    if (supervisor === undefined) return { exitCode: null, signal: null };
+    const { engine, shell } = this.#backend;
+    const exit = this.#endExit;
+    if (this.#refusal !== undefined) {
+      throw refusalError(this.#refusal, {
+        engine,
+        spec: this.#spec,
+        shell: shell.options.shell,
+        path: supervisor.env.PATH,
+      });
+    }
+    if (this.#room === "stopped") return { exitCode: null, signal: null };
+    if (this.#session === undefined) {
+      const exited = exit ?? await (this.#process as EngineProcess).exited;
+      if (supervisor.failure !== undefined) throw supervisor.failure;
+      throw new ShellEngineError(engine.name, engine.target, supervisor.link.explain(this.#clientFailure(exited)));
+    }
+    // It started. Its client's exit is its status only while the link is up: a connection that dropped ends its
+    // clients too (ssh's 255), and whether it did is the supervisor's link's to say, never the command's.
+    if (supervisor.failure !== undefined || !await supervisor.confirm()) throw this.#lost(supervisor);
+    if (exit !== undefined && exit.code !== null) {
+      // Before settled(): once the supervisor sees the session gone it removes the state file.
+      if (this.#carry && cause === undefined) await this.#takeState(supervisor, this.#session.sid);
+      this.#backend.settled(this.#session);
+      const { code } = exit;
+      const signal = cause === undefined
+        ? null
+        : code === 143
+        ? "SIGTERM"
+        : code === 137 || code === 255
+        ? "SIGKILL"
+        : null;
+      return { exitCode: signal === null ? code : null, signal };
+    }
+    // After our termination: gone on the engine's side, and its client did not exit in time, or was ended by us.
+    if (cause !== undefined && !this.#unconfirmed) return { exitCode: null, signal: "SIGKILL" };
+    shell.track(this.#backend.terminate(this.#session));
+    throw new ShellEngineError(
+      engine.name,
+      engine.target,
+      this.#unconfirmed
+        ? `the end of the command was not confirmed within ${
+          shell.options.graceMs + CONFIRM_AFTER_GRACE_MS
+        } ms of its termination`
+        : `the command's wrapper was ended by ${exit?.signal ?? "a signal"} on the engine's side before it could ` +
+          "report how the command ended",
+    );
+  }
+
+  /** The connection, unless a stop comes first (then undefined, and nothing is started); then the wrapper. */
+  async #begin(count: () => void): Promise<Supervisor | undefined> {
+    const stopped = new Promise<undefined>((resolve) => this.#stopConnecting = () => resolve(undefined));
+    let supervisor: Supervisor | undefined;
+    try {
+      supervisor = await Promise.race([this.#backend.connection(), stopped]);
+    } finally {
+      this.#stopConnecting = undefined;
+    }
+    if (supervisor === undefined) return undefined;
+    this.#supervisor = supervisor;
+    this.#start(supervisor);
+    count();
+    return supervisor;
+  }
+
+  /**
+   * Resizes the session's terminal over there, through the supervisor only: one writer, in the order of the calls.
+   * The client's own terminal here stays 0 × 0 (see `startProcess`), so the client never sends a size of its own: a
+   * client that did could land its first size, read before this resize, after it, and undo it (Docker's CLI sends
+   * that one when it starts and answers SIGWINCH only once it has landed). Before the wrapper has said which session
+   * it is, the size waits for that line (`started`), or goes in the header of a wrapper not yet started.
+   */
+  #resize(size: TerminalSize): void {
+    this.#terminal = size;
+    const session = this.#session;
+    if (session !== undefined && !session.gone) session.supervisor.resize(session.sid, size);
+  }
+
+  async #takeState(supervisor: Supervisor, sid: number): Promise<void> {
+    const bytes = await supervisor.takeState(sid);
+    if (bytes !== undefined) this.#state = parseState(new TextDecoder().decode(bytes), this.#env);
+  }
+
+  /** Starts the wrapper with the header, its stdin after it. */
+  #start(supervisor: Supervisor): EngineProcess {
+    const { host, options } = this.#backend.shell;
+    const env = commandEnv(this.#spec, supervisor.env, host.scrubDecisions);
+    // The engine's own variables that no shell can pass (the caller's were refused up front) are left out.
+    for (const name of Object.keys(env)) if (!isShellName(name)) delete env[name];
+    const terminal = this.#terminal;
+    this.#headerSize = terminal;
+    if (terminal !== undefined && typeof ownValue(this.#spec, "env")?.TERM !== "string") env.TERM = DEFAULT_TERM;
+    // A terminal's command is followed by its mark, as locally: what it starts with `setsid` leaves its session but
+    // carries the mark, which the supervisor sweeps for when it ends the session (the wrapper records it).
+    const mark = terminal === undefined ? undefined : newMark();
+    if (mark !== undefined) env[MARK_VARIABLE] = mark;
+    const stdin = ownValue(this.#spec, "stdin");
+    const args = ownValue(this.#spec, "args");
+    const input = this.input;
+    this.#env = env;
+    const header = commandHeader({
+      env,
+      mark,
+      ...(terminal === undefined ? {} : { size: terminal }),
+      state: this.#carry,
+      workdir: this.#spec.workdir,
+      recordDir: supervisor.recordDir,
+      stdin: stdin !== undefined || input !== undefined,
+      graceMs: options.graceMs,
+      run: args === undefined
+        ? {
+          shell: options.shell,
+          command: this.#carry ? statePrelude({ fd: STATE_FD }) + this.#spec.command : this.#spec.command,
+        }
+        : { argv: [this.#spec.command, ...args] },
+    });
+    const output = this.#output;
+    const frames = new WrapperFrames(header.nonce, {
+      started: (sid) => {
+        if (this.#process !== undefined) this.#backend.seated(this.#process);
+        // Only now: a wrapper the engine refused for want of room is started again, and what it was given is lost.
+        const given = this.#process === undefined ? undefined : ownValue(this.#process, "input");
+        if (given !== undefined) input?.attach(given);
+        this.#pid = sid;
+        this.#session = this.#backend.started(supervisor, sid);
+        // A resize() made since the header was written: the wrapper has set the header's size, this one comes after.
+        const size = this.#terminal;
+        if (size !== undefined && size !== this.#headerSize) supervisor.resize(sid, size);
+        if (this.#terminateWhenStarted) this.terminate();
+      },
+      refused: (reason) => this.#refusal = reason,
+      // On a terminal everything after the first line is the command's, and it is all stdout.
+      stderr: terminal === undefined ? output.stderr : output.stdout,
+    });
+    this.#frames = frames;
+    const bytes = typeof stdin === "string" ? encoder.encode(stdin) : stdin;
+    const first = bytes === undefined ? header.bytes : join(header.bytes, bytes);
+    let process: EngineProcess;
+    if (terminal === undefined) {
+      process = supervisor.link.run(WRAPPER_ARGV, first, {
+        onStdout: output.stdout,
+        onStderr: (chunk) => frames.push(chunk),
+      }, input === undefined ? undefined : { keepStdin: true });
+    } else {
+      // The header is typed into the engine's terminal only once the wrapper has made it raw and said so: before
+      // that, the terminal would echo it and act on its control characters.
+      const ready = new ReadyLine(() => void process.input?.write(header.bytes));
+      process = supervisor.link.run(TERMINAL_WRAPPER_ARGV, new Uint8Array(0), {
+        onStdout: (chunk) => {
+          ready.push(chunk);
+          frames.push(chunk);
+        },
+        // The local client runs on a terminal of its own: nothing comes apart.
+        onStderr: (chunk) => frames.push(chunk),
+      }, { keepStdin: true, terminal });
+    }
+    this.#process = process;
+    this.#exit = undefined;
+    process.exited.then((exit) => {
+      if (this.#process === process) this.#exit = exit;
+    });
+    this.#backend.holds(process);
+    process.drained.then(() => frames.end());
+    return process;
+  }
+
+  /** The error for a command that the supervisor ended because the connection was lost. */
+  #lost(supervisor: Supervisor): ShellEngineError {
+    const { engine } = this.#backend;
+    return supervisor.failure ??
+      new ShellEngineError(engine.name, engine.target, "the connection was lost while the command ran");
+  }
+
+  /** How the current wrapper's client ended, with what it said itself (outside the wrapper's frames). */
+  #clientFailure(exit: { code: number | null; signal: string | null }): EngineFailure {
+    return { code: exit.code, signal: exit.signal, stderr: this.#frames?.clientText ?? "" };
+  }
+}
+
+function join(a: Uint8Array, b: Uint8Array): Uint8Array {
+  const joined = new Uint8Array(a.length + b.length);
+  joined.set(a);
+  joined.set(b, a.length);
+  return joined;
+}

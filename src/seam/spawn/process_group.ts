@@ -1,0 +1,198 @@
+/**
+ * The local transport's command: a process group on this machine. Its
+ * start checks the workdir, builds the environment, has the shell's
+ * wrapper (`wrapper.ts`: the terminal, the sandbox) wrap the request,
+ * spawns the leader of a new session through the adapter and records the
+ * session; its termination signals the whole session (the wrapper told
+ * first); its end is the leader's exit and the pipes drained, and a signal
+ * or an exit code as the adapter reports it.
+ *
+ * @module
+ */
+
+import type { ChildExit, ChildHandle, ProcessAdapter, SpawnRequest } from "../adapter.ts";
+import type { AmbientSource } from "../env/ambient_source.ts";
+import { commandEnv } from "../env/command_env.ts";
+import { ShellSpawnError } from "../errors.ts";
+import { MARK_VARIABLE, newMark } from "../guard/record.ts";
+import type { HostProcess } from "../host.ts";
+import { ownValue } from "../own_fields.ts";
+import type { SessionRegistry } from "../session/registry.ts";
+import { CommandSession } from "../session/session.ts";
+import { drainAfterExit } from "../settle/drain.ts";
+import type { ResolvedShellOptions } from "../resolve/options.ts";
+import type { CommandExit, CommandStart, Running } from "../transport.ts";
+import { describeSpawnFailure, wouldStart } from "./failure.ts";
+import { checkWorkdir } from "./workdir.ts";
+import { type SpawnWrapper, STATE_FD, type WrappedCommand } from "../wrapper.ts";
+import { statePrelude } from "../carry/script.ts";
+import { type StateChange, takeState } from "../carry/state.ts";
+import type { Deadline } from "../terminate/deadline.ts";
+import type { ShellRunResult } from "../settle/types.ts";
+
+/** What a local command needs from the shell that owns it. */
+export interface ProcessGroupContext {
+  /** The adapter that spawns and signals. */
+  readonly adapter: ProcessAdapter;
+  /** The shell's resolved options. */
+  readonly options: ResolvedShellOptions;
+  /** The host process's shared state: process table, terminations, abort listeners. */
+  readonly host: HostProcess;
+  /** The ambient environment, read at each spawn. */
+  readonly ambient: AmbientSource;
+  /** The shell's sessions. */
+  readonly sessions: SessionRegistry;
+  /** What wraps the spawns (the terminal, the sandbox), when anything does. */
+  readonly wrapper: SpawnWrapper | undefined;
+  /** Keeps a background termination that `close()` must await. */
+  readonly track: (work: Promise<unknown>) => void;
+  /** The path, in a directory no command is shown, where the session's command marked `mark` leaves its state. */
+  readonly stateFile: (mark: string) => string;
+}
+
+const encoder = new TextEncoder();
+
+/**
+ * Starts `command` as the leader of a new session. Throws
+ * {@linkcode ShellSpawnError} when the workdir or the shell (or the argv
+ * form's program) is missing.
+ */
+export function startProcessGroup(command: CommandStart, context: ProcessGroupContext): Running {
+  const { spec } = command;
+  const { adapter, options, host } = context;
+  checkWorkdir(spec.workdir);
+  const stdin = ownValue(spec, "stdin");
+  const args = ownValue(spec, "args");
+  const mark = newMark();
+  const childEnv = commandEnv(spec, context.ambient.read(), host.scrubDecisions, context.ambient.key);
+  // The library's own: set last, so that no layer can forge or drop it.
+  childEnv[MARK_VARIABLE] = mark;
+  const stateFile = command.carry ? context.stateFile(mark) : undefined;
+  const confined = context.wrapper?.confines(spec) === true;
+  const line = stateFile === undefined
+    ? spec.command
+    : statePrelude(confined ? { fd: STATE_FD } : { path: stateFile }) + spec.command;
+  let request: SpawnRequest = {
+    // A command line is run by the shell; the argv form runs the program itself, with no shell in between.
+    program: args === undefined ? wrapperShell(context.wrapper) ?? options.shell : spec.command,
+    args: args === undefined ? ["-c", line] : args,
+    cwd: spec.workdir,
+    env: childEnv,
+    stdin: typeof stdin === "string" ? encoder.encode(stdin) : stdin,
+    // Own properties, always: an adapter reads them plainly, and a polluted Object.prototype must not answer.
+    keepStdin: ownValue(spec, "keepStdin") === true,
+    terminal: undefined,
+    onStdout: command.stdout,
+    onStderr: command.stderr,
+  };
+  const wrapped = context.wrapper?.wrap(request, spec, confined ? stateFile : undefined);
+  if (wrapped !== undefined) request = wrapped.request;
+  // Before the spawn: the command may kill its host before spawn() has even returned.
+  context.sessions.starting(mark);
+  const child = spawn(adapter, args === undefined ? "shell" : "program", request);
+  const followed = wrapped === undefined ? undefined : ownValue(wrapped, "followedMark");
+  const session = new CommandSession(adapter, child.pid, host.procTable, followed);
+  context.sessions.started(session);
+  return new ProcessGroup(context, child, session, wrapped, stateFile, childEnv);
+}
+
+/** A started local command. */
+class ProcessGroup implements Running {
+  readonly pid: number;
+  readonly input: Running["input"];
+  readonly resize: Running["resize"];
+  readonly #context: ProcessGroupContext;
+  readonly #child: ChildHandle;
+  readonly #session: CommandSession;
+  readonly #wrapped: WrappedCommand | undefined;
+  readonly #stateFile: string | undefined;
+  readonly #env: Readonly<Record<string, string>>;
+  #exit: ChildExit = { code: null, signal: null };
+
+  constructor(
+    context: ProcessGroupContext,
+    child: ChildHandle,
+    session: CommandSession,
+    wrapped: WrappedCommand | undefined,
+    stateFile: string | undefined,
+    env: Readonly<Record<string, string>>,
+  ) {
+    this.#context = context;
+    this.#child = child;
+    this.#session = session;
+    this.#wrapped = wrapped;
+    this.#stateFile = stateFile;
+    this.#env = env;
+    this.pid = child.pid;
+    this.input = ownValue(child, "input");
+    this.resize = ownValue(child, "resize") === undefined ? undefined : (size) => child.resize?.(size);
+  }
+
+  terminate(): void {
+    const { host, options, track } = this.#context;
+    const after = this.#wrapped?.terminating(this.#session);
+    const ended = host.terminations.terminate(this.#session, options.graceMs);
+    track(after === undefined ? ended : after(ended));
+  }
+
+  async exited(deadline: Deadline): Promise<void> {
+    const child = this.#child;
+    this.#exit = await child.exited;
+    // A timeout, an abort or close() during the drain cuts it short: they also terminate what is left of the session.
+    if (!await drainAfterExit(child, this.#context.options.graceMs, deadline.fired)) child.releaseOutput();
+  }
+
+  interpret(): CommandExit {
+    this.#context.sessions.settled(this.#session);
+    const exit = this.#exit;
+    return { exitCode: exit.signal === null ? exit.code : null, signal: exit.signal };
+  }
+
+  ended(result: ShellRunResult): void {
+    this.#wrapped?.ended(result, this.#exit, this.#session);
+  }
+
+  endSurvivors(): boolean {
+    if (!this.#session.alive()) return false;
+    const { host, options, track } = this.#context;
+    track(
+      host.terminations.terminate(this.#session, options.graceMs).then((gone) => {
+        this.#session.killFollowed();
+        return gone;
+      }),
+    );
+    return true;
+  }
+
+  state(): StateChange | undefined {
+    const wrapped = this.#wrapped;
+    return this.#stateFile === undefined
+      ? undefined
+      : takeState(this.#stateFile, wrapped?.env ?? wrapped?.request.env ?? this.#env);
+  }
+}
+
+/** The program a wrapper resolved for command lines, if it did (its own property only). */
+function wrapperShell(wrapper: SpawnWrapper | undefined): string | undefined {
+  return wrapper === undefined ? undefined : ownValue(wrapper, "shell");
+}
+
+/**
+ * Spawns through the adapter. An adapter reports a process it could not
+ * create with its runtime's own error; the wording is the seam's, so that
+ * every adapter's failures read alike and name the program and why.
+ */
+function spawn(adapter: ProcessAdapter, role: "shell" | "program", request: SpawnRequest): ChildHandle {
+  try {
+    // On a terminal an exec failure would only show in the child: it is looked for here first.
+    if (request.terminal !== undefined && !wouldStart(request.program, request.env.PATH, request.cwd)) {
+      throw new Error(`${request.program} cannot be started`);
+    }
+    return adapter.spawn(request);
+  } catch (error) {
+    if (error instanceof ShellSpawnError) throw error;
+    const context = { cwd: request.cwd, cause: error, role };
+    const message = describeSpawnFailure(request.program, request.env.PATH, context);
+    throw new ShellSpawnError(message, request.program, { cause: error });
+  }
+}
