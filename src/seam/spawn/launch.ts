@@ -91,12 +91,13 @@ export function launch(
   // Only a command line can change a directory or an environment that outlives its program.
   const stateFile = carry === true && args === undefined ? context.stateFile(mark) : undefined;
   const confined = context.wrapper?.confines(spec) === true;
+  const shell = wrapperShell(context.wrapper) ?? options.shell;
   const command = stateFile === undefined
     ? spec.command
-    : statePrelude(confined ? { fd: STATE_FD } : { path: stateFile }) + spec.command;
+    : statePrelude(confined ? { fd: STATE_FD } : { path: stateFile }, shell) + spec.command;
   let request: SpawnRequest = {
     // A command line is run by the shell; the argv form runs the program itself, with no shell in between.
-    program: args === undefined ? wrapperShell(context.wrapper) ?? options.shell : spec.command,
+    program: args === undefined ? shell : spec.command,
     args: args === undefined ? ["-c", command] : args,
     cwd: spec.workdir,
     env: childEnv,
