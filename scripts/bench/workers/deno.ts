@@ -87,10 +87,13 @@ interface Library {
 /** The letter typed into a terminal's `cat`: its echo and `cat`'s line bring it back twice. */
 const X = "x".charCodeAt(0);
 
+/** Each terminal has an owner of its own: a shell runs at most `maxTasksPerOwner` (10) tasks per owner. */
+let terminalCount = 0;
+
 /** A `cat` on a terminal of the library: `start()` with `tty`, typed into with `write()`, read by the observer. */
 function libraryTerminal(shell: Shell, command: string): Terminal {
   const counter = new ByteCounter();
-  const task = shell.start(shell.resolve({ command, owner: null, tty: true }), {
+  const task = shell.start(shell.resolve({ command, owner: `bench-tty-${terminalCount++}`, tty: true }), {
     onStdout: (chunk) => counter.feed(chunk),
   });
   return {

@@ -40,6 +40,9 @@ const closers = [];
 /** The letter typed into a terminal's `cat`: its echo and `cat`'s line bring it back twice. */
 const X = "x".charCodeAt(0);
 
+/** Each terminal has an owner of its own: a shell runs at most `maxTasksPerOwner` (10) tasks per owner. */
+let terminalCount = 0;
+
 /**
  * A `cat` on a terminal of the library: `start()` with `tty`, typed into with `write()`, read by the observer.
  *
@@ -49,7 +52,7 @@ const X = "x".charCodeAt(0);
  */
 function libraryTerminal(shell, command) {
   const counter = new ByteCounter();
-  const task = shell.start(shell.resolve({ command, owner: null, tty: true }), {
+  const task = shell.start(shell.resolve({ command, owner: `bench-tty-${terminalCount++}`, tty: true }), {
     onStdout: (/** @type {Uint8Array} */ chunk) => counter.feed(chunk),
   });
   return {
