@@ -94,6 +94,74 @@ describe("a session carries the directory and the exported variables", () => {
   });
 });
 
+/** A child's environment as `/proc/self/environ` gives it, without the names a session never takes. */
+function childEnvironment(dump: string): Record<string, string> {
+  const entries = dump.split("\0").filter((entry) => entry !== "");
+  const kept = entries.map((entry) => [entry.slice(0, entry.indexOf("=")), entry.slice(entry.indexOf("=") + 1)])
+    .filter(([name]) =>
+      !["_", "PWD", "OLDPWD", "SHLVL"].includes(name) && !name.startsWith("DSH_") && !name.startsWith("BASH_FUNC_")
+    );
+  return Object.fromEntries(kept);
+}
+
+describe("bash writes the state with its own builtins", () => {
+  // What the shell hands a child is the truth: after each line, the next command must start from exactly that.
+  const posixLines = [
+    "export PLAIN=1 SPACED='a b'",
+    "unset GONE; export DECLARED_ONLY",
+    "set -a; ALLEXPORT=2; set -u",
+    "readonly RO=1; export RO; export NL='a\nb'; IFS=",
+    "set -x; export TRACED=1",
+    "unset PLAIN; export _under=1 __double=2",
+  ];
+  const bashLines = [
+    "export -a ARR=(1 2); export PLAIN=1",
+    "declare -n REF=HOME; export REF; export AFTER=ref",
+    "export DECLARED_ONLY; export -n GONE",
+    "declare -ix NUMBER=5; declare -lx LOWER=ABC",
+    "export BYTES=$'\\001\\377x' NL=$'a\\nb'",
+    ...posixLines,
+  ];
+  for (const [shellName, lines] of [["bash", bashLines], ["sh", posixLines]] as const) {
+    it(`after each line the next command starts from the environment its shell hands a child (${shellName})`, async () => {
+      const ambientEnv = { PATH: "/usr/bin:/bin", HOME: "/", GONE: "1" };
+      await withShell({ shell: shellName, ambientEnv }, async (shell) => {
+        const session = shell.session({ owner: null });
+        for (const line of lines) {
+          const ended = await session.exec(`${line}\ncommand -p cat /proc/self/environ`);
+          assert.equal(ended.exitCode, 0, `${line}: ${ended.stderr.text}`);
+          const next = await session.exec("command -p cat /proc/self/environ");
+          assert.equal(next.exitCode, 0, next.stderr.text);
+          assert.deepEqual(childEnvironment(next.stdout.text), childEnvironment(ended.stdout.text), line);
+        }
+        assert.equal(session.env.TRACED, "1");
+        assert.equal(session.env.GONE, undefined);
+        assert.ok(Object.hasOwn(session.env, "GONE"), "GONE shows as unset");
+      });
+    });
+  }
+
+  it("an environment name no shell variable can have is kept as it came", async () => {
+    await withShell({ ambientEnv: { PATH: "/usr/bin:/bin", "ODD-NAME": "1" } }, async (shell) => {
+      const session = shell.session({ owner: null });
+      await session.exec("export MODE=dev");
+      assert.deepEqual(session.env, { MODE: "dev" });
+      const next = await session.exec("command -p cat /proc/self/environ");
+      assert.equal(childEnvironment(next.stdout.text)["ODD-NAME"], "1");
+    });
+  });
+
+  it("a line that makes the dump's own variable read-only hands nothing on (the dump has no end)", async () => {
+    await withShell({}, async (shell) => {
+      const session = shell.session({ owner: null });
+      const result = await session.exec("readonly __dsh_name=1; export MODE=dev; cd /");
+      assert.equal(result.exitCode, 0);
+      assert.equal(result.stderr.text, "", "the dump's errors never reach the command's stderr");
+      assert.deepEqual(session.env, {});
+    });
+  });
+});
+
 describe("what never carries over", () => {
   it("DSH_* names, exported functions, SHLVL, PWD and OLDPWD are not taken", async () => {
     await withShell({}, async (shell) => {

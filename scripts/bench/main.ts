@@ -22,7 +22,8 @@
  *
  * Progress goes to stderr, the report to stdout.
  *
- * Usage: `deno task bench [--quick] [--skip-build] [--only=latency,concurrent,big-output,stdin,kill,sandboxed]
+ * Usage: `deno task bench [--quick] [--skip-build]
+ * [--only=latency,concurrent,big-output,stdin,kill,sandboxed,terminal,mcp]
  * [--runtime=node|deno] [--node=<path>] [--against=<git ref>]`
  *
  * @module
@@ -31,21 +32,26 @@
 import { join } from "node:path";
 import { type Against, prepareAgainst } from "./lib/against.ts";
 import { type BenchConfig, FULL, QUICK, type Scenario, SCENARIOS } from "./lib/config.ts";
+import { type Engines, enginesUnavailable, startEngines } from "./lib/engines.ts";
 import { describeMachine, loadAverageNow } from "./lib/machine.ts";
 import { BENCH_DIR, type NodeLeg, prepareNodeLeg } from "./lib/node_setup.ts";
 import {
   type BigOutputSample,
   bigOutputTable,
   concurrentTable,
+  enginesTable,
   footer,
   header,
+  issueTable,
   killTable,
   latencyTable,
   type LegResults,
+  mcpTable,
   sandboxedTable,
   stdinTable,
   targets,
   targetsTable,
+  terminalTable,
 } from "./lib/report.ts";
 import { duration } from "./lib/stats.ts";
 import { type Runtime, runWorker } from "./lib/workers.ts";
@@ -131,6 +137,9 @@ interface Scratch {
   sandboxWorkdir: string;
 }
 
+/** The engines, started at the first leg that needs them and stopped after the last (see `lib/engines.ts`). */
+let engines: Promise<Engines> | undefined;
+
 /**
  * Measures one scenario on one runtime and stores the samples in `leg`.
  */
@@ -180,6 +189,23 @@ async function measure(
         leg.sandboxedSkipped = error instanceof Error ? error.message.split("\n")[0] : String(error);
       }
       return;
+    case "terminal":
+      leg.terminal = await ask({ scenario, terminal: budgeted(config.terminal) });
+      return;
+    case "mcp":
+      leg.mcp = await ask({ scenario, mcp: budgeted(config.mcp) });
+      return;
+    case "engines": {
+      const missing = enginesUnavailable();
+      if (missing) {
+        leg.enginesSkipped = missing;
+        return;
+      }
+      engines ??= startEngines();
+      const { targets } = await engines;
+      leg.engines = await ask({ scenario, engines: budgeted(config.engines), engineTargets: targets });
+      return;
+    }
     case "big-output": {
       const variants = [
         ...BIG_OUTPUT_VARIANTS[leg.runtime],
@@ -225,6 +251,14 @@ function render(scenario: Scenario, leg: LegResults, config: BenchConfig): strin
       return leg.sandboxed === undefined
         ? `### 6. Sandboxed — not measured: ${leg.sandboxedSkipped}`
         : sandboxedTable(leg, config);
+    case "terminal":
+      return terminalTable(leg, config);
+    case "mcp":
+      return mcpTable(leg, config);
+    case "engines":
+      return leg.engines === undefined
+        ? `### 9. Engines — not measured: ${leg.enginesSkipped}`
+        : enginesTable(leg, config);
   }
 }
 
@@ -275,10 +309,11 @@ async function main(argv: string[]): Promise<number> {
       }
     }
   } finally {
+    if (engines !== undefined) await (await engines.catch(() => undefined))?.stop();
     await Deno.remove(scratchDir, { recursive: true }).catch(() => {});
   }
   const targetRows = legs.flatMap((leg) => targets(leg, config));
-  const closing = [targetsTable(targetRows), footer(performance.now() - started)];
+  const closing = [targetsTable(targetRows), issueTable(legs), footer(performance.now() - started)];
   console.log(closing.join("\n\n"));
   report.push(...closing);
   // Only a complete full run replaces results.md: a smoke or partial run never overwrites the real numbers.

@@ -24,6 +24,9 @@ export interface Against {
   module: string;
   /** Deno: the tree's Deno adapter (the sandboxed scenario wraps it). */
   adapter: string;
+  /** Deno: the tree's MCP server and tools (the MCP scenario; missing in trees from before them). */
+  mcp: string;
+  tool: string;
   /** Node: a folder whose `node_modules` holds the tree's `@dsh/shell`; undefined when Node is not run. */
   packages?: string;
 }
@@ -46,6 +49,8 @@ export async function prepareAgainst(ref: string, node: boolean, log: (line: str
     label: sha,
     module: join(tree, "mod.ts"),
     adapter: join(tree, "src", "deno_adapter.ts"),
+    mcp: join(tree, "src", "mcp", "mod.ts"),
+    tool: join(tree, "src", "tool", "mod.ts"),
   };
   if (!node) return against;
   if (!exists(join(tree, "npm", "esm", "mod.js"))) {

@@ -43,6 +43,11 @@ export interface LegResults {
   sandboxed?: Record<string, { roundMeanMs: number[]; callMs: number[] }>;
   /** Why the sandboxed scenario was not measured (no bubblewrap, say). */
   sandboxedSkipped?: string;
+  terminal?: Record<string, { oneMs: number[]; manyMs: number[]; open: number }>;
+  mcp?: Record<string, { roundMeanMs: number[]; callMs: number[] }>;
+  engines?: Record<string, { roundMeanMs: number[]; callMs: number[] }>;
+  /** Why the engines scenario was not measured (no docker, sshd, or root). */
+  enginesSkipped?: string;
 }
 
 /** One line of the targets table. */
@@ -84,10 +89,10 @@ function ordered(names: string[], leg: LegResults): string[] {
 }
 
 /** `run()` against another variant, in time: negative means run() is faster. */
-function runVersus(runTime: number, otherTime: number, name: string): string {
-  if (name === RUN) return "—";
+function runVersus(runTime: number, otherTime: number, name: string, who = RUN): string {
+  if (name === who) return "—";
   const difference = runTime / otherTime - 1;
-  return `${percent(difference)} ${difference < 0 ? "(run() faster)" : "(run() slower)"}`;
+  return `${percent(difference)} ${difference < 0 ? `(${who} faster)` : `(${who} slower)`}`;
 }
 
 function legTitle(leg: LegResults): string {
@@ -106,6 +111,20 @@ export function latencyTable(leg: LegResults, config: BenchConfig): string {
 
 /** The raw baseline of the sandboxed scenario: the library's own argv, spawned directly. */
 export const RAW_BWRAP = "raw bwrap";
+/** The issue's reference of the sandboxed scenario: `bwrap --ro-bind / / --dev /dev --proc /proc bash -c`. */
+export const MINIMAL_BWRAP = "minimal bwrap";
+/** The warm session's variant in the latency scenario. */
+export const SESSION = "run() session";
+/** The terminal scenario's baseline. */
+export const RAW_PTY = "raw node-pty";
+/** The MCP scenario's variants. */
+export const MCP_CALL = "run() MCP tools/call bash";
+export const TOOL_CALL = "run() bash tool";
+/** The engines scenario's variants: the library's and the raw client's, per engine. */
+export const ENGINE_VARIANTS = {
+  docker: { ours: 'docker run("true")', raw: "docker exec <c> true" },
+  ssh: { ours: 'ssh run("true")', raw: "ssh -S <ctl> host true" },
+} as const;
 
 /** Scenario 6. */
 export function sandboxedTable(leg: LegResults, config: BenchConfig): string {
@@ -117,33 +136,106 @@ export function sandboxedTable(leg: LegResults, config: BenchConfig): string {
   );
 }
 
-/** A table of sequential calls (scenarios 1 and 6), against `rawName`. */
+/** Scenario 7. */
+export function terminalTable(leg: LegResults, config: BenchConfig): string {
+  const data = leg.terminal!;
+  const rows = ordered(Object.keys(data), { ...leg, rawName: RAW_PTY }).map((name) => {
+    const one = quantile(data[name].oneMs, 0.5);
+    const many = quantile(data[name].manyMs, 0.5);
+    return [
+      name === RUN ? `**${name}**` : name,
+      fixed(one, 3),
+      fixed(quantile(data[name].oneMs, 0.9), 3),
+      fixed(many, 3),
+      fixed(quantile(data[name].manyMs, 0.9), 3),
+      percent(many / one - 1),
+      name === RAW_PTY ? "—" : percent(one / quantile(data[RAW_PTY].oneMs, 0.5) - 1),
+    ];
+  });
+  const open = data[RUN]?.open ?? config.terminal.open;
+  return [
+    `### 7. Terminals: \`write("x\\n")\` to a \`cat\` on a terminal until its echo and line are read, ` +
+    `${data[RUN]?.oneMs.length ?? 0} round trips with one open, ${data[RUN]?.manyMs.length ?? 0} with ${open} open — ` +
+    legTitle(leg),
+    "",
+    table([
+      "variant",
+      "p50 ms (1 open)",
+      "p90 ms (1 open)",
+      `p50 ms (${open} open)`,
+      `p90 ms (${open} open)`,
+      `${open} open vs 1`,
+      "vs raw (1 open)",
+    ], rows),
+  ].join("\n");
+}
+
+/** Scenario 8. */
+export function mcpTable(leg: LegResults, config: BenchConfig): string {
+  return sequentialTable(
+    leg.mcp!,
+    leg,
+    leg.rawName,
+    `### 8. MCP: ${config.mcp.calls} sequential \`true\` as a \`bash\` tool call (a session each) — ${legTitle(leg)}`,
+    TOOL_CALL,
+  );
+}
+
+/** Scenario 9. */
+export function enginesTable(leg: LegResults, config: BenchConfig): string {
+  const data = leg.engines!;
+  const rows: string[][] = [];
+  for (const [engine, { ours, raw }] of Object.entries(ENGINE_VARIANTS)) {
+    if (!data[ours] || !data[raw]) continue;
+    for (const name of [ours, raw]) {
+      rows.push([
+        engine,
+        name,
+        fixed(median(data[name].roundMeanMs), 2),
+        fixed(quantile(data[name].callMs, 0.5), 2),
+        fixed(quantile(data[name].callMs, 0.95), 2),
+        name === ours ? times(median(data[ours].roundMeanMs) / median(data[raw].roundMeanMs)) : "",
+      ]);
+    }
+  }
+  const rounds = Object.values(data)[0]?.roundMeanMs.length ?? 0;
+  return [
+    `### 9. Engines: ${config.engines.calls} interleaved \`true\` on a container and over SSH, ` +
+    `against the engine's raw client (median of ${rounds} rounds) — ${legTitle(leg)}`,
+    "",
+    table(["engine", "variant", "ms/call", "p50 call ms", "p95 call ms", "÷ raw"], rows),
+  ].join("\n");
+}
+
+/** A table of sequential calls (scenarios 1, 6 and 8), against `rawName`. */
 function sequentialTable(
   data: Record<string, { roundMeanMs: number[]; callMs: number[] }>,
   leg: LegResults,
   rawName: string,
   title: string,
+  main = RUN,
 ): string {
   const mean = (name: string) => median(data[name].roundMeanMs);
   const raw = mean(rawName);
+  const mainMean = data[main] ? mean(main) : NaN;
   const rows = ordered(Object.keys(data), { ...leg, rawName }).map((name) => [
-    name === RUN ? `**${name}**` : name,
+    name === main ? `**${name}**` : name,
     fixed(mean(name), 2),
     fixed(quantile(data[name].callMs, 0.5), 2),
     fixed(quantile(data[name].callMs, 0.9), 2),
     name === rawName ? "—" : percent(mean(name) / raw - 1),
-    runVersus(mean(RUN), mean(name), name),
+    name === main ? "—" : runVersus(mainMean, mean(name), name, main),
   ]);
   return [
     title,
     "",
     table([
       "variant",
-      `ms/call (median of ${data[RUN].roundMeanMs.length} rounds)`,
+      `ms/call (median of ${Object.values(data)[0].roundMeanMs.length} rounds)`,
       "p50 call ms",
       "p90 call ms",
       "vs raw",
-      "run() vs this",
+      `${main} vs this`,
     ], rows),
   ].join("\n");
 }
@@ -311,6 +403,13 @@ export function targets(leg: LegResults, config: BenchConfig): TargetRow[] {
     const mean = (name: string) => median(leg.latency![name].roundMeanMs);
     within("latency", mean(RUN), mean(raw), "ms/call");
     faster("latency", mean(RUN), leg.peers.filter((p) => leg.latency![p]).map((p) => [p, mean(p)]), "ms/call");
+    if (leg.latency[SESSION]) {
+      rows.push({
+        target: `${who} warm session command: below a fresh ${raw}`,
+        measured: `${times(mean(SESSION) / mean(raw))} (${fixed(mean(SESSION), 2)} vs ${fixed(mean(raw), 2)} ms/call)`,
+        met: mean(SESSION) < mean(raw),
+      });
+    }
   }
   if (leg.concurrent) {
     const data = leg.concurrent;
@@ -369,8 +468,192 @@ export function targets(leg: LegResults, config: BenchConfig): TargetRow[] {
   if (leg.sandboxed?.[RUN] && leg.sandboxed[RAW_BWRAP]) {
     const mean = (name: string) => median(leg.sandboxed![name].roundMeanMs);
     within("sandboxed latency", mean(RUN), mean(RAW_BWRAP), "ms/call", 0.1, RAW_BWRAP);
+    if (leg.sandboxed[MINIMAL_BWRAP]) {
+      within("sandboxed latency", mean(RUN), mean(MINIMAL_BWRAP), "ms/call", 0.5, MINIMAL_BWRAP);
+    }
+  }
+  const terminal = leg.terminal?.[RUN];
+  if (terminal && terminal.oneMs.length > 0) {
+    const one = quantile(terminal.oneMs, 0.5);
+    rows.push({
+      target: `${who} terminal round trip: median ≤ 2 ms`,
+      measured: `${fixed(one, 3)} ms`,
+      met: one <= 2,
+    });
+    if (terminal.manyMs.length > 0) {
+      const many = quantile(terminal.manyMs, 0.5);
+      // The same package's own terminals, typed into the same way: what the kernel and node-pty grow by.
+      const raw = leg.terminal?.[RAW_PTY];
+      const rawGrowth = raw && raw.manyMs.length > 0
+        ? `; ${RAW_PTY}: ${percent(quantile(raw.manyMs, 0.5) / quantile(raw.oneMs, 0.5) - 1)}`
+        : "";
+      rows.push({
+        // "No growth" read with the noise of this machine: a tenth.
+        target: `${who} terminal round trip with ${terminal.open} open: no growth (≤ +10%)`,
+        measured: `${percent(many / one - 1)} (${fixed(many, 3)} vs ${fixed(one, 3)} ms${rawGrowth})`,
+        met: many <= one * 1.1,
+      });
+    }
+  }
+  if (leg.mcp?.[MCP_CALL] && leg.mcp[TOOL_CALL]) {
+    const mean = (name: string) => median(leg.mcp![name].roundMeanMs);
+    const over = mean(MCP_CALL) - mean(TOOL_CALL);
+    rows.push({
+      target: `${who} MCP tools/call of bash: at most 1 ms over the library's own bash tool call`,
+      measured: `${over >= 0 ? "+" : "−"}${fixed(Math.abs(over), 2)} ms (${fixed(mean(MCP_CALL), 2)} vs ${
+        fixed(mean(TOOL_CALL), 2)
+      } ms/call)`,
+      met: over <= 1,
+    });
+  }
+  if (leg.engines) {
+    const mean = (name: string) => median(leg.engines![name].roundMeanMs);
+    for (const [engine, { ours, raw: client }] of Object.entries(ENGINE_VARIANTS)) {
+      if (!leg.engines[ours] || !leg.engines[client]) continue;
+      const limit = engine === "docker" ? 1.1 : 1.2;
+      rows.push({
+        target: `${who} ${engine}: run("true") at most ${times(limit)} \`${client}\``,
+        measured: `${times(mean(ours) / mean(client))} (${fixed(mean(ours), 1)} vs ${fixed(mean(client), 1)} ms/call)`,
+        met: mean(ours) <= mean(client) * limit,
+      });
+    }
   }
   return rows;
+}
+
+/**
+ * The table of issue 26, filled in from this run: each line a ratio measured in this run, with its target.
+ * Cells read "ms of the reference" in the raw column and ratios to it elsewhere.
+ */
+export function issueTable(legs: LegResults[]): string {
+  const rows: string[][] = [];
+  const blank = ["", "", ""];
+  for (const leg of legs) {
+    const who = leg.runtime === "node" ? "Node" : "Deno";
+    const peerCells = (ratio: (peer: string) => number | undefined) =>
+      leg.runtime === "node"
+        ? ["tinyexec", "nano-spawn", "execa"].map((peer) => {
+          const value = ratio(peer);
+          return value === undefined ? "" : times(value);
+        })
+        : blank;
+    if (leg.latency?.[RUN] && leg.latency[leg.rawName]) {
+      const mean = (name: string) => median(leg.latency![name].roundMeanMs);
+      const raw = mean(leg.rawName);
+      rows.push([
+        `${who} \`run("true")\``,
+        `${fixed(raw, 2)} ms`,
+        times(mean(RUN) / raw),
+        ...peerCells((peer) => leg.latency![peer] ? mean(peer) / raw : undefined),
+        "≤ ×1.05, below tinyexec and nano-spawn",
+      ]);
+      if (leg.latency[SESSION]) {
+        rows.push([
+          `${who} warm \`session.exec("true")\` vs a fresh raw spawn`,
+          `${fixed(raw, 2)} ms`,
+          times(mean(SESSION) / raw),
+          ...blank,
+          "below ×1.00",
+        ]);
+      }
+    }
+    if (leg.concurrent?.[RUN] && leg.concurrent[leg.rawName]) {
+      const data = leg.concurrent;
+      rows.push([
+        `${who} 16 in flight`,
+        `${fixed(median(data[leg.rawName].roundWallMs), 0)} ms wall`,
+        times(concurrentRatio(data, RUN, leg.rawName)),
+        ...peerCells((peer) => data[peer] ? concurrentRatio(data, peer, leg.rawName) : undefined),
+        "≤ ×1.05",
+      ]);
+    }
+    if (leg.sandboxed?.[RUN] && leg.sandboxed[MINIMAL_BWRAP]) {
+      const mean = (name: string) => median(leg.sandboxed![name].roundMeanMs);
+      const own = leg.sandboxed[RAW_BWRAP] ? ` (${times(mean(RUN) / mean(RAW_BWRAP))} its own argv spawned raw)` : "";
+      rows.push([
+        `${who} sandboxed \`true\` vs a minimal \`bwrap\``,
+        `${fixed(mean(MINIMAL_BWRAP), 2)} ms`,
+        `${times(mean(RUN) / mean(MINIMAL_BWRAP))}${own}`,
+        ...blank,
+        "≤ ×1.5",
+      ]);
+    }
+    const terminal = leg.terminal;
+    if (terminal?.[RUN]?.oneMs.length && terminal[RAW_PTY]) {
+      const p50 = (name: string, key: "oneMs" | "manyMs") => quantile(terminal[name][key], 0.5);
+      rows.push([
+        `${who} terminal round trip (p50; ${terminal[RUN].open} open vs 1)`,
+        `${fixed(p50(RAW_PTY, "oneMs"), 3)} ms (node-pty)`,
+        `${fixed(p50(RUN, "oneMs"), 3)} ms; ${times(p50(RUN, "manyMs") / p50(RUN, "oneMs"))}`,
+        ...blank,
+        "≤ 2 ms; no growth",
+      ]);
+    }
+    if (leg.mcp?.[MCP_CALL] && leg.mcp[TOOL_CALL]) {
+      const mean = (name: string) => median(leg.mcp![name].roundMeanMs);
+      const over = mean(MCP_CALL) - mean(TOOL_CALL);
+      rows.push([
+        `${who} MCP \`tools/call\` of \`bash\` vs the library's own call`,
+        `${fixed(mean(TOOL_CALL), 2)} ms`,
+        `${over >= 0 ? "+" : "−"}${fixed(Math.abs(over), 2)} ms`,
+        ...blank,
+        "≤ +1 ms",
+      ]);
+    }
+    if (leg.engines) {
+      const mean = (name: string) => median(leg.engines![name].roundMeanMs);
+      for (const [engine, { ours, raw }] of Object.entries(ENGINE_VARIANTS)) {
+        if (!leg.engines[ours] || !leg.engines[raw]) continue;
+        rows.push([
+          `${who} ${engine === "docker" ? "Docker" : "SSH"} \`true\` vs \`${raw}\``,
+          `${fixed(mean(raw), 1)} ms`,
+          times(mean(ours) / mean(raw)),
+          ...blank,
+          engine === "docker" ? "≤ ×1.1" : "≤ ×1.2",
+        ]);
+      }
+    } else if (leg.enginesSkipped) {
+      rows.push([`${who} engines`, "not measured", leg.enginesSkipped, ...blank, ""]);
+    }
+    if (leg.bigOutput?.[RUN] && leg.bigOutput[leg.rawName]) {
+      const mibs = (name: string) => median(leg.bigOutput![name].map(speed));
+      const growth = Math.max(...leg.bigOutput[RUN].map((sample) => sample.peakGrowth));
+      rows.push([
+        `${who} 1 GiB output (speed; peak RSS growth)`,
+        `${fixed(mibs(leg.rawName), 0)} MiB/s`,
+        `${times(mibs(RUN) / mibs(leg.rawName))}; +${mib(growth)} MiB`,
+        ...peerCells((peer) => leg.bigOutput![peer] ? mibs(peer) / mibs(leg.rawName) : undefined),
+        "no regression",
+      ]);
+    }
+    if (leg.stdin?.[RUN] && leg.stdin[leg.rawName]) {
+      const ms = (name: string) => median(leg.stdin![name].roundMs);
+      rows.push([
+        `${who} stdin (speed)`,
+        `${fixed(ms(leg.rawName), 0)} ms`,
+        times(ms(leg.rawName) / ms(RUN)),
+        ...peerCells((peer) => leg.stdin![peer] ? ms(leg.rawName) / ms(peer) : undefined),
+        "no regression",
+      ]);
+    }
+    if (leg.kill?.[RUN] && leg.kill[leg.rawName]) {
+      const gone = (name: string) => median(leg.kill![name].goneMs);
+      rows.push([
+        `${who} kill (abort → tree gone)`,
+        `${fixed(gone(leg.rawName), 1)} ms`,
+        `${fixed(gone(RUN), 1)} ms`,
+        ...peerCells(() => undefined),
+        "no regression",
+      ]);
+    }
+  }
+  return [
+    "### Issue 26's table, from this run",
+    "",
+    "Ratios are times over the reference in the raw column (speeds: the reference's time over the row's).",
+    "",
+    table(["", "raw / reference", "@dsh/shell", "tinyexec", "nano-spawn", "execa", "target"], rows),
+  ].join("\n");
 }
 
 /** The targets table. */
@@ -410,7 +693,9 @@ export function header(
       `concurrent ${config.concurrent.commands} commands (${config.concurrent.inFlight} in flight) × ` +
       `${config.concurrent.rounds}; big output ${mib(config.bigOutput.bytes)} MiB × ${config.bigOutput.rounds}; ` +
       `stdin ${mib(config.stdin.bytes)} MiB × ${config.stdin.rounds}; kill ${config.kill.runs} cycles; ` +
-      `sandboxed ${config.sandboxed.calls} calls × ${config.sandboxed.rounds}`,
+      `sandboxed ${config.sandboxed.calls} calls × ${config.sandboxed.rounds}; terminals ${config.terminal.trips} ` +
+      `round trips × ${config.terminal.rounds} (1 open, then ${config.terminal.open}); MCP ${config.mcp.calls} calls × ` +
+      `${config.mcp.rounds}; engines ${config.engines.calls} calls × ${config.engines.rounds}`,
   );
   return lines.join("\n");
 }

@@ -37,6 +37,22 @@ import process from "node:process";
  *   Runs one command at a time (a session's commands queue): left out of the concurrent scenario.
  * @property {(command: string) => Promise<void>} [execSandboxed]
  *   Like `exec`, inside the sandbox (`run()` of a sandboxed shell, or the raw spawn of the argv it built).
+ * @property {(command: string) => Promise<void>} [execTool]
+ *   Runs `command` as a model's tool call would (scenario 8): the MCP server's `tools/call` of `bash`, or the
+ *   library's own `bash` tool call, each in a session as the server runs them.
+ * @property {(command: string) => Promise<void>} [execEngine]
+ *   Runs `command` on a remote engine (scenario 9): `run()` on a shell over the engine, or its raw client.
+ * @property {(command: string) => Promise<Terminal>} [openTerminal]
+ *   Starts `command` (a `cat`) on a pseudo-terminal and hands back the means to type into it (scenario 7).
+ */
+
+/**
+ * A program running on a pseudo-terminal, as a terminal variant hands it to the driver.
+ *
+ * @typedef {object} Terminal
+ * @property {() => Promise<void>} roundTrip
+ *   Writes `x\n` and resolves once the terminal's echo and `cat`'s own line (`x\r\n` twice) have been read.
+ * @property {() => Promise<void>} close Ends the program and waits until it has gone.
  */
 
 /** Resolves after `ms` milliseconds. */
@@ -70,7 +86,7 @@ function roomForAnotherRound(started, roundMs, budgetMs) {
 
 /**
  * @param {Variant} variant
- * @param {"exec" | "execSandboxed"} [method]
+ * @param {"exec" | "execSandboxed" | "execTool" | "execEngine"} [method]
  */
 function needExec(variant, method = "exec") {
   const exec = variant[method];
@@ -86,7 +102,8 @@ function needExec(variant, method = "exec") {
  *
  * @param {Variant[]} variants
  * @param {{ calls: number, rounds: number, warmupCalls: number, budgetMs: number }} config
- * @param {"exec" | "execSandboxed"} [method] `execSandboxed` for the sandboxed scenario (6).
+ * @param {"exec" | "execSandboxed" | "execTool" | "execEngine"} [method] `execSandboxed` for the sandboxed
+ *   scenario (6), `execTool` for the MCP one (8), `execEngine` for the engines (9).
  * @returns {Promise<Record<string, { roundMeanMs: number[], callMs: number[] }>>}
  */
 export async function latencyScenario(variants, { calls, rounds, warmupCalls, budgetMs }, method = "exec") {
@@ -463,6 +480,110 @@ export async function killScenario(variants, { runs, warmupRuns, pollMs, capMs, 
 }
 
 /**
+ * Resolves once `count` bytes equal to `byte` have arrived through `feed`, counted from the call: the
+ * terminal variants' way to wait for a round trip's bytes whatever chunks they come in.
+ */
+export class ByteCounter {
+  #byte = 0;
+  #left = 0;
+  /** @type {(() => void) | undefined} */
+  #resolve;
+
+  /**
+   * @param {number} byte
+   * @param {number} count
+   * @returns {Promise<void>}
+   */
+  expect(byte, count) {
+    this.#byte = byte;
+    this.#left = count;
+    return new Promise((resolve) => this.#resolve = resolve);
+  }
+
+  /** @param {Uint8Array | string} chunk */
+  feed(chunk) {
+    if (this.#resolve === undefined) return;
+    for (let i = 0; i < chunk.length; i++) {
+      const code = typeof chunk === "string" ? chunk.charCodeAt(i) : chunk[i];
+      if (code === this.#byte && --this.#left === 0) {
+        const resolve = this.#resolve;
+        this.#resolve = undefined;
+        resolve();
+        return;
+      }
+    }
+  }
+}
+
+/**
+ * Scenario 7, terminals: the round trip of `x\n` typed into a `cat` on a pseudo-terminal until its echo and
+ * `cat`'s line are back, first with one terminal open per variant, then with `open` of them open at once
+ * (typed into in turn). Round trips interleave across the variants one by one. Per variant: every round
+ * trip's time with one terminal (`oneMs`) and with `open` terminals (`manyMs`).
+ *
+ * @param {Variant[]} variants
+ * @param {{ trips: number, open: number, rounds: number, warmupTrips: number, budgetMs: number }} config
+ * @returns {Promise<Record<string, { oneMs: number[], manyMs: number[], open: number }>>}
+ */
+export async function terminalScenario(variants, { trips, open, rounds, warmupTrips, budgetMs }) {
+  const started = performance.now();
+  /** @type {Record<string, { oneMs: number[], manyMs: number[], open: number }>} */
+  const out = Object.fromEntries(variants.map((v) => [v.name, { oneMs: [], manyMs: [], open }]));
+  /** @type {Map<string, Terminal[]>} */
+  const terminals = new Map();
+  /** @param {Variant} variant */
+  const openOne = async (variant) => {
+    if (!variant.openTerminal) throw new Error(`${variant.name} has no openTerminal`);
+    const terminal = await variant.openTerminal("cat");
+    // The first trip waits for cat to have started and the terminal to be set up.
+    await terminal.roundTrip();
+    terminals.get(variant.name)?.push(terminal);
+  };
+  /**
+   * @param {number} count How many of each variant's terminals to type into, in turn.
+   * @param {"oneMs" | "manyMs" | undefined} into
+   * @param {number} tripCount
+   */
+  const measure = async (count, into, tripCount) => {
+    for (let i = 0; i < tripCount; i++) {
+      for (const variant of rotate(variants, i)) {
+        const list = /** @type {Terminal[]} */ (terminals.get(variant.name));
+        const terminal = list[i % Math.min(count, list.length)];
+        const tripStarted = performance.now();
+        await terminal.roundTrip();
+        if (into) out[variant.name][into].push(performance.now() - tripStarted);
+      }
+    }
+  };
+  try {
+    for (const variant of variants) {
+      terminals.set(variant.name, []);
+      await openOne(variant);
+    }
+    await measure(1, undefined, warmupTrips);
+    /** @type {number[]} */
+    const roundMs = [];
+    for (let round = 0; round < rounds && roomForAnotherRound(started, roundMs, budgetMs); round++) {
+      const roundStarted = performance.now();
+      await measure(1, "oneMs", trips);
+      roundMs.push(performance.now() - roundStarted);
+    }
+    for (let k = 1; k < open; k++) for (const variant of variants) await openOne(variant);
+    await measure(open, undefined, warmupTrips);
+    roundMs.length = 0;
+    const manyStarted = performance.now();
+    for (let round = 0; round < rounds && roomForAnotherRound(manyStarted, roundMs, budgetMs); round++) {
+      const roundStarted = performance.now();
+      await measure(open, "manyMs", trips);
+      roundMs.push(performance.now() - roundStarted);
+    }
+  } finally {
+    await Promise.all([...terminals.values()].flat().map((terminal) => terminal.close()));
+  }
+  return out;
+}
+
+/**
  * Runs one scenario with the worker's variants and prints the result as
  * one JSON line on stdout: the protocol between a worker and `main.ts`.
  *
@@ -479,6 +600,9 @@ export async function runWorker(config, variants, who) {
     stdin: "execStdin",
     kill: "execAbortable",
     sandboxed: "execSandboxed",
+    terminal: "openTerminal",
+    mcp: "execTool",
+    engines: "execEngine",
   };
   // The variants that take part in this scenario, or the ones the orchestrator names.
   const pick = variants.filter((v) =>
@@ -509,6 +633,15 @@ export async function runWorker(config, variants, who) {
       break;
     case "sandboxed":
       results = await latencyScenario(pick, config.sandboxed, "execSandboxed");
+      break;
+    case "terminal":
+      results = await terminalScenario(pick, config.terminal);
+      break;
+    case "mcp":
+      results = await latencyScenario(pick, config.mcp, "execTool");
+      break;
+    case "engines":
+      results = await latencyScenario(pick, config.engines, "execEngine");
       break;
     default:
       throw new Error(`unknown scenario ${config.scenario}`);

@@ -10,11 +10,20 @@
  * @module
  */
 
+import { createRequire } from "node:module";
+import type * as NodePty from "@lydell/node-pty";
+import { Client } from "@modelcontextprotocol/sdk/client";
+// Deno does not find the types of the SDK's wildcard exports; the same file, named for it.
+// @ts-types="@modelcontextprotocol/sdk/inMemory"
+import { InMemoryTransport } from "@modelcontextprotocol/sdk/inMemory.js";
 import * as library from "../../../mod.ts";
 import * as adapters from "../../../src/deno_adapter.ts";
+import * as mcp from "../../../src/mcp/mod.ts";
+import { dockerEngine, sshEngine } from "../../../src/engines/mod.ts";
+import * as tool from "../../../src/tool/mod.ts";
 import type { ProcessAdapter, SpawnRequest } from "../../../src/seam/mod.ts";
 import type { Shell, ShellExecRequest, ShellRunResult } from "../../../mod.ts";
-import { runWorker, type Variant } from "./common.mjs";
+import { ByteCounter, runWorker, type Terminal, type Variant } from "./common.mjs";
 
 const config = JSON.parse(Deno.args[0]);
 
@@ -67,10 +76,113 @@ function checkFileAndRemove(file: string, bytes: number, who: string): void {
   if (size !== bytes) throw new Error(`${who}: wrote ${size} bytes, expected ${bytes}`);
 }
 
-/** What this worker needs of one build of the library. */
+/** What this worker needs of one build of the library (an older build may lack the MCP server and the tools). */
 interface Library {
   createLocalShell: typeof library.createLocalShell;
   denoAdapter: ProcessAdapter;
+  createMcpServer?: typeof mcp.createMcpServer;
+  executeBashTool?: typeof tool.executeBashTool;
+}
+
+/** The letter typed into a terminal's `cat`: its echo and `cat`'s line bring it back twice. */
+const X = "x".charCodeAt(0);
+
+/** Each terminal has an owner of its own: a shell runs at most `maxTasksPerOwner` (10) tasks per owner. */
+let terminalCount = 0;
+
+/** A `cat` on a terminal of the library: `start()` with `tty`, typed into with `write()`, read by the observer. */
+function libraryTerminal(shell: Shell, command: string): Terminal {
+  const counter = new ByteCounter();
+  const task = shell.start(shell.resolve({ command, owner: `bench-tty-${terminalCount++}`, tty: true }), {
+    onStdout: (chunk) => counter.feed(chunk),
+  });
+  return {
+    roundTrip: async () => {
+      const back = counter.expect(X, 2);
+      await task.write("x\n");
+      await back;
+    },
+    close: async () => {
+      task.kill();
+      await task.done;
+    },
+  };
+}
+
+/**
+ * The tool-call variants of one build: the MCP server's `tools/call` of `bash` (a client of the official SDK
+ * over its in-memory transport, so what is measured is the protocol and the server, not a pipe), and the
+ * library's own `bash` tool call, in a session of its own as the server's calls are.
+ */
+async function toolVariants(lib: Library, shell: Shell, name: string): Promise<Variant[]> {
+  if (lib.createMcpServer === undefined || lib.executeBashTool === undefined) return [];
+  const executeBashTool = lib.executeBashTool;
+  const [clientSide, serverSide] = InMemoryTransport.createLinkedPair();
+  await lib.createMcpServer(shell, { owner: "bench-mcp" }).connect(serverSide);
+  const client = new Client({ name: "dsh-bench", version: "1.0.0" });
+  await client.connect(clientSide);
+  closers.push(() => client.close());
+  const session = shell.session({ owner: "bench-tool" });
+  closers.push(() => session.close());
+  return [
+    {
+      name: `${name} MCP tools/call bash`,
+      execTool: async (command) => {
+        const result = await client.callTool({ name: "bash", arguments: { command } });
+        const exitCode = (result.structuredContent as { exitCode?: number } | undefined)?.exitCode;
+        if (exitCode !== 0) throw new Error(`MCP tools/call: ${JSON.stringify(result)}`);
+      },
+    },
+    {
+      name: `${name} bash tool`,
+      execTool: async (command) => {
+        const outcome = await executeBashTool(shell, { command }, { owner: "bench-tool", session });
+        if (outcome.result?.exitCode !== 0) throw new Error(`bash tool: ${outcome.text}`);
+      },
+    },
+  ];
+}
+
+/** What to end before the shells close (MCP clients, sessions). */
+const closers: (() => Promise<void>)[] = [];
+
+/** Runs `program` with `args` to its end, its stdout read; throws unless it exits 0. */
+async function rawClient(program: string, args: string[], env: Record<string, string>): Promise<void> {
+  const { code, stderr } = await new Deno.Command(program, { args, env, clearEnv: true, stdin: "null" }).output();
+  if (code !== 0) throw new Error(`${program} ${args.join(" ")}: exit ${code}: ${new TextDecoder().decode(stderr)}`);
+}
+
+/**
+ * The engines scenario's variants: `run()` on a shell over each engine (the orchestrator started them, see
+ * `lib/engines.ts`), and each engine's raw client doing the same job.
+ */
+function engineVariants(): Variant[] {
+  const { docker, ssh } = config.engineTargets;
+  const onDocker = library.createShell(dockerEngine({ container: docker.container, dockerHost: docker.dockerHost }), {
+    workdir: "/",
+    shell: "sh",
+  });
+  const { rawOptions: _, env: __, ...connection } = ssh;
+  const onSsh = library.createShell(sshEngine(connection), { workdir: "/", shell: "sh" });
+  shells.push(onDocker, onSsh);
+  return [
+    {
+      name: 'docker run("true")',
+      execEngine: async (command) => checkRunResult(await run(onDocker, { command }), "docker run()"),
+    },
+    {
+      name: "docker exec <c> true",
+      execEngine: (command) => rawClient("docker", ["exec", docker.container, command], docker.env),
+    },
+    {
+      name: 'ssh run("true")',
+      execEngine: async (command) => checkRunResult(await run(onSsh, { command }), "ssh run()"),
+    },
+    {
+      name: "ssh -S <ctl> host true",
+      execEngine: (command) => rawClient("ssh", [...ssh.rawOptions, ssh.host, command], ssh.env),
+    },
+  ];
 }
 
 /** A sandboxed shell, and the first request it handed its adapter: what the raw baseline spawns. */
@@ -126,7 +238,9 @@ async function libraryVariants(lib: Library, name: string): Promise<{ variants: 
         if (result.stdout.spillPath) Deno.removeSync(result.stdout.spillPath);
       },
       execSandboxed: async (command) => checkRunResult(await run(sandboxed!.shell, { command }), name),
+      openTerminal: (command) => Promise.resolve(libraryTerminal(shell, command)),
     },
+    ...(config.scenario === "mcp" ? await toolVariants(lib, shell, name) : []),
     // A warm session: the same command, from the directory and variables the session keeps (docs/sessions.md).
     ...(typeof shell.session === "function"
       ? [{
@@ -148,8 +262,37 @@ async function libraryVariants(lib: Library, name: string): Promise<{ variants: 
   return { variants, sandboxed };
 }
 
+/** `bash -c <command>` on a terminal of `@lydell/node-pty` itself, the package the library uses. */
+function rawTerminal(command: string): Terminal {
+  const pty = createRequire(import.meta.url)("@lydell/node-pty") as typeof NodePty;
+  const counter = new ByteCounter();
+  const terminal = pty.spawn("bash", ["-c", command], {
+    name: "xterm-256color",
+    cols: 80,
+    rows: 24,
+    cwd: Deno.cwd(),
+    env: { PATH: Deno.env.get("PATH") ?? "/usr/bin:/bin", TERM: "xterm-256color" },
+    encoding: null,
+  });
+  const exited = new Promise<void>((resolve) => terminal.onExit(() => resolve()));
+  terminal.onData((data: string | Uint8Array) => counter.feed(data));
+  return {
+    roundTrip: async () => {
+      const back = counter.expect(X, 2);
+      terminal.write("x\n");
+      await back;
+    },
+    close: async () => {
+      terminal.kill("SIGKILL");
+      await exited;
+    },
+  };
+}
+
 /** A spawn of exactly what the library handed its adapter, as the least a careful caller writes. */
-async function rawSpawnRequest(request: SpawnRequest): Promise<Deno.CommandStatus> {
+async function rawSpawnRequest(
+  request: Pick<SpawnRequest, "program" | "args" | "cwd" | "env">,
+): Promise<Deno.CommandStatus> {
   const child = new Deno.Command(request.program, {
     args: [...request.args],
     cwd: request.cwd,
@@ -164,16 +307,22 @@ async function rawSpawnRequest(request: SpawnRequest): Promise<Deno.CommandStatu
   return status;
 }
 
-const ours = await libraryVariants({ ...library, ...adapters }, "run()");
+const ours = await libraryVariants({ ...library, ...adapters, ...mcp, ...tool }, "run()");
 const against = config.against
   ? await libraryVariants(
-    { ...await import(config.against.module), ...await import(config.against.adapter) },
+    {
+      ...await import(config.against.module),
+      ...await import(config.against.adapter),
+      ...await import(config.against.mcp).catch(() => ({})),
+      ...await import(config.against.tool).catch(() => ({})),
+    },
     `run() @ ${config.against.label}`,
   )
   : undefined;
 
 const variants: Variant[] = [
   ...ours.variants,
+  ...(config.scenario === "engines" ? engineVariants() : []),
   ...(against?.variants ?? []),
   {
     name: "raw Deno.Command",
@@ -188,6 +337,11 @@ const variants: Variant[] = [
       const written = writer.write(stdin).then(() => writer.close()).catch(() => {});
       const [out] = await Promise.all([text(child.stdout), text(child.stderr), child.status, written]);
       return out;
+    },
+    execTool: async (command) => {
+      const child = spawnRaw(command);
+      const [status] = await Promise.all([child.status, text(child.stdout), text(child.stderr)]);
+      if (!status.success) throw new Error(`raw Deno.Command: exit ${status.code}`);
     },
     execAbortable: async (command, signal) => {
       const child = spawnRaw(command);
@@ -213,6 +367,11 @@ const variants: Variant[] = [
     },
   },
   {
+    name: "raw node-pty",
+    // The terminal a careful caller opens with the same package: `bash -c cat` as the leader of a new session.
+    openTerminal: (command) => Promise.resolve(rawTerminal(command)),
+  },
+  {
     name: "raw for-await",
     bigOutput: async (command, file, bytes) => {
       // What a user writes first: the default reader (a new chunk per read) and a synchronous write.
@@ -232,6 +391,20 @@ const variants: Variant[] = [
     },
   },
   {
+    name: "minimal bwrap",
+    // The issue's reference: bubblewrap with the least a sandbox needs (`--ro-bind / / --dev /dev --proc /proc`).
+    execSandboxed: async (command) => {
+      const request = {
+        program: "bwrap",
+        args: ["--ro-bind", "/", "/", "--dev", "/dev", "--proc", "/proc", "bash", "-c", command],
+        env: Deno.env.toObject(),
+        cwd: config.sandboxWorkdir,
+      };
+      const status = await rawSpawnRequest(request);
+      if (!status.success) throw new Error(`minimal bwrap: exit ${status.code}`);
+    },
+  },
+  {
     name: "raw bwrap",
     // The argv `run()` built for the same command in the same sandboxed shell: sh, bwrap, its flags, bash -c.
     execSandboxed: async (command) => {
@@ -246,5 +419,6 @@ const variants: Variant[] = [
 try {
   await runWorker(config, variants, { runtime: "deno", version: Deno.version.deno });
 } finally {
+  for (const close of closers) await close();
   for (const shell of shells) await shell.close();
 }

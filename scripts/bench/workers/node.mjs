@@ -19,7 +19,7 @@ import { createRequire } from "node:module";
 import { join } from "node:path";
 import process from "node:process";
 import { pathToFileURL } from "node:url";
-import { runWorker } from "./common.mjs";
+import { ByteCounter, runWorker } from "./common.mjs";
 
 const config = JSON.parse(process.argv[2]);
 const fromPackages = createRequire(join(config.packages, "package.json"));
@@ -33,6 +33,172 @@ const { default: nanoSpawn } = await load("nano-spawn");
 /** Every shell the variants made, closed at the end. */
 /** @type {any[]} */
 const shells = [];
+/** What to end before the shells close (MCP clients, sessions). */
+/** @type {(() => Promise<void>)[]} */
+const closers = [];
+
+/** The letter typed into a terminal's `cat`: its echo and `cat`'s line bring it back twice. */
+const X = "x".charCodeAt(0);
+
+/** Each terminal has an owner of its own: a shell runs at most `maxTasksPerOwner` (10) tasks per owner. */
+let terminalCount = 0;
+
+/**
+ * A `cat` on a terminal of the library: `start()` with `tty`, typed into with `write()`, read by the observer.
+ *
+ * @param {any} shell
+ * @param {string} command
+ * @returns {import("./common.mjs").Terminal}
+ */
+function libraryTerminal(shell, command) {
+  const counter = new ByteCounter();
+  const task = shell.start(shell.resolve({ command, owner: `bench-tty-${terminalCount++}`, tty: true }), {
+    onStdout: (/** @type {Uint8Array} */ chunk) => counter.feed(chunk),
+  });
+  return {
+    roundTrip: async () => {
+      const back = counter.expect(X, 2);
+      await task.write("x\n");
+      await back;
+    },
+    close: async () => {
+      task.kill();
+      await task.done;
+    },
+  };
+}
+
+/**
+ * `bash -c <command>` on a terminal of `@lydell/node-pty` itself, the package the library uses (the one the
+ * installed `@dsh/shell` resolves).
+ *
+ * @param {string} command
+ * @returns {import("./common.mjs").Terminal}
+ */
+function rawTerminal(command) {
+  const pty = createRequire(fromPackages.resolve("@dsh/shell"))("@lydell/node-pty");
+  const counter = new ByteCounter();
+  const terminal = pty.spawn("bash", ["-c", command], {
+    name: "xterm-256color",
+    cols: 80,
+    rows: 24,
+    cwd: process.cwd(),
+    env: { PATH: process.env.PATH ?? "/usr/bin:/bin", TERM: "xterm-256color" },
+    encoding: null,
+  });
+  const exited = new Promise((resolve) => terminal.onExit(resolve));
+  terminal.onData((/** @type {Uint8Array} */ data) => counter.feed(data));
+  return {
+    roundTrip: async () => {
+      const back = counter.expect(X, 2);
+      terminal.write("x\n");
+      await back;
+    },
+    close: async () => {
+      terminal.kill("SIGKILL");
+      await exited;
+    },
+  };
+}
+
+/**
+ * Runs `program` with `args` to its end, its output read; rejects unless it exits 0.
+ *
+ * @param {string} program
+ * @param {string[]} args
+ * @param {Record<string, string>} env
+ * @returns {Promise<void>}
+ */
+function rawClient(program, args, env) {
+  return new Promise((resolve, reject) => {
+    const child = spawn(program, args, { env, stdio: ["ignore", "pipe", "pipe"] });
+    let stderr = "";
+    child.stdout?.on("data", () => {});
+    child.stderr?.on("data", (chunk) => stderr += chunk);
+    child.on("error", reject);
+    child.on("close", (code) => code === 0 ? resolve() : reject(new Error(`${program}: exit ${code}: ${stderr}`)));
+  });
+}
+
+/**
+ * The engines scenario's variants: `run()` on a shell over each engine (the orchestrator started them, see
+ * `lib/engines.ts`), and each engine's raw client doing the same job.
+ *
+ * @returns {Promise<import("./common.mjs").Variant[]>}
+ */
+async function engineVariants() {
+  const { docker, ssh } = config.engineTargets;
+  const { createShell } = await load("@dsh/shell");
+  const { dockerEngine, sshEngine } = await load("@dsh/shell/engines");
+  const onDocker = createShell(dockerEngine({ container: docker.container, dockerHost: docker.dockerHost }), {
+    workdir: "/",
+    shell: "sh",
+  });
+  const { rawOptions: _, env: __, ...connection } = ssh;
+  const onSsh = createShell(sshEngine(connection), { workdir: "/", shell: "sh" });
+  shells.push(onDocker, onSsh);
+  return [
+    {
+      name: 'docker run("true")',
+      execEngine: async (command) => checkRunResult(await run(onDocker, { command }), "docker run()"),
+    },
+    {
+      name: "docker exec <c> true",
+      execEngine: (command) => rawClient("docker", ["exec", docker.container, command], docker.env),
+    },
+    {
+      name: 'ssh run("true")',
+      execEngine: async (command) => checkRunResult(await run(onSsh, { command }), "ssh run()"),
+    },
+    {
+      name: "ssh -S <ctl> host true",
+      execEngine: (command) => rawClient("ssh", [...ssh.rawOptions, ssh.host, command], ssh.env),
+    },
+  ];
+}
+
+/**
+ * The tool-call variants of one build: the MCP server's `tools/call` of `bash` (a client of the official SDK
+ * over its in-memory transport, so what is measured is the protocol and the server, not a pipe), and the
+ * library's own `bash` tool call, in a session of its own as the server's calls are.
+ *
+ * @param {NodeRequire} from Where this build is installed.
+ * @param {any} shell
+ * @param {string} name
+ * @returns {Promise<import("./common.mjs").Variant[]>}
+ */
+async function toolVariants(from, shell, name) {
+  const { createMcpServer } = await load("@dsh/shell/mcp", from).catch(() => ({}));
+  const { executeBashTool } = await load("@dsh/shell/tool", from).catch(() => ({}));
+  if (createMcpServer === undefined || executeBashTool === undefined) return [];
+  // The SDK the installed package depends on (its client is not a dependency of the package: the SDK is).
+  const fromShell = createRequire(from.resolve("@dsh/shell"));
+  const { Client } = await load("@modelcontextprotocol/sdk/client/index.js", fromShell);
+  const { InMemoryTransport } = await load("@modelcontextprotocol/sdk/inMemory.js", fromShell);
+  const [clientSide, serverSide] = InMemoryTransport.createLinkedPair();
+  await createMcpServer(shell, { owner: "bench-mcp" }).connect(serverSide);
+  const client = new Client({ name: "dsh-bench", version: "1.0.0" });
+  await client.connect(clientSide);
+  closers.push(() => client.close());
+  const session = shell.session({ owner: "bench-tool" });
+  closers.push(() => session.close());
+  return [
+    {
+      name: `${name} MCP tools/call bash`,
+      execTool: async (command) => {
+        const result = await client.callTool({ name: "bash", arguments: { command } });
+        if (result.structuredContent?.exitCode !== 0) throw new Error(`MCP tools/call: ${JSON.stringify(result)}`);
+      },
+    },
+    {
+      name: `${name} bash tool`,
+      execTool: async (command) => {
+        const outcome = await executeBashTool(shell, { command }, { owner: "bench-tool", session });
+        if (outcome.result?.exitCode !== 0) throw new Error(`bash tool: ${outcome.text}`);
+      },
+    },
+  ];
+}
 
 /** @param {any} result @param {string} who */
 function checkRunResult(result, who) {
@@ -156,7 +322,9 @@ async function libraryVariants(from, name) {
         if (result.stdout.spillPath) unlinkSync(result.stdout.spillPath);
       },
       execSandboxed: async (command) => checkRunResult(await run(sandboxed?.shell, { command }), name),
+      openTerminal: (command) => Promise.resolve(libraryTerminal(shell, command)),
     },
+    ...(config.scenario === "mcp" ? await toolVariants(from, shell, name) : []),
     // A warm session: the same command, from the directory and variables the session keeps (docs/sessions.md).
     ...(typeof shell.session === "function"
       ? [{
@@ -189,10 +357,15 @@ const against = config.against
 /** @type {import("./common.mjs").Variant[]} */
 const variants = [
   ...ours.variants,
+  ...(config.scenario === "engines" ? await engineVariants() : []),
   ...(against?.variants ?? []),
   {
     name: "raw spawn",
     exec: async (command) => {
+      const { code } = await rawSpawn(command);
+      if (code !== 0) throw new Error(`raw spawn: exit ${code}`);
+    },
+    execTool: async (command) => {
       const { code } = await rawSpawn(command);
       if (code !== 0) throw new Error(`raw spawn: exit ${code}`);
     },
@@ -212,6 +385,11 @@ const variants = [
       }
       checkFileAndRemove(file, bytes, "raw spawn");
     },
+  },
+  {
+    name: "raw node-pty",
+    // The terminal a careful caller opens with the same package: `bash -c cat` as the leader of a new session.
+    openTerminal: (command) => Promise.resolve(rawTerminal(command)),
   },
   {
     name: "execa",
@@ -249,6 +427,20 @@ const variants = [
     execAbortable: (command, signal) => nanoSpawn("bash", ["-c", command], { signal }),
   },
   {
+    name: "minimal bwrap",
+    // The issue's reference: bubblewrap with the least a sandbox needs (`--ro-bind / / --dev /dev --proc /proc`).
+    execSandboxed: async (command) => {
+      const request = {
+        program: "bwrap",
+        args: ["--ro-bind", "/", "/", "--dev", "/dev", "--proc", "/proc", "bash", "-c", command],
+        env: /** @type {Record<string, string>} */ (process.env),
+        cwd: config.sandboxWorkdir,
+      };
+      const { code } = await rawSpawnRequest(request);
+      if (code !== 0) throw new Error(`minimal bwrap: exit ${code}`);
+    },
+  },
+  {
     name: "raw bwrap",
     // The argv `run()` built for the same command in the same sandboxed shell: sh, bwrap, its flags, bash -c.
     execSandboxed: async (command) => {
@@ -263,5 +455,6 @@ const variants = [
 try {
   await runWorker(config, variants, { runtime: "node", version: process.version });
 } finally {
+  for (const close of closers) await close();
   for (const shell of shells) await shell.close();
 }

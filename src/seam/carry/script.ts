@@ -23,14 +23,43 @@ export const STATE_END = "dsh-state-end";
 /** Where the trap writes: a file on this host, or an fd the wrapper opened on one (inside the sandbox). */
 export type StateTarget = { readonly path: string } | { readonly fd: number };
 
+/** Every first character a shell variable's name can have: bash lists the variables by prefix (`${!A@}`). */
+const NAME_STARTS = [..."ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz_"];
+
+/**
+ * bash's exported environment written with its builtins alone: no process
+ * is started (a `cat` is a fork and an exec, about half a fresh spawn's
+ * cost). Each variable bash would put in a child's environment: exported
+ * (`x`), no array (`a`, `A`: bash exports none), no name reference, set.
+ * `set +aeux` first: `-a` would export the loop's own variable, `-u` stop at
+ * an exported but unset one, `-e` and `-x` do what the command asked of its
+ * own lines. The loop ends on `.` (no name): a dump that stopped short of it
+ * (a failed write, a loop variable the command made read-only) has no end
+ * mark, as a failed `cat` leaves none. `${!name@a}` needs bash 4.4; an older bash reads the environment
+ * as every other shell does. A variable whose name is no shell name (`A-B`,
+ * passed on by bash from its own environment) is not listed: such names are
+ * never taken as unset from a dump (`state.ts`).
+ */
+const BASH_DUMP = "set +aeux; if ((BASH_VERSINFO[0] * 100 + BASH_VERSINFO[1] >= 404)); then " +
+  `for __dsh_name in ${NAME_STARTS.map((first) => `"\${!${first}@}"`).join(" ")} .; do ` +
+  '[ "$__dsh_name" = . ] && break; ' +
+  "[[ ${!__dsh_name@a} == *x* && ${!__dsh_name@a} != *[aA]* && ! -R $__dsh_name && -n ${!__dsh_name+set} ]] || " +
+  'continue; printf \'%s=%s\\0\' "$__dsh_name" "${!__dsh_name}" || break; done; ' +
+  '[ "$__dsh_name" = . ]; else command -p cat /proc/self/environ; fi';
+
 /**
  * The prelude for `target`, ending in a newline: the command's own text
  * follows it unchanged, so it runs as it would with `<shell> -c` alone.
+ *
+ * @param shell The program that runs the command line: bash (by its file name) writes its environment with its
+ *   own builtins; any other shell through a `cat`.
  */
-export function statePrelude(target: StateTarget): string {
+export function statePrelude(target: StateTarget, shell?: string): string {
   const into = "path" in target ? `>${shellQuote(target.path)}` : `>&${target.fd}`;
   // `command -p`: the standard PATH, so a command that emptied or changed its own still has its environment read.
-  const dump =
-    `{ pwd; printf '\\0'; command -p cat /proc/self/environ && printf '${STATE_END}\\0'; } ${into} 2>/dev/null`;
+  const environment = shell !== undefined && /(^|\/)bash$/.test(shell)
+    ? BASH_DUMP
+    : "command -p cat /proc/self/environ";
+  const dump = `{ pwd; printf '\\0'; ${environment} && printf '${STATE_END}\\0'; } ${into} 2>/dev/null`;
   return `trap ${shellQuote(dump)} EXIT\n`;
 }

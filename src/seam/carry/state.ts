@@ -25,6 +25,9 @@ export function carriesOver(name: string): boolean {
     name.startsWith(DSH_ENV_PREFIX) || name.startsWith("BASH_FUNC_"));
 }
 
+/** A name a POSIX shell can give a variable. */
+const SHELL_NAME = /^[A-Za-z_][A-Za-z0-9_]*$/;
+
 /** What one command changed. */
 export interface StateChange {
   /** The absolute directory the command ended in. */
@@ -72,7 +75,9 @@ export function parseState(text: string, given: Readonly<Record<string, string>>
     if (given[name] !== value) env[name] = value;
   }
   for (const name of Object.keys(given)) {
-    if (carriesOver(name) && !now.has(name)) env[name] = undefined;
+    // A name no shell variable can have (`A-B`) is passed on by the shell as it came, never unset by a command;
+    // bash's own dump (`script.ts`) lists only the variables it holds, so its absence there says nothing.
+    if (carriesOver(name) && !now.has(name) && SHELL_NAME.test(name)) env[name] = undefined;
   }
   return { cwd, env };
 }

@@ -44,9 +44,11 @@ const ANY = "-";
 const SCRIPT = [
   "info=$1; count=$2; shift 2; declare -A dev root seen; order=()",
   'for ((i = 0; i < count; i++)); do dev[$1]=$2; root[$1]=$3; order+=("$1"); shift 3; done',
-  "lines=0",
-  "while read -r _ _ d r point _; do",
-  "  lines=$((lines + 1))",
+  // One read of the whole table: `while read` on a /proc file reads a line at a time and seeks back after each,
+  // and every seek makes the kernel generate the table again (2 system calls a mount).
+  'mapfile -t mounts < "$info"; set -f',
+  'for line in "${mounts[@]}"; do',
+  "  fields=($line); d=${fields[2]-} r=${fields[3]-} point=${fields[4]-}",
   "  [[ -v dev[$point] ]] || continue",
   '  if [[ ${dev[$point]} != - && ( $d != "${dev[$point]}" || $r != "${root[$point]}" ) ]]; then',
   `    echo "${REFUSED} the mount at $point holds $r of $d, not \${root[$point]} of \${dev[$point]} ` +
@@ -54,8 +56,9 @@ const SCRIPT = [
   `    exit ${MOUNT_REFUSED_CODE}`,
   "  fi",
   "  seen[$point]=1",
-  'done < "$info"',
-  `(( lines > 0 )) || { echo "${REFUSED} $info could not be read" >&2; exit ${MOUNT_REFUSED_CODE}; }`,
+  "done",
+  "set +f",
+  `(( \${#mounts[@]} > 0 )) || { echo "${REFUSED} $info could not be read" >&2; exit ${MOUNT_REFUSED_CODE}; }`,
   'for point in "${order[@]}"; do',
   "  [[ -v seen[$point] ]] && continue",
   `  echo "${REFUSED} nothing is mounted at $point (a directory was swapped for a link while the sandbox was set ` +

@@ -69,12 +69,13 @@ export function startProcessGroup(command: CommandStart, context: ProcessGroupCo
   childEnv[MARK_VARIABLE] = mark;
   const stateFile = command.carry ? context.stateFile(mark) : undefined;
   const confined = context.wrapper?.confines(spec) === true;
+  const shell = wrapperShell(context.wrapper) ?? options.shell;
   const line = stateFile === undefined
     ? spec.command
-    : statePrelude(confined ? { fd: STATE_FD } : { path: stateFile }) + spec.command;
+    : statePrelude(confined ? { fd: STATE_FD } : { path: stateFile }, shell) + spec.command;
   let request: SpawnRequest = {
     // A command line is run by the shell; the argv form runs the program itself, with no shell in between.
-    program: args === undefined ? wrapperShell(context.wrapper) ?? options.shell : spec.command,
+    program: args === undefined ? shell : spec.command,
     args: args === undefined ? ["-c", line] : args,
     cwd: spec.workdir,
     env: childEnv,
