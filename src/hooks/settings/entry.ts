@@ -111,8 +111,13 @@ export function parseEntry(
   if (asyncRewake === true && dialect === "codex") {
     sink.warnings.push({
       field: `${path}.asyncRewake`,
+      message: "Codex has no asyncRewake: ignored (the hook runs in the background only with async: true)",
+    });
+  } else if (asyncRewake === true && async !== true) {
+    sink.warnings.push({
+      field: `${path}.asyncRewake`,
       message:
-        "Codex has no asyncRewake (it would run this hook in the foreground); the bridge runs it in the background",
+        "asyncRewake without async: true runs in the foreground (as Claude Code 2.1.328 does), where exit 2 blocks",
     });
   }
   if (async !== undefined) hook.async = async;
