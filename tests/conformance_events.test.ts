@@ -27,16 +27,23 @@ import { createLocalShell, type Shell } from "../mod.ts";
 import { dispatchHookEvent, type HookDispatchResult, parseHookSettings } from "../src/hooks/mod.ts";
 import { isolation, REQUIRE_AGENTS, runAgent } from "./helpers/agents.ts";
 import { shQuote } from "./helpers/bash.ts";
-import { AGENTS, reportCase } from "./helpers/conformance.ts";
+import { AGENTS, COMPACTING_TOKENS, reportCase } from "./helpers/conformance.ts";
 import { freshDir, removeDir } from "./helpers/dirs.ts";
 import { IS_DENO, scriptArgs } from "./helpers/runtime.ts";
-import { type HookReply, type HookRequest, MockModel } from "./helpers/mock_model.ts";
+import { type HookReply, type HookRequest, MockModel, SUBAGENT_TASK } from "./helpers/mock_model.ts";
 
 /** A command hook: a sh script that logs each payload, then runs `body` (the payload is in `$input`). */
 interface CommandHook {
   readonly kind: "command";
   readonly body: string;
   readonly matcher?: string;
+  /**
+   * `async`; `asyncRewake` alone (the binaries run it in the foreground);
+   * or both (Claude Code wakes the model on its exit 2).
+   */
+  readonly background?: "async" | "asyncRewake" | "async+asyncRewake";
+  /** The same command as hook `sameAs` of the event, in a group of its own (a duplicate). */
+  readonly sameAs?: number;
 }
 
 /** An http hook answered by the mock as `reply`. */
@@ -63,8 +70,17 @@ interface Scenario {
    * (it runs more hooks, so a guard never blocks less).
    */
   readonly codexLoadsNothing?: true;
-  /** The model calls the `note` tool of a real MCP server (`tests/fixtures/mcp_server`) instead of the shell. */
-  readonly mcp?: true;
+  /**
+   * What the model calls (default one shell call): the shell twice (a turn
+   * after the first call's hooks), the `note` tool of a real MCP server
+   * (`tests/fixtures/mcp_server`), or a subagent whose prompt is
+   * `SUBAGENT-TASK` (the mock answers it "done").
+   */
+  readonly call?: "shell" | "shell-twice" | "mcp" | "subagent";
+  /** The first turn reports {@linkcode COMPACTING_TOKENS}: the binary compacts its context once, after it. */
+  readonly compact?: true;
+  /** Top-level keys of the settings file besides `hooks` (`disableAllHooks`). */
+  readonly topLevel?: Record<string, unknown>;
 }
 
 const json = (value: unknown): string => `printf '%s' ${shQuote(JSON.stringify(value))}`;
@@ -113,7 +129,7 @@ const SCENARIOS: readonly Scenario[] = [
   },
   {
     name: "an MCP tool call: mcp__ matchers, a deny of the MCP tool",
-    mcp: true,
+    call: "mcp",
     hooks: {
       PreToolUse: [
         { kind: "command", body: context("PreToolUse", "MARK-mcp-any"), matcher: "mcp__memo__.*" },
@@ -176,6 +192,130 @@ const SCENARIOS: readonly Scenario[] = [
       ],
     },
   },
+  {
+    name: "background hooks: async context and asyncRewake on PostToolUse, the next turn",
+    call: "shell-twice",
+    hooks: {
+      PostToolUse: [
+        { kind: "command", background: "async", body: context("PostToolUse", "MARK-async-context"), matcher: "Bash" },
+        { kind: "command", background: "async", body: "echo MARK-async-exit2 >&2; exit 2", matcher: "Bash" },
+        {
+          kind: "command",
+          background: "async+asyncRewake",
+          body: "echo MARK-rewake-stderr >&2; exit 2",
+          matcher: "Bash",
+        },
+        { kind: "command", background: "async+asyncRewake", body: "echo MARK-rewake-exit0", matcher: "Bash" },
+        // asyncRewake alone is a foreground hook: its exit 2 is PostToolUse's feedback.
+        { kind: "command", background: "asyncRewake", body: "echo MARK-rewake-alone >&2; exit 2", matcher: "Bash" },
+      ],
+    },
+  },
+  {
+    name: "PreToolUse guards marked asyncRewake (runs in the foreground: blocks) and async (does not block)",
+    hooks: {
+      PreToolUse: [
+        { kind: "command", background: "asyncRewake", body: "echo MARK-pre-rewake >&2; exit 2", matcher: "Bash" },
+        { kind: "command", background: "async", body: "echo MARK-pre-async >&2; exit 2", matcher: "Bash" },
+      ],
+    },
+  },
+  {
+    name: "a subagent: SubagentStart context, SubagentStop blocking once, matchers on the agent type",
+    call: "subagent",
+    hooks: {
+      SubagentStart: [
+        { kind: "command", body: context("SubagentStart", "MARK-subagent-start") },
+        { kind: "command", body: "echo MARK-subagent-start-plain" },
+        { kind: "command", body: "echo MARK-subagent-other", matcher: "no-such-agent" },
+      ],
+      SubagentStop: [
+        { kind: "command", body: blockFirstStop("MARK-subagent-stop") },
+        { kind: "command", body: "exit 0", matcher: "no-such-agent" },
+      ],
+    },
+  },
+  {
+    name: "compaction: PreCompact and PostCompact, matchers on the trigger, exit 2",
+    compact: true,
+    hooks: {
+      PreCompact: [
+        { kind: "command", body: "echo MARK-precompact-plain", matcher: "auto" },
+        { kind: "command", body: "exit 0", matcher: "manual" },
+        { kind: "command", body: "echo MARK-precompact-exit2 >&2; exit 2" },
+      ],
+      PostCompact: [{ kind: "command", body: "echo MARK-postcompact-plain" }],
+    },
+  },
+  {
+    name: "answers: JSON on exit 1 and 2, JSON that does not parse or validate, suppressOutput, a duplicate",
+    hooks: {
+      UserPromptSubmit: [
+        { kind: "command", body: "printf '%s' '{MARK-broken-json'" },
+        {
+          kind: "command",
+          body: json({
+            continue: "yes",
+            hookSpecificOutput: { hookEventName: "UserPromptSubmit", additionalContext: "MARK-wrong-typed" },
+          }),
+        },
+        {
+          kind: "command",
+          body: json({
+            suppressOutput: true,
+            hookSpecificOutput: { hookEventName: "UserPromptSubmit", additionalContext: "MARK-suppressed" },
+          }),
+        },
+        { kind: "command", body: `${context("UserPromptSubmit", "MARK-exit1-json")}; exit 1` },
+        { kind: "command", body: "echo MARK-duplicate" },
+        { kind: "command", body: "", sameAs: 4 },
+        { kind: "command", body: `${json({ hookSpecificOutput: { hookEventName: "PostToolUse" } })}` },
+      ],
+      PostToolUse: [
+        { kind: "command", body: `${json({ decision: "block", reason: "MARK-post-exit1-block" })}; exit 1` },
+        {
+          kind: "command",
+          body: `${context("PostToolUse", "MARK-post-exit2-json")}; echo MARK-post-exit2-stderr >&2; exit 2`,
+        },
+        { kind: "command", body: `${context("UserPromptSubmit", "MARK-post-other-event")}` },
+      ],
+    },
+  },
+  {
+    name: "a PreToolUse deny answered with exit 1",
+    hooks: {
+      PreToolUse: [
+        {
+          kind: "command",
+          matcher: "Bash",
+          body: `${
+            json({
+              hookSpecificOutput: {
+                hookEventName: "PreToolUse",
+                permissionDecision: "deny",
+                permissionDecisionReason: "MARK-exit1-deny",
+              },
+            })
+          }; exit 1`,
+        },
+      ],
+    },
+  },
+  {
+    name: "disableAllHooks in the settings file",
+    topLevel: { disableAllHooks: true },
+    hooks: {
+      UserPromptSubmit: [{ kind: "command", body: "echo MARK-disabled-context" }],
+      PreToolUse: [{ kind: "command", body: "echo MARK-disabled-guard >&2; exit 2", matcher: "Bash" }],
+    },
+  },
+  {
+    // The longest run of the suite: Claude Code's 30 s default on UserPromptSubmit against a hook that takes 32 s.
+    name: "default timeouts: a UserPromptSubmit hook answering after 32 s",
+    hooks: {
+      UserPromptSubmit: [{ kind: "command", body: `sleep 32; echo MARK-after-32-seconds` }],
+    },
+  },
 ];
 
 function ctxJson(event: string, text: string): string {
@@ -207,21 +347,38 @@ function settingsOf(scenario: Scenario, dir: string, base: string): Record<strin
           ...(hook.timeout === undefined ? {} : { timeout: hook.timeout }),
         });
       }
-      const script = join(dir, `${id}.sh`);
-      writeFileSync(
-        script,
-        ["#!/bin/sh", "input=$(cat)", `printf '%s\\n' "$input" >> ${shQuote(join(dir, `${id}.jsonl`))}`, hook.body]
-          .join("\n"),
-      );
-      chmodSync(script, 0o755);
-      return group({ type: "command", command: script });
+      const script = join(dir, `${hook.sameAs === undefined ? id : idOf(event, hook.sameAs)}.sh`);
+      const raw = shQuote(join(dir, `${id}.stdin`));
+      // A duplicate runs the script of the hook it copies.
+      if (hook.sameAs === undefined) {
+        writeFileSync(
+          script,
+          [
+            "#!/bin/sh",
+            // The stdin as given (its last byte too), kept from the first run; the payload logged from every run.
+            `cat > ${raw}.$$`,
+            `input=$(cat ${raw}.$$)`,
+            `if [ -e ${raw} ]; then rm -f ${raw}.$$; else mv ${raw}.$$ ${raw}; fi`,
+            `printf '%s\\n' "$input" >> ${shQuote(join(dir, `${id}.jsonl`))}`,
+            hook.body,
+          ].join("\n"),
+        );
+        chmodSync(script, 0o755);
+      }
+      return group({
+        type: "command",
+        command: script,
+        ...(hook.background === undefined
+          ? {}
+          : Object.fromEntries(hook.background.split("+").map((field) => [field, true]))),
+      });
     });
   }
   // A hook nobody answers: a connection failure, on an event that surely runs.
   if (hooks.UserPromptSubmit !== undefined && scenario.name.startsWith("http")) {
     hooks.UserPromptSubmit.push({ hooks: [{ type: "http", url: REFUSED_URL }] });
   }
-  return { hooks };
+  return { ...scenario.topLevel, hooks };
 }
 
 /** The http replies of a scenario, by hook id. */
@@ -247,6 +404,31 @@ interface Side {
   readonly commandRan: boolean;
   /** The headers each http hook got that the scenario sets, by id. */
   readonly headers: Record<string, Record<string, string>>;
+  /** Whether the stdin each command hook got (its first run) ends with a newline, by id. */
+  readonly stdinNewline: Record<string, boolean>;
+  /** How many times each hook with a duplicate (`sameAs`) ran. */
+  readonly runs: Record<string, number>;
+}
+
+/** What the command hooks of `dir` got on stdin, and how often the duplicated ones ran. */
+function stdinOf(scenario: Scenario, dir: string): Pick<Side, "stdinNewline" | "runs"> {
+  const stdinNewline: Record<string, boolean> = {};
+  const runs: Record<string, number> = {};
+  if (!existsSync(dir)) return { stdinNewline, runs };
+  for (const name of readdirSync(dir)) {
+    const match = /^(.+)\.stdin$/.exec(name);
+    if (match !== null) stdinNewline[match[1]] = readFileSync(join(dir, name), "utf8").endsWith("\n");
+  }
+  for (const [event, list] of Object.entries(scenario.hooks)) {
+    for (const hook of list) {
+      if (hook.kind !== "command" || hook.sameAs === undefined) continue;
+      const log = join(dir, `${idOf(event, hook.sameAs)}.jsonl`);
+      runs[idOf(event, hook.sameAs)] = existsSync(log)
+        ? readFileSync(log, "utf8").split("\n").filter((line) => line !== "").length
+        : 0;
+    }
+  }
+  return { stdinNewline, runs };
 }
 
 const MARKER = /MARK-[a-z0-9-]+/g;
@@ -323,15 +505,36 @@ function codexLikePayloads(caseDir: string): Record<string, unknown>[] {
   ];
 }
 
-/** What the bridge's result for `event` says the harness shows its model. */
-function shownByBridge(event: string, result: HookDispatchResult): string[] {
+/**
+ * What the bridge's result for `event` says the harness shows its model,
+ * its background hooks' deliveries included (awaited: the binary's run
+ * went on past them).
+ */
+async function shownByBridge(event: string, result: HookDispatchResult): Promise<string[]> {
   const texts = [...result.additionalContext];
   if (result.blocked && ["PreToolUse", "PostToolUse", "Stop", "SubagentStop"].includes(event)) {
     texts.push(...result.reasons);
   }
   if (event === "PostToolUse") texts.push(...result.feedback, result.toolOutput ?? "");
+  for (const run of result.background) {
+    const ended = await run.done;
+    texts.push(ended.additionalContext ?? "", ended.rewake ?? "");
+  }
   return texts;
 }
+
+/** The events the bridge replays, in the order a run meets them. */
+const EVENTS = [
+  "SessionStart",
+  "UserPromptSubmit",
+  "PreToolUse",
+  "PostToolUse",
+  "SubagentStart",
+  "SubagentStop",
+  "PreCompact",
+  "PostCompact",
+  "Stop",
+] as const;
 
 const isolated = isolation();
 
@@ -369,23 +572,39 @@ for (const agent of AGENTS) {
         for (const sub of ["binary", "bridge", "project", "home"]) mkdirSync(join(caseDir, sub), { recursive: true });
         // The shell call touches this file; the MCP tool's call appends to it.
         const marker = join(caseDir, "command-ran");
-        const mcpServer = scenario.mcp === true
+        const mcpServer = scenario.call === "mcp"
           ? [process.execPath, ...scriptArgs(fileURLToPath(MCP_SERVER), [marker])]
           : undefined;
+        const touch = agent.call(`touch ${shQuote(marker)}`);
+        const call = scenario.call === "mcp"
+          ? agent.mcpCall("hello")
+          : scenario.call === "subagent"
+          ? agent.subagentCalls(`${SUBAGENT_TASK}: say done`)
+          : scenario.call === "shell-twice"
+          ? [touch, touch]
+          : touch;
 
         // The binary.
         const binary = (agent.found as { path: string }).path;
         const settings = settingsOf(scenario, join(caseDir, "binary"), "http://127.0.0.1:__PORT__");
-        const { argv, env, prepare } = agent.setUp(binary, settings, caseDir, scenario.env, mcpServer);
+        const { argv, env, prepare } = agent.setUp(
+          binary,
+          settings,
+          caseDir,
+          scenario.env,
+          mcpServer,
+          scenario.compact === true ? COMPACTING_TOKENS / 2 : undefined,
+        );
         const run = await runAgent((isolated as { bwrap: string }).bwrap, {
           argv,
           env,
           ...(prepare === undefined ? {} : { prepare }),
           cwd: join(caseDir, "project"),
           protocol: agent.dialect === "codex" ? "responses" : "anthropic",
-          call: scenario.mcp === true ? agent.mcpCall("hello") : agent.call(`touch ${shQuote(marker)}`),
+          call,
           hookReplies: repliesOf(scenario),
           dir: caseDir,
+          ...(scenario.compact === true ? { firstTurnTokens: COMPACTING_TOKENS } : {}),
         });
         const everything = JSON.stringify(run.requests);
         const binarySide: Side = {
@@ -395,6 +614,7 @@ for (const agent of AGENTS) {
           prompted: everything.includes("run the command"),
           commandRan: existsSync(marker),
           headers: headersOf(scenario, run.hookRequests),
+          ...stdinOf(scenario, join(caseDir, "binary")),
         };
         const differs = agent.dialect === "codex" && scenario.codexLoadsNothing === true;
         if (differs) assert.deepEqual(binarySide.ran, [], `${agent.name} ran hooks of a file with an http entry`);
@@ -408,14 +628,18 @@ for (const agent of AGENTS) {
         hookServer.onHookRequest = (request) => bridgeRequests.push(request);
         const shown: string[] = [];
         let prompted = true;
-        let commandRan = scenario.hooks.PreToolUse === undefined;
+        // A subagent's call touches nothing.
+        let commandRan = scenario.call !== "subagent" && scenario.hooks.PreToolUse === undefined;
+        let compacting = true;
         // Where Codex ran nothing, the bridge is given payloads like Codex's (it runs the command hooks regardless).
         const payloads = differs
           ? firstPayloads(join(caseDir, "bridge-witness"), [], codexLikePayloads(caseDir))
           : firstPayloads(join(caseDir, "binary"), run.hookRequests);
-        for (const event of ["SessionStart", "UserPromptSubmit", "PreToolUse", "PostToolUse", "Stop"]) {
+        for (const event of EVENTS) {
           const payload = payloads.get(event);
           if (payload === undefined) continue;
+          // A blocked compaction has no PostCompact.
+          if (event === "PostCompact" && !compacting) continue;
           const result = await dispatchHookEvent(shell, bridgeSettings, {
             event,
             payload,
@@ -423,9 +647,10 @@ for (const agent of AGENTS) {
             owner: null,
             ...(scenario.env === undefined ? {} : { env: scenario.env }),
           });
-          shown.push(...shownByBridge(event, result));
+          shown.push(...await shownByBridge(event, result));
           if (event === "UserPromptSubmit" && result.blocked) prompted = false;
           if (event === "PreToolUse") commandRan = !result.blocked;
+          if (event === "PreCompact") compacting = !result.blocked;
         }
         const bridgeSide: Side = {
           ran: [...commandHooksRan(join(caseDir, "bridge")), ...bridgeRequests.map((request) => request.name)].sort(),
@@ -434,6 +659,7 @@ for (const agent of AGENTS) {
           prompted,
           commandRan: prompted && commandRan,
           headers: headersOf(scenario, bridgeRequests),
+          ...stdinOf(scenario, join(caseDir, "bridge")),
         };
         // The deliberate difference: the bridge skips the http entries (with a warning) and runs the rest.
         const commands = Object.entries(scenario.hooks).flatMap(([event, list]) =>
