@@ -66,10 +66,13 @@ interface Scenario {
   readonly env?: Record<string, string>;
   /**
    * A documented difference: Codex 0.169.0 loads no hook at all from a
-   * `hooks.json` with an `http` entry; the bridge skips that entry only
-   * (it runs more hooks, so a guard never blocks less).
+   * `hooks.json` with an `http` entry or an unknown top-level key; the
+   * bridge skips that entry or key only, with a warning (it runs more
+   * hooks: the model sees more, a call is blocked more, never less).
    */
   readonly codexLoadsNothing?: true;
+  /** Claude Code runs none of the hooks (`disableAllHooks`). */
+  readonly claudeCodeRunsNone?: true;
   /**
    * What the model calls (default one shell call): the shell twice (a turn
    * after the first call's hooks), the `note` tool of a real MCP server
@@ -79,6 +82,15 @@ interface Scenario {
   readonly call?: "shell" | "shell-twice" | "mcp" | "subagent";
   /** The first turn reports {@linkcode COMPACTING_TOKENS}: the binary compacts its context once, after it. */
   readonly compact?: true;
+  /**
+   * Claude Code's permission mode (default `bypassPermissions`): `default`
+   * asks for the shell call, which in `-p` only a `PermissionRequest` hook
+   * can allow. Codex runs without approvals: such a scenario is Claude
+   * Code's only.
+   */
+  readonly permissionMode?: "default";
+  /** It takes over half a minute: it starts before the others and runs beside them. */
+  readonly slow?: true;
   /** Top-level keys of the settings file besides `hooks` (`disableAllHooks`). */
   readonly topLevel?: Record<string, unknown>;
 }
@@ -302,8 +314,41 @@ const SCENARIOS: readonly Scenario[] = [
     },
   },
   {
+    name: "PermissionRequest: an allow, and an exit 2 (not honoured)",
+    permissionMode: "default",
+    hooks: {
+      PermissionRequest: [
+        {
+          kind: "command",
+          matcher: "Bash",
+          body: json({ hookSpecificOutput: { hookEventName: "PermissionRequest", decision: { behavior: "allow" } } }),
+        },
+        { kind: "command", matcher: "Bash", body: "echo MARK-permission-exit2 >&2; exit 2" },
+        { kind: "command", matcher: "Write", body: "exit 0" },
+      ],
+    },
+  },
+  {
+    name: "PermissionRequest: a deny with a message",
+    permissionMode: "default",
+    hooks: {
+      PermissionRequest: [{
+        kind: "command",
+        matcher: "Bash",
+        body: json({
+          hookSpecificOutput: {
+            hookEventName: "PermissionRequest",
+            decision: { behavior: "deny", message: "MARK-permission-deny" },
+          },
+        }),
+      }],
+    },
+  },
+  {
     name: "disableAllHooks in the settings file",
     topLevel: { disableAllHooks: true },
+    claudeCodeRunsNone: true,
+    codexLoadsNothing: true,
     hooks: {
       UserPromptSubmit: [{ kind: "command", body: "echo MARK-disabled-context" }],
       PreToolUse: [{ kind: "command", body: "echo MARK-disabled-guard >&2; exit 2", matcher: "Bash" }],
@@ -312,6 +357,7 @@ const SCENARIOS: readonly Scenario[] = [
   {
     // The longest run of the suite: Claude Code's 30 s default on UserPromptSubmit against a hook that takes 32 s.
     name: "default timeouts: a UserPromptSubmit hook answering after 32 s",
+    slow: true,
     hooks: {
       UserPromptSubmit: [{ kind: "command", body: `sleep 32; echo MARK-after-32-seconds` }],
     },
@@ -512,7 +558,7 @@ function codexLikePayloads(caseDir: string): Record<string, unknown>[] {
  */
 async function shownByBridge(event: string, result: HookDispatchResult): Promise<string[]> {
   const texts = [...result.additionalContext];
-  if (result.blocked && ["PreToolUse", "PostToolUse", "Stop", "SubagentStop"].includes(event)) {
+  if (result.blocked && ["PreToolUse", "PermissionRequest", "PostToolUse", "Stop", "SubagentStop"].includes(event)) {
     texts.push(...result.reasons);
   }
   if (event === "PostToolUse") texts.push(...result.feedback, result.toolOutput ?? "");
@@ -528,6 +574,7 @@ const EVENTS = [
   "SessionStart",
   "UserPromptSubmit",
   "PreToolUse",
+  "PermissionRequest",
   "PostToolUse",
   "SubagentStart",
   "SubagentStop",
@@ -549,12 +596,22 @@ for (const agent of AGENTS) {
       : "missing" in isolated
       ? isolated.missing
       : undefined;
+    /** The slow scenarios, started before the others and run beside them; each `it` awaits its own. */
+    const early = new Map<number, Promise<void>>();
     before(async () => {
       dir = freshDir("dsh-conformance-events-");
       shell = createLocalShell({ graceMs: 500 });
       const replies = Object.assign({}, ...SCENARIOS.map(repliesOf));
       hookServer = new MockModel({ name: "none", input: {} }, "anthropic", replies);
       base = await hookServer.start();
+      if (missing !== undefined) return;
+      for (const [index, scenario] of SCENARIOS.entries()) {
+        if (scenario.slow !== true) continue;
+        const running = check(index, scenario);
+        // Awaited by its own `it`; until then a failure must not count as unhandled.
+        running.catch(() => {});
+        early.set(index, running);
+      }
     });
     after(async () => {
       await hookServer?.close();
@@ -567,124 +624,136 @@ for (const agent of AGENTS) {
     });
 
     for (const [index, scenario] of SCENARIOS.entries()) {
-      it(scenario.name, { skip: missing ?? false }, async () => {
-        const caseDir = join(dir, `scenario-${index}`);
-        for (const sub of ["binary", "bridge", "project", "home"]) mkdirSync(join(caseDir, sub), { recursive: true });
-        // The shell call touches this file; the MCP tool's call appends to it.
-        const marker = join(caseDir, "command-ran");
-        const mcpServer = scenario.call === "mcp"
-          ? [process.execPath, ...scriptArgs(fileURLToPath(MCP_SERVER), [marker])]
-          : undefined;
-        const touch = agent.call(`touch ${shQuote(marker)}`);
-        const call = scenario.call === "mcp"
-          ? agent.mcpCall("hello")
-          : scenario.call === "subagent"
-          ? agent.subagentCalls(`${SUBAGENT_TASK}: say done`)
-          : scenario.call === "shell-twice"
-          ? [touch, touch]
-          : touch;
+      const notHere = scenario.permissionMode !== undefined && agent.dialect === "codex"
+        ? "codex exec runs with approvals bypassed here: it asks for no permission"
+        : undefined;
+      it(scenario.name, { skip: missing ?? notHere ?? false }, () => early.get(index) ?? check(index, scenario));
+    }
 
-        // The binary.
-        const binary = (agent.found as { path: string }).path;
-        const settings = settingsOf(scenario, join(caseDir, "binary"), "http://127.0.0.1:__PORT__");
-        const { argv, env, prepare } = agent.setUp(
-          binary,
-          settings,
-          caseDir,
-          scenario.env,
-          mcpServer,
-          scenario.compact === true ? COMPACTING_TOKENS / 2 : undefined,
-        );
-        const run = await runAgent((isolated as { bwrap: string }).bwrap, {
-          argv,
-          env,
-          ...(prepare === undefined ? {} : { prepare }),
-          cwd: join(caseDir, "project"),
-          protocol: agent.dialect === "codex" ? "responses" : "anthropic",
-          call,
-          hookReplies: repliesOf(scenario),
-          dir: caseDir,
-          ...(scenario.compact === true ? { firstTurnTokens: COMPACTING_TOKENS } : {}),
-        });
-        const everything = JSON.stringify(run.requests);
-        const binarySide: Side = {
-          ran: [...commandHooksRan(join(caseDir, "binary")), ...run.hookRequests.map((request) => request.name)]
-            .sort(),
-          shown: markersIn(everything),
-          prompted: everything.includes("run the command"),
-          commandRan: existsSync(marker),
-          headers: headersOf(scenario, run.hookRequests),
-          ...stdinOf(scenario, join(caseDir, "binary")),
-        };
-        const differs = agent.dialect === "codex" && scenario.codexLoadsNothing === true;
-        if (differs) assert.deepEqual(binarySide.ran, [], `${agent.name} ran hooks of a file with an http entry`);
-        else assert.ok(binarySide.ran.length > 0, `no hook ran in ${agent.name} (exit ${run.code}): ${run.stderr}`);
+    /** Runs `scenario` through the binary and through the bridge, and compares the two. */
+    async function check(index: number, scenario: Scenario): Promise<void> {
+      const caseDir = join(dir, `scenario-${index}`);
+      for (const sub of ["binary", "bridge", "project", "home"]) mkdirSync(join(caseDir, sub), { recursive: true });
+      // The shell call touches this file; the MCP tool's call appends to it.
+      const marker = join(caseDir, "command-ran");
+      const mcpServer = scenario.call === "mcp"
+        ? [process.execPath, ...scriptArgs(fileURLToPath(MCP_SERVER), [marker])]
+        : undefined;
+      const touch = agent.call(`touch ${shQuote(marker)}`);
+      const call = scenario.call === "mcp"
+        ? agent.mcpCall("hello")
+        : scenario.call === "subagent"
+        ? agent.subagentCalls(`${SUBAGENT_TASK}: say done`)
+        : scenario.call === "shell-twice"
+        ? [touch, touch]
+        : touch;
 
-        // The bridge, event by event, in the order the binary meets them.
-        const bridgeSettings = parseHookSettings(settingsOf(scenario, join(caseDir, "bridge"), base), {
-          dialect: agent.dialect,
-        });
-        const bridgeRequests: HookRequest[] = [];
-        hookServer.onHookRequest = (request) => bridgeRequests.push(request);
-        const shown: string[] = [];
-        let prompted = true;
-        // A subagent's call touches nothing.
-        let commandRan = scenario.call !== "subagent" && scenario.hooks.PreToolUse === undefined;
-        let compacting = true;
-        // Where Codex ran nothing, the bridge is given payloads like Codex's (it runs the command hooks regardless).
-        const payloads = differs
-          ? firstPayloads(join(caseDir, "bridge-witness"), [], codexLikePayloads(caseDir))
-          : firstPayloads(join(caseDir, "binary"), run.hookRequests);
-        for (const event of EVENTS) {
-          const payload = payloads.get(event);
-          if (payload === undefined) continue;
-          // A blocked compaction has no PostCompact.
-          if (event === "PostCompact" && !compacting) continue;
-          const result = await dispatchHookEvent(shell, bridgeSettings, {
-            event,
-            payload,
-            projectDir: join(caseDir, "project"),
-            owner: null,
-            ...(scenario.env === undefined ? {} : { env: scenario.env }),
-          });
-          shown.push(...await shownByBridge(event, result));
-          if (event === "UserPromptSubmit" && result.blocked) prompted = false;
-          if (event === "PreToolUse") commandRan = !result.blocked;
-          if (event === "PreCompact") compacting = !result.blocked;
-        }
-        const bridgeSide: Side = {
-          ran: [...commandHooksRan(join(caseDir, "bridge")), ...bridgeRequests.map((request) => request.name)].sort(),
-          // A blocked prompt never reaches the model, nor anything gathered for it (SessionStart's context).
-          shown: prompted ? markersIn(shown.join("\n")) : [],
-          prompted,
-          commandRan: prompted && commandRan,
-          headers: headersOf(scenario, bridgeRequests),
-          ...stdinOf(scenario, join(caseDir, "bridge")),
-        };
-        // The deliberate difference: the bridge skips the http entries (with a warning) and runs the rest.
-        const commands = Object.entries(scenario.hooks).flatMap(([event, list]) =>
-          list.flatMap((hook, index) => hook.kind === "command" ? [idOf(event, index)] : [])
-        ).sort();
-        const warned = bridgeSettings.warnings?.some((warning) => /loads no hook of this file/.test(warning.message));
-        reportCase({
-          suite: "events",
-          agent: agent.name,
-          case: scenario.name,
-          binary: binarySide,
-          bridge: bridgeSide,
-          matches: differs
-            ? isDeepStrictEqual(bridgeSide.ran, commands) && isDeepStrictEqual(bridgeSide.shown, binarySide.shown) &&
-              warned === true
-            : isDeepStrictEqual(bridgeSide, binarySide),
-        });
-        if (differs) {
-          assert.deepEqual(bridgeSide.ran, commands);
-          assert.deepEqual(bridgeSide.shown, binarySide.shown);
-          assert.ok(warned);
-        } else {
-          assert.deepEqual(bridgeSide, binarySide, `the bridge differs from ${agent.name}`);
-        }
+      // The binary.
+      const binary = (agent.found as { path: string }).path;
+      const settings = settingsOf(scenario, join(caseDir, "binary"), "http://127.0.0.1:__PORT__");
+      const { argv, env, prepare } = agent.setUp(binary, settings, caseDir, {
+        ...(scenario.env === undefined ? {} : { env: scenario.env }),
+        ...(mcpServer === undefined ? {} : { mcpServer }),
+        ...(scenario.compact === true ? { compactAbove: COMPACTING_TOKENS / 2 } : {}),
+        ...(scenario.permissionMode === undefined ? {} : { permissionMode: scenario.permissionMode }),
       });
+      const run = await runAgent((isolated as { bwrap: string }).bwrap, {
+        argv,
+        env,
+        ...(prepare === undefined ? {} : { prepare }),
+        cwd: join(caseDir, "project"),
+        protocol: agent.dialect === "codex" ? "responses" : "anthropic",
+        call,
+        hookReplies: repliesOf(scenario),
+        dir: caseDir,
+        ...(scenario.compact === true ? { firstTurnTokens: COMPACTING_TOKENS } : {}),
+      });
+      const everything = JSON.stringify(run.requests);
+      const binarySide: Side = {
+        ran: [...commandHooksRan(join(caseDir, "binary")), ...run.hookRequests.map((request) => request.name)]
+          .sort(),
+        shown: markersIn(everything),
+        prompted: everything.includes("run the command"),
+        commandRan: existsSync(marker),
+        headers: headersOf(scenario, run.hookRequests),
+        ...stdinOf(scenario, join(caseDir, "binary")),
+      };
+      const differs = agent.dialect === "codex" && scenario.codexLoadsNothing === true;
+      const none = differs || (agent.dialect === "claude-code" && scenario.claudeCodeRunsNone === true);
+      if (none) assert.deepEqual(binarySide.ran, [], `${agent.name} ran hooks of this file`);
+      else assert.ok(binarySide.ran.length > 0, `no hook ran in ${agent.name} (exit ${run.code}): ${run.stderr}`);
+
+      // The bridge, event by event, in the order the binary meets them.
+      const bridgeSettings = parseHookSettings(settingsOf(scenario, join(caseDir, "bridge"), base), {
+        dialect: agent.dialect,
+      });
+      const bridgeRequests: HookRequest[] = [];
+      // Only a scenario with http hooks listens (a slow one runs beside the others).
+      if (Object.keys(repliesOf(scenario)).length > 0) {
+        hookServer.onHookRequest = (request) => bridgeRequests.push(request);
+      }
+      const shown: string[] = [];
+      let prompted = true;
+      // A subagent's call touches nothing; the shell's runs unless a hook the binary ran blocks it.
+      let commandRan = scenario.call !== "subagent";
+      let compacting = true;
+      // Where Codex ran nothing, the bridge is given payloads like Codex's (it runs the command hooks regardless).
+      const payloads = differs
+        ? firstPayloads(join(caseDir, "bridge-witness"), [], codexLikePayloads(caseDir))
+        : firstPayloads(join(caseDir, "binary"), run.hookRequests);
+      for (const event of EVENTS) {
+        const payload = payloads.get(event);
+        if (payload === undefined) continue;
+        // A blocked compaction has no PostCompact.
+        if (event === "PostCompact" && !compacting) continue;
+        const result = await dispatchHookEvent(shell, bridgeSettings, {
+          event,
+          payload,
+          projectDir: join(caseDir, "project"),
+          owner: null,
+          ...(scenario.env === undefined ? {} : { env: scenario.env }),
+        });
+        shown.push(...await shownByBridge(event, result));
+        if (event === "UserPromptSubmit" && result.blocked) prompted = false;
+        if (event === "PreToolUse") commandRan = !result.blocked;
+        // In -p nobody answers the question: only a hook's allow lets the call run.
+        if (event === "PermissionRequest") commandRan = commandRan && result.permission === "allow";
+        if (event === "PreCompact") compacting = !result.blocked;
+      }
+      const bridgeSide: Side = {
+        ran: [...commandHooksRan(join(caseDir, "bridge")), ...bridgeRequests.map((request) => request.name)].sort(),
+        // A blocked prompt never reaches the model, nor anything gathered for it (SessionStart's context).
+        shown: prompted ? markersIn(shown.join("\n")) : [],
+        prompted,
+        commandRan: prompted && commandRan,
+        headers: headersOf(scenario, bridgeRequests),
+        ...stdinOf(scenario, join(caseDir, "bridge")),
+      };
+      // The deliberate difference: the bridge skips the http entries (with a warning) and runs the rest.
+      const commands = Object.entries(scenario.hooks).flatMap(([event, list]) =>
+        list.flatMap((hook, index) => hook.kind === "command" ? [idOf(event, index)] : [])
+      ).sort();
+      const warned = bridgeSettings.warnings?.some((warning) => /loads no hook of this file/.test(warning.message));
+      // Fails safe: the model sees all the binary's model saw, and no call runs that the binary blocked.
+      const safe = binarySide.shown.every((marker) => bridgeSide.shown.includes(marker)) &&
+        (binarySide.commandRan || !bridgeSide.commandRan);
+      reportCase({
+        suite: "events",
+        agent: agent.name,
+        case: scenario.name,
+        binary: binarySide,
+        bridge: bridgeSide,
+        matches: differs
+          ? isDeepStrictEqual(bridgeSide.ran, commands) && safe && warned === true
+          : isDeepStrictEqual(bridgeSide, binarySide),
+      });
+      if (differs) {
+        assert.deepEqual(bridgeSide.ran, commands);
+        assert.ok(safe, `the bridge shows less or blocks less than ${agent.name}`);
+        assert.ok(warned);
+      } else {
+        assert.deepEqual(bridgeSide, binarySide, `the bridge differs from ${agent.name}`);
+      }
     }
   });
 }

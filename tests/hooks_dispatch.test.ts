@@ -586,6 +586,16 @@ describe("parseHookSettings", () => {
     assert.deepEqual(Object.keys(parse(raw, "codex").events), ["Stop"]);
   });
 
+  it("codex: a top-level key other than hooks and description gets a warning (Codex 0.169.0 loads none of the file)", () => {
+    const hooks = { Stop: [{ hooks: [{ type: "command", command: "true" }] }] };
+    const codex = parse({ disableAllHooks: true, foo: 1, description: "a plugin", hooks }, "codex");
+    assert.deepEqual(Object.keys(codex.events), ["Stop"], "the bridge still runs them: more hooks, never fewer");
+    assert.deepEqual(codex.warnings?.map((warning) => warning.field), ["disableAllHooks", "foo"]);
+    assert.match(codex.warnings?.[0].message ?? "", /loads no hook of this file/);
+    assert.deepEqual(parse({ description: "a plugin", hooks }, "codex").warnings, []);
+    assert.deepEqual(parse({ foo: 1, hooks }).warnings, [], "Claude Code ignores other keys");
+  });
+
   it("plugin settings carry pluginRoot and pluginData", () => {
     const settings = parseHookSettings({ hooks: {} }, {
       dialect: "codex",

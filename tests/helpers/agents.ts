@@ -151,14 +151,14 @@ const PATH = process.env.PATH ?? "/usr/bin:/bin";
 
 /**
  * Claude Code in print mode against the mock (`$port`), its home in
- * `dir/home`, every permission granted; with `mcpConfig`, the MCP servers of
- * that file too (`--mcp-config`, and no others); `env` adds to its environment;
- * `prompt` is the user's message (default "run the command").
+ * `dir/home`, every permission granted (or `permissionMode`); with `mcpConfig`,
+ * the MCP servers of that file too (`--mcp-config`, and no others); `env` adds
+ * to its environment; `prompt` is the user's message (default "run the command").
  */
 export function claudeCodeRun(
   binary: string,
   dir: string,
-  options: { mcpConfig?: string; env?: Record<string, string>; prompt?: string } = {},
+  options: { mcpConfig?: string; env?: Record<string, string>; prompt?: string; permissionMode?: string } = {},
 ): AgentSetUp {
   mkdirSync(join(dir, "home"), { recursive: true });
   const mcp = options.mcpConfig === undefined ? [] : ["--mcp-config", options.mcpConfig, "--strict-mcp-config"];
@@ -171,7 +171,7 @@ export function claudeCodeRun(
       "stream-json",
       "--verbose",
       "--permission-mode",
-      "bypassPermissions",
+      options.permissionMode ?? "bypassPermissions",
       ...mcp,
     ],
     env: {

@@ -41,25 +41,35 @@ export interface Agent {
    */
   subagentCalls(prompt: string): ScriptedToolCall[];
   /**
-   * Writes the case's settings where the binary reads them (and the MCP
-   * server `memo` started as `mcpServer`, when given); the argv, env and
-   * set-up of its run. With `compactAbove`, the binary compacts its context
-   * once a turn reports more input tokens than that (Codex's
-   * `model_auto_compact_token_limit`; Claude Code's own threshold is below
-   * {@linkcode COMPACTING_TOKENS}).
+   * Writes the case's settings where the binary reads them; the argv, env
+   * and set-up of its run.
    */
   setUp(
     binary: string,
     settings: Record<string, unknown>,
     dir: string,
-    env?: Record<string, string>,
-    mcpServer?: string[],
-    compactAbove?: number,
+    options?: SetUpOptions,
   ): {
     argv: string[];
     env: Record<string, string>;
     prepare?: string;
   };
+}
+
+/** What a run adds to the binary's defaults. */
+export interface SetUpOptions {
+  /** Added to its environment. */
+  readonly env?: Record<string, string>;
+  /** The argv of the MCP server `memo` it starts. */
+  readonly mcpServer?: string[];
+  /**
+   * It compacts its context once a turn reports more input tokens than
+   * this (Codex's `model_auto_compact_token_limit`; Claude Code's own
+   * threshold is below {@linkcode COMPACTING_TOKENS}).
+   */
+  readonly compactAbove?: number;
+  /** Claude Code's `--permission-mode` (default `bypassPermissions`); `default` asks, and `-p` cannot. */
+  readonly permissionMode?: string;
 }
 
 /**
@@ -81,7 +91,7 @@ export const AGENTS: readonly Agent[] = [
       name: "Agent",
       input: { description: "a subagent", prompt, subagent_type: "general-purpose" },
     }],
-    setUp: (binary, settings, dir, extra = {}, mcpServer) => {
+    setUp: (binary, settings, dir, { env: extra = {}, mcpServer, permissionMode } = {}) => {
       mkdirSync(join(dir, "project", ".claude"), { recursive: true });
       const template = join(dir, "settings.template");
       writeFileSync(template, JSON.stringify(settings));
@@ -92,7 +102,11 @@ export const AGENTS: readonly Agent[] = [
         writeFileSync(mcpConfig, JSON.stringify({ mcpServers: { memo: { type: "stdio", command, args } } }));
       }
       // The MCP tool in the model's tool list itself, not behind a tool search.
-      const run = claudeCodeRun(binary, dir, { mcpConfig, env: { ENABLE_TOOL_SEARCH: "false", ...extra } });
+      const run = claudeCodeRun(binary, dir, {
+        mcpConfig,
+        env: { ENABLE_TOOL_SEARCH: "false", ...extra },
+        ...(permissionMode === undefined ? {} : { permissionMode }),
+      });
       return { ...run, prepare: portInto(template, join(dir, "project", ".claude", "settings.json")) };
     },
   },
@@ -111,7 +125,7 @@ export const AGENTS: readonly Agent[] = [
         input: { targets: [LAST_AGENT_ID], timeout_ms: 60_000 },
       },
     ],
-    setUp: (binary, settings, dir, extra = {}, mcpServer, compactAbove) => {
+    setUp: (binary, settings, dir, { env: extra = {}, mcpServer, compactAbove } = {}) => {
       const mcp = mcpServer === undefined ? [] : [
         "[mcp_servers.memo]",
         `command = ${JSON.stringify(mcpServer[0])}`,
