@@ -27,7 +27,7 @@ import { createLocalShell, type Shell } from "../mod.ts";
 import { dispatchHookEvent, type HookDispatchResult, parseHookSettings } from "../src/hooks/mod.ts";
 import { isolation, REQUIRE_AGENTS, runAgent } from "./helpers/agents.ts";
 import { shQuote } from "./helpers/bash.ts";
-import { AGENTS, COMPACTING_TOKENS, reportCase } from "./helpers/conformance.ts";
+import { type AgentDialect, AGENTS, COMPACTING_TOKENS, reportCase } from "./helpers/conformance.ts";
 import { freshDir, removeDir } from "./helpers/dirs.ts";
 import { IS_DENO, scriptArgs } from "./helpers/runtime.ts";
 import { type HookReply, type HookRequest, MockModel, SUBAGENT_TASK } from "./helpers/mock_model.ts";
@@ -44,6 +44,10 @@ interface CommandHook {
   readonly background?: "async" | "asyncRewake" | "async+asyncRewake";
   /** The same command as hook `sameAs` of the event, in a group of its own (a duplicate). */
   readonly sameAs?: number;
+  /** More fields of the entry (`if`, `args`, `shell`, `once`, `statusMessage`…); `args` go to the script. */
+  readonly fields?: Record<string, unknown>;
+  /** In this binary's settings only (exec form, which Codex does not have: the bridge runs it, with a warning). */
+  readonly only?: AgentDialect;
 }
 
 /** An http hook answered by the mock as `reply`. */
@@ -345,6 +349,42 @@ const SCENARIOS: readonly Scenario[] = [
     },
   },
   {
+    name: "settings: a matcher where none is read, an invalid regex, if on a prompt, unknown fields, exec form",
+    hooks: {
+      UserPromptSubmit: [
+        { kind: "command", matcher: "Bash", body: "echo MARK-matcher-ignored" },
+        { kind: "command", fields: { if: "Bash(*)" }, body: "echo MARK-if-on-prompt" },
+        {
+          kind: "command",
+          fields: { shell: "bash", once: true, statusMessage: "checking", commandWindows: "x" },
+          body: "echo MARK-unknown-fields",
+        },
+        // Exec form: the script gets the argument. Codex has no args (it would run the script alone).
+        { kind: "command", only: "claude-code", fields: { args: ["MARK-exec-form"] }, body: 'echo "$1"' },
+      ],
+      PreToolUse: [
+        { kind: "command", matcher: "Bash(", body: "echo MARK-invalid-regex >&2; exit 2" },
+        { kind: "command", matcher: "(?i)BASH", body: "echo MARK-inline-flag" },
+      ],
+    },
+  },
+  {
+    name: "a PreToolUse defer",
+    hooks: {
+      PreToolUse: [{
+        kind: "command",
+        matcher: "Bash",
+        body: json({
+          hookSpecificOutput: {
+            hookEventName: "PreToolUse",
+            permissionDecision: "defer",
+            permissionDecisionReason: "MARK-defer-reason",
+          },
+        }),
+      }],
+    },
+  },
+  {
     name: "disableAllHooks in the settings file",
     topLevel: { disableAllHooks: true },
     claudeCodeRunsNone: true,
@@ -375,10 +415,17 @@ const REFUSED_URL = "http://127.0.0.1:1/hooks/refused";
 const idOf = (event: string, index: number): string => `${event}-${index}`;
 
 /** The settings of a scenario, its command hooks' scripts written into `dir`, http hooks at `base`. */
-function settingsOf(scenario: Scenario, dir: string, base: string): Record<string, unknown> {
+function settingsOf(
+  scenario: Scenario,
+  dir: string,
+  base: string,
+  dialect: AgentDialect,
+): Record<string, unknown> {
   const hooks: Record<string, unknown[]> = {};
   for (const [event, list] of Object.entries(scenario.hooks)) {
-    hooks[event] = list.map((hook, index) => {
+    const kept = list.filter((hook) => hook.kind !== "command" || (hook.only ?? dialect) === dialect);
+    hooks[event] = kept.map((hook) => {
+      const index = list.indexOf(hook);
       const id = idOf(event, index);
       const group = (entry: Record<string, unknown>) => ({
         ...(hook.matcher === undefined ? {} : { matcher: hook.matcher }),
@@ -412,6 +459,7 @@ function settingsOf(scenario: Scenario, dir: string, base: string): Record<strin
         chmodSync(script, 0o755);
       }
       return group({
+        ...hook.fields,
         type: "command",
         command: script,
         ...(hook.background === undefined
@@ -650,7 +698,7 @@ for (const agent of AGENTS) {
 
       // The binary.
       const binary = (agent.found as { path: string }).path;
-      const settings = settingsOf(scenario, join(caseDir, "binary"), "http://127.0.0.1:__PORT__");
+      const settings = settingsOf(scenario, join(caseDir, "binary"), "http://127.0.0.1:__PORT__", agent.dialect);
       const { argv, env, prepare } = agent.setUp(binary, settings, caseDir, {
         ...(scenario.env === undefined ? {} : { env: scenario.env }),
         ...(mcpServer === undefined ? {} : { mcpServer }),
@@ -684,7 +732,7 @@ for (const agent of AGENTS) {
       else assert.ok(binarySide.ran.length > 0, `no hook ran in ${agent.name} (exit ${run.code}): ${run.stderr}`);
 
       // The bridge, event by event, in the order the binary meets them.
-      const bridgeSettings = parseHookSettings(settingsOf(scenario, join(caseDir, "bridge"), base), {
+      const bridgeSettings = parseHookSettings(settingsOf(scenario, join(caseDir, "bridge"), base, agent.dialect), {
         dialect: agent.dialect,
       });
       const bridgeRequests: HookRequest[] = [];
@@ -715,7 +763,8 @@ for (const agent of AGENTS) {
         });
         shown.push(...await shownByBridge(event, result));
         if (event === "UserPromptSubmit" && result.blocked) prompted = false;
-        if (event === "PreToolUse") commandRan = !result.blocked;
+        // A defer ends a -p run before the call (Claude Code "Defer a tool call for later").
+        if (event === "PreToolUse") commandRan = !result.blocked && result.permission !== "defer";
         // In -p nobody answers the question: only a hook's allow lets the call run.
         if (event === "PermissionRequest") commandRan = commandRan && result.permission === "allow";
         if (event === "PreCompact") compacting = !result.blocked;
