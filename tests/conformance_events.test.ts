@@ -13,7 +13,8 @@
  * requests it got, the bridge's the markers of what its result says the
  * harness shows the model (context, and the reasons of a block where the
  * event shows them). A scenario whose sides differ fails. Few runs, many
- * checks each: a Codex run lingers about 5 s.
+ * checks each: a Codex run lingers about 5 s. `DSH_CONFORMANCE_SCENARIO`
+ * (a part of a scenario's name) runs only the scenarios it names.
  */
 
 import { after, before, describe, it } from "node:test";
@@ -83,7 +84,7 @@ interface Scenario {
    * (`tests/fixtures/mcp_server`), or a subagent whose prompt is
    * `SUBAGENT-TASK` (the mock answers it "done").
    */
-  readonly call?: "shell" | "shell-twice" | "mcp" | "subagent";
+  readonly call?: "shell" | "shell-twice" | "long-shell" | "mcp" | "subagent";
   /** The first turn reports {@linkcode COMPACTING_TOKENS}: the binary compacts its context once, after it. */
   readonly compact?: true;
   /**
@@ -369,6 +370,16 @@ const SCENARIOS: readonly Scenario[] = [
     },
   },
   {
+    // Claude Code's if cannot check a command this long: it runs the hook (fails open), and so the guard blocks.
+    name: "if: a shell command past 10 000 characters runs a Bash(rm *) guard",
+    call: "long-shell",
+    hooks: {
+      PreToolUse: [
+        { kind: "command", matcher: "Bash", fields: { if: "Bash(rm *)" }, body: "echo MARK-long-guard >&2; exit 2" },
+      ],
+    },
+  },
+  {
     name: "a PreToolUse defer",
     hooks: {
       PreToolUse: [{
@@ -633,6 +644,9 @@ const EVENTS = [
 
 const isolated = isolation();
 
+/** `DSH_CONFORMANCE_SCENARIO`: only the scenarios whose name holds it. */
+const ONLY = process.env.DSH_CONFORMANCE_SCENARIO || undefined;
+
 for (const agent of AGENTS) {
   describe(`the hook bridge and ${agent.name}, event by event`, () => {
     let shell: Shell;
@@ -654,7 +668,7 @@ for (const agent of AGENTS) {
       base = await hookServer.start();
       if (missing !== undefined) return;
       for (const [index, scenario] of SCENARIOS.entries()) {
-        if (scenario.slow !== true) continue;
+        if (scenario.slow !== true || (ONLY !== undefined && !scenario.name.includes(ONLY))) continue;
         const running = check(index, scenario);
         // Awaited by its own `it`; until then a failure must not count as unhandled.
         running.catch(() => {});
@@ -675,7 +689,12 @@ for (const agent of AGENTS) {
       const notHere = scenario.permissionMode !== undefined && agent.dialect === "codex"
         ? "codex exec runs with approvals bypassed here: it asks for no permission"
         : undefined;
-      it(scenario.name, { skip: missing ?? notHere ?? false }, () => early.get(index) ?? check(index, scenario));
+      const unwanted = ONLY !== undefined && !scenario.name.includes(ONLY) ? `not ${ONLY}` : undefined;
+      it(
+        scenario.name,
+        { skip: missing ?? notHere ?? unwanted ?? false },
+        () => early.get(index) ?? check(index, scenario),
+      );
     }
 
     /** Runs `scenario` through the binary and through the bridge, and compares the two. */
@@ -694,6 +713,8 @@ for (const agent of AGENTS) {
         ? agent.subagentCalls(`${SUBAGENT_TASK}: say done`)
         : scenario.call === "shell-twice"
         ? [touch, touch]
+        : scenario.call === "long-shell"
+        ? agent.call(`touch ${shQuote(marker)} # ${"x".repeat(10_050)}`)
         : touch;
 
       // The binary.
