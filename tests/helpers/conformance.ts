@@ -101,10 +101,11 @@ export const AGENTS: readonly Agent[] = [
         mcpConfig = join(dir, "mcp.json");
         writeFileSync(mcpConfig, JSON.stringify({ mcpServers: { memo: { type: "stdio", command, args } } }));
       }
-      // The MCP tool in the model's tool list itself, not behind a tool search.
+      // The MCP tool in the model's tool list itself, not behind a tool search. MCP_TIMEOUT: the server's start
+      // may take longer than Claude Code's default on a loaded machine (see Codex's startup_timeout_sec below).
       const run = claudeCodeRun(binary, dir, {
         mcpConfig,
-        env: { ENABLE_TOOL_SEARCH: "false", ...extra },
+        env: { ENABLE_TOOL_SEARCH: "false", ...(mcpConfig === undefined ? {} : { MCP_TIMEOUT: "120000" }), ...extra },
         ...(permissionMode === undefined ? {} : { permissionMode }),
       });
       return { ...run, prepare: portInto(template, join(dir, "project", ".claude", "settings.json")) };
@@ -130,6 +131,9 @@ export const AGENTS: readonly Agent[] = [
         "[mcp_servers.memo]",
         `command = ${JSON.stringify(mcpServer[0])}`,
         `args = ${JSON.stringify(mcpServer.slice(1))}`,
+        // Codex waits 10 s for a server's start by default and then goes on without its tools: under load that ran
+        // out (tests/mcp_clients.test.ts) and the model was never offered them.
+        "startup_timeout_sec = 120",
       ];
       const limit = compactAbove === undefined ? [] : [`model_auto_compact_token_limit = ${compactAbove}`];
       const { home, ...run } = codexRun(binary, dir, mcp, limit);
