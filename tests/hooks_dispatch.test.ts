@@ -1,5 +1,6 @@
 import { after, before, describe, it } from "node:test";
 import assert from "node:assert/strict";
+import { writeFileSync } from "node:fs";
 import { join } from "node:path";
 import process from "node:process";
 import { createLocalShell, type Shell, ShellSpecError } from "../mod.ts";
@@ -43,6 +44,29 @@ function oneGroup(event: string, commands: string[], dialect: HookDialect = "cla
   return parseHookSettings({
     hooks: { [event]: [{ hooks: commands.map((command) => ({ type: "command", command })) }] },
   }, { dialect });
+}
+
+/**
+ * `shell`, except that once its run of a command containing `label` has resolved, `file` is
+ * created: the event a hook can wait for to end after that one in the bridge's eyes.
+ */
+function touchingAfterRun(shell: Shell, label: string, file: string): Shell {
+  return {
+    resolve: (request) => shell.resolve(request),
+    run: async (spec, observer) => {
+      const result = await shell.run(spec, observer);
+      if (JSON.stringify(spec).includes(label)) writeFileSync(file, "");
+      return result;
+    },
+    start: (spec, observer) => shell.start(spec, observer),
+    exec: (command, options) => shell.exec(command, options),
+    task: (id, owner) => shell.task(id, owner),
+    tasks: (owner) => shell.tasks(owner),
+    session: (options) => shell.session(options),
+    close: () => shell.close(),
+    [Symbol.asyncDispose]: () => shell[Symbol.asyncDispose](),
+    events: shell.events,
+  };
 }
 
 const TOOL_EVENT = { hook_event_name: "PreToolUse", tool_name: "Bash", tool_input: { command: "ls" } };
@@ -357,11 +381,18 @@ describe("dispatchHookEvent", () => {
         const secondDone = join(dir, `context-second-done-${dialect}`);
         const context = (text: string) =>
           answer({ hookSpecificOutput: { hookEventName: "PreToolUse", additionalContext: text } });
-        const result = await dispatch(
+        // The bridge's "finished" is when its run of a hook resolves, after the process is gone and its
+        // pipes are drained: a marker the second hook wrote itself came too early, and under load the
+        // first hook could still end first. The marker is written once the shell's run of the second
+        // hook has resolved; the first hook then still needs a process exit, an I/O event, which the
+        // bridge handles only after the second's end was recorded.
+        const result = await dispatchHookEvent(
+          touchingAfterRun(shell, "configured second", secondDone),
           oneGroup("PreToolUse", [
             `${untilFileExists(secondDone)}; ${context("configured first, finished last")}`,
-            `${context("configured second, finished first")}; touch ${shQuote(secondDone)}`,
+            context("configured second, finished first"),
           ], dialect),
+          { event: "PreToolUse", payload: TOOL_EVENT, projectDir: dir, owner: null },
         );
         const inOrder = ["configured first, finished last", "configured second, finished first"];
         assert.deepEqual(result.additionalContext, dialect === "codex" ? inOrder : [...inOrder].reverse(), dialect);
