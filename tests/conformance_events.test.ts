@@ -84,7 +84,7 @@ interface Scenario {
    * (`tests/fixtures/mcp_server`), or a subagent whose prompt is
    * `SUBAGENT-TASK` (the mock answers it "done").
    */
-  readonly call?: "shell" | "shell-twice" | "long-shell" | "mcp" | "subagent";
+  readonly call?: "shell" | "shell-twice" | "long-shell" | "mcp" | "subagent" | "write";
   /** The first turn reports {@linkcode COMPACTING_TOKENS}: the binary compacts its context once, after it. */
   readonly compact?: true;
   /**
@@ -376,6 +376,33 @@ const SCENARIOS: readonly Scenario[] = [
     hooks: {
       PreToolUse: [
         { kind: "command", matcher: "Bash", fields: { if: "Bash(rm *)" }, body: "echo MARK-long-guard >&2; exit 2" },
+      ],
+    },
+  },
+  {
+    // Claude Code's Write tool: `if` path rules are read from the cwd. Codex has no `if`: Claude Code's only.
+    name: "if: Edit(...) path rules on a Write call",
+    call: "write",
+    hooks: {
+      PreToolUse: [
+        { kind: "command", matcher: "Write", body: context("PreToolUse", "MARK-write-any") },
+        { kind: "command", matcher: "Write", fields: { if: "Edit(lib/**)" }, body: "echo MARK-edit-lib >&2; exit 2" },
+        { kind: "command", matcher: "Write", fields: { if: "Edit(*.md)" }, body: "echo MARK-edit-md >&2; exit 2" },
+        {
+          kind: "command",
+          matcher: "Write",
+          fields: { if: "Edit(src/**)" },
+          body: context("PreToolUse", "MARK-edit-src"),
+        },
+        { kind: "command", matcher: "Write", fields: { if: "Edit(*.txt)" }, body: "echo MARK-edit-txt >&2; exit 2" },
+        { kind: "command", matcher: "Write", fields: { if: "Write(lib/**)" }, body: "echo MARK-write-lib >&2; exit 2" },
+        {
+          kind: "command",
+          matcher: "Write",
+          fields: { if: "Write(src/**)" },
+          body: context("PreToolUse", "MARK-write-src"),
+        },
+        { kind: "command", matcher: "Write", fields: { if: "Write(*.txt)" }, body: "echo MARK-write-txt >&2; exit 2" },
       ],
     },
   },
@@ -686,8 +713,12 @@ for (const agent of AGENTS) {
     });
 
     for (const [index, scenario] of SCENARIOS.entries()) {
-      const notHere = scenario.permissionMode !== undefined && agent.dialect === "codex"
+      const notHere = agent.dialect !== "codex"
+        ? undefined
+        : scenario.permissionMode !== undefined
         ? "codex exec runs with approvals bypassed here: it asks for no permission"
+        : scenario.call === "write"
+        ? "Codex has no if rules (nor a Write tool)"
         : undefined;
       const unwanted = ONLY !== undefined && !scenario.name.includes(ONLY) ? `not ${ONLY}` : undefined;
       it(
@@ -702,7 +733,10 @@ for (const agent of AGENTS) {
       const caseDir = join(dir, `scenario-${index}`);
       for (const sub of ["binary", "bridge", "project", "home"]) mkdirSync(join(caseDir, sub), { recursive: true });
       // The shell call touches this file; the MCP tool's call appends to it.
-      const marker = join(caseDir, "command-ran");
+      // A Write call writes its file under the project's src/ (where Write(src/**) reaches, and Edit(src/**) does not).
+      const marker = scenario.call === "write"
+        ? join(caseDir, "project", "src", "command-ran.txt")
+        : join(caseDir, "command-ran");
       const mcpServer = scenario.call === "mcp"
         ? [process.execPath, ...scriptArgs(fileURLToPath(MCP_SERVER), [marker])]
         : undefined;
@@ -713,6 +747,8 @@ for (const agent of AGENTS) {
         ? agent.subagentCalls(`${SUBAGENT_TASK}: say done`)
         : scenario.call === "shell-twice"
         ? [touch, touch]
+        : scenario.call === "write"
+        ? { name: "Write", input: { file_path: marker, content: "written\n" } }
         : scenario.call === "long-shell"
         ? agent.call(`touch ${shQuote(marker)} # ${"x".repeat(10_050)}`)
         : touch;
