@@ -407,6 +407,16 @@ const SCENARIOS: readonly Scenario[] = [
     },
   },
   {
+    name: "an empty command beside a guard",
+    hooks: {
+      UserPromptSubmit: [{ kind: "command", body: context("UserPromptSubmit", "MARK-empty-prompt") }],
+      PreToolUse: [
+        { kind: "command", matcher: "Bash", fields: { command: "" }, body: "" },
+        { kind: "command", matcher: "Bash", body: "echo MARK-empty-guard >&2; exit 2" },
+      ],
+    },
+  },
+  {
     name: "a PreToolUse defer",
     hooks: {
       PreToolUse: [{
@@ -499,7 +509,8 @@ function settingsOf(
       return group({
         ...hook.fields,
         type: "command",
-        command: script,
+        // `fields.command` stands in for the script (an empty command).
+        command: typeof hook.fields?.command === "string" ? hook.fields.command : script,
         ...(hook.background === undefined
           ? {}
           : Object.fromEntries(hook.background.split("+").map((field) => [field, true]))),

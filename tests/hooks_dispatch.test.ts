@@ -637,8 +637,17 @@ describe("parseHookSettings", () => {
     assert.equal(settings.pluginData, "/data/p");
   });
 
+  it("an empty command is skipped with a warning in both dialects (Claude Code 2.1.328 runs the file's other hooks)", () => {
+    for (const dialect of ["claude-code", "codex"] as const) {
+      const settings = parseHookSettings({
+        hooks: { PreToolUse: [{ hooks: [{ type: "command", command: " " }, { type: "command", command: "true" }] }] },
+      }, { dialect });
+      assert.deepEqual(settings.events.PreToolUse?.[0].hooks.map((hook) => hook.command), ["true"], dialect);
+      assert.deepEqual(settings.warnings?.map((warning) => warning.field), ["hooks.PreToolUse[0].hooks[0].command"]);
+    }
+  });
+
   it("errors name the event and the entry", () => {
-    failsWith(entry({ command: "" }), "hooks.PreToolUse[0].hooks[1].command: must be a non-empty string");
     failsWith(entry({ command: undefined }), "hooks.PreToolUse[0].hooks[1].command: must be a non-empty string");
     failsWith(entry({ timeout: "30" }), "hooks.PreToolUse[0].hooks[1].timeout: must be a positive number of seconds");
     failsWith(entry({ timeout: 0 }), "hooks.PreToolUse[0].hooks[1].timeout: must be a positive number of seconds");
