@@ -13,7 +13,8 @@
  * requests it got, the bridge's the markers of what its result says the
  * harness shows the model (context, and the reasons of a block where the
  * event shows them). A scenario whose sides differ fails. Few runs, many
- * checks each: a Codex run lingers about 5 s.
+ * checks each: a Codex run lingers about 5 s. `DSH_CONFORMANCE_SCENARIO`
+ * (a part of a scenario's name) runs only the scenarios it names.
  */
 
 import { after, before, describe, it } from "node:test";
@@ -27,16 +28,27 @@ import { createLocalShell, type Shell } from "../mod.ts";
 import { dispatchHookEvent, type HookDispatchResult, parseHookSettings } from "../src/hooks/mod.ts";
 import { isolation, REQUIRE_AGENTS, runAgent } from "./helpers/agents.ts";
 import { shQuote } from "./helpers/bash.ts";
-import { AGENTS, reportCase } from "./helpers/conformance.ts";
+import { type AgentDialect, AGENTS, COMPACTING_TOKENS, reportCase } from "./helpers/conformance.ts";
 import { freshDir, removeDir } from "./helpers/dirs.ts";
 import { IS_DENO, scriptArgs } from "./helpers/runtime.ts";
-import { type HookReply, type HookRequest, MockModel } from "./helpers/mock_model.ts";
+import { type HookReply, type HookRequest, MockModel, SUBAGENT_TASK } from "./helpers/mock_model.ts";
 
 /** A command hook: a sh script that logs each payload, then runs `body` (the payload is in `$input`). */
 interface CommandHook {
   readonly kind: "command";
   readonly body: string;
   readonly matcher?: string;
+  /**
+   * `async`; `asyncRewake` alone (the binaries run it in the foreground);
+   * or both (Claude Code wakes the model on its exit 2).
+   */
+  readonly background?: "async" | "asyncRewake" | "async+asyncRewake";
+  /** The same command as hook `sameAs` of the event, in a group of its own (a duplicate). */
+  readonly sameAs?: number;
+  /** More fields of the entry (`if`, `args`, `shell`, `once`, `statusMessage`…); `args` go to the script. */
+  readonly fields?: Record<string, unknown>;
+  /** In this binary's settings only (exec form, which Codex does not have: the bridge runs it, with a warning). */
+  readonly only?: AgentDialect;
 }
 
 /** An http hook answered by the mock as `reply`. */
@@ -59,12 +71,33 @@ interface Scenario {
   readonly env?: Record<string, string>;
   /**
    * A documented difference: Codex 0.169.0 loads no hook at all from a
-   * `hooks.json` with an `http` entry; the bridge skips that entry only
-   * (it runs more hooks, so a guard never blocks less).
+   * `hooks.json` with an `http` entry or an unknown top-level key; the
+   * bridge skips that entry or key only, with a warning (it runs more
+   * hooks: the model sees more, a call is blocked more, never less).
    */
   readonly codexLoadsNothing?: true;
-  /** The model calls the `note` tool of a real MCP server (`tests/fixtures/mcp_server`) instead of the shell. */
-  readonly mcp?: true;
+  /** Claude Code runs none of the hooks (`disableAllHooks`). */
+  readonly claudeCodeRunsNone?: true;
+  /**
+   * What the model calls (default one shell call): the shell twice (a turn
+   * after the first call's hooks), the `note` tool of a real MCP server
+   * (`tests/fixtures/mcp_server`), or a subagent whose prompt is
+   * `SUBAGENT-TASK` (the mock answers it "done").
+   */
+  readonly call?: "shell" | "shell-twice" | "long-shell" | "mcp" | "subagent" | "write";
+  /** The first turn reports {@linkcode COMPACTING_TOKENS}: the binary compacts its context once, after it. */
+  readonly compact?: true;
+  /**
+   * Claude Code's permission mode (default `bypassPermissions`): `default`
+   * asks for the shell call, which in `-p` only a `PermissionRequest` hook
+   * can allow. Codex runs without approvals: such a scenario is Claude
+   * Code's only.
+   */
+  readonly permissionMode?: "default";
+  /** It takes over half a minute: it starts before the others and runs beside them. */
+  readonly slow?: true;
+  /** Top-level keys of the settings file besides `hooks` (`disableAllHooks`). */
+  readonly topLevel?: Record<string, unknown>;
 }
 
 const json = (value: unknown): string => `printf '%s' ${shQuote(JSON.stringify(value))}`;
@@ -113,7 +146,7 @@ const SCENARIOS: readonly Scenario[] = [
   },
   {
     name: "an MCP tool call: mcp__ matchers, a deny of the MCP tool",
-    mcp: true,
+    call: "mcp",
     hooks: {
       PreToolUse: [
         { kind: "command", body: context("PreToolUse", "MARK-mcp-any"), matcher: "mcp__memo__.*" },
@@ -176,6 +209,247 @@ const SCENARIOS: readonly Scenario[] = [
       ],
     },
   },
+  {
+    name: "background hooks: async context and asyncRewake on PostToolUse, the next turn",
+    call: "shell-twice",
+    hooks: {
+      PostToolUse: [
+        { kind: "command", background: "async", body: context("PostToolUse", "MARK-async-context"), matcher: "Bash" },
+        { kind: "command", background: "async", body: "echo MARK-async-exit2 >&2; exit 2", matcher: "Bash" },
+        {
+          kind: "command",
+          background: "async+asyncRewake",
+          body: "echo MARK-rewake-stderr >&2; exit 2",
+          matcher: "Bash",
+        },
+        { kind: "command", background: "async+asyncRewake", body: "echo MARK-rewake-exit0", matcher: "Bash" },
+        // asyncRewake alone is a foreground hook: its exit 2 is PostToolUse's feedback.
+        { kind: "command", background: "asyncRewake", body: "echo MARK-rewake-alone >&2; exit 2", matcher: "Bash" },
+      ],
+    },
+  },
+  {
+    name: "PreToolUse guards marked asyncRewake (runs in the foreground: blocks) and async (does not block)",
+    hooks: {
+      PreToolUse: [
+        { kind: "command", background: "asyncRewake", body: "echo MARK-pre-rewake >&2; exit 2", matcher: "Bash" },
+        { kind: "command", background: "async", body: "echo MARK-pre-async >&2; exit 2", matcher: "Bash" },
+      ],
+    },
+  },
+  {
+    name: "a subagent: SubagentStart context, SubagentStop blocking once, matchers on the agent type",
+    call: "subagent",
+    hooks: {
+      SubagentStart: [
+        { kind: "command", body: context("SubagentStart", "MARK-subagent-start") },
+        { kind: "command", body: "echo MARK-subagent-start-plain" },
+        { kind: "command", body: "echo MARK-subagent-other", matcher: "no-such-agent" },
+      ],
+      SubagentStop: [
+        { kind: "command", body: blockFirstStop("MARK-subagent-stop") },
+        { kind: "command", body: "exit 0", matcher: "no-such-agent" },
+      ],
+    },
+  },
+  {
+    name: "compaction: PreCompact and PostCompact, matchers on the trigger, exit 2",
+    compact: true,
+    hooks: {
+      PreCompact: [
+        { kind: "command", body: "echo MARK-precompact-plain", matcher: "auto" },
+        { kind: "command", body: "exit 0", matcher: "manual" },
+        { kind: "command", body: "echo MARK-precompact-exit2 >&2; exit 2" },
+      ],
+      PostCompact: [{ kind: "command", body: "echo MARK-postcompact-plain" }],
+    },
+  },
+  {
+    name: "answers: JSON on exit 1 and 2, JSON that does not parse or validate, suppressOutput, a duplicate",
+    hooks: {
+      UserPromptSubmit: [
+        { kind: "command", body: "printf '%s' '{MARK-broken-json'" },
+        {
+          kind: "command",
+          body: json({
+            continue: "yes",
+            hookSpecificOutput: { hookEventName: "UserPromptSubmit", additionalContext: "MARK-wrong-typed" },
+          }),
+        },
+        {
+          kind: "command",
+          body: json({
+            suppressOutput: true,
+            hookSpecificOutput: { hookEventName: "UserPromptSubmit", additionalContext: "MARK-suppressed" },
+          }),
+        },
+        { kind: "command", body: `${context("UserPromptSubmit", "MARK-exit1-json")}; exit 1` },
+        { kind: "command", body: "echo MARK-duplicate" },
+        { kind: "command", body: "", sameAs: 4 },
+        { kind: "command", body: `${json({ hookSpecificOutput: { hookEventName: "PostToolUse" } })}` },
+      ],
+      PostToolUse: [
+        { kind: "command", body: `${json({ decision: "block", reason: "MARK-post-exit1-block" })}; exit 1` },
+        {
+          kind: "command",
+          body: `${context("PostToolUse", "MARK-post-exit2-json")}; echo MARK-post-exit2-stderr >&2; exit 2`,
+        },
+        { kind: "command", body: `${context("UserPromptSubmit", "MARK-post-other-event")}` },
+      ],
+    },
+  },
+  {
+    name: "a PreToolUse deny answered with exit 1",
+    hooks: {
+      PreToolUse: [
+        {
+          kind: "command",
+          matcher: "Bash",
+          body: `${
+            json({
+              hookSpecificOutput: {
+                hookEventName: "PreToolUse",
+                permissionDecision: "deny",
+                permissionDecisionReason: "MARK-exit1-deny",
+              },
+            })
+          }; exit 1`,
+        },
+      ],
+    },
+  },
+  {
+    name: "PermissionRequest: an allow, and an exit 2 (not honoured)",
+    permissionMode: "default",
+    hooks: {
+      PermissionRequest: [
+        {
+          kind: "command",
+          matcher: "Bash",
+          body: json({ hookSpecificOutput: { hookEventName: "PermissionRequest", decision: { behavior: "allow" } } }),
+        },
+        { kind: "command", matcher: "Bash", body: "echo MARK-permission-exit2 >&2; exit 2" },
+        { kind: "command", matcher: "Write", body: "exit 0" },
+      ],
+    },
+  },
+  {
+    name: "PermissionRequest: a deny with a message",
+    permissionMode: "default",
+    hooks: {
+      PermissionRequest: [{
+        kind: "command",
+        matcher: "Bash",
+        body: json({
+          hookSpecificOutput: {
+            hookEventName: "PermissionRequest",
+            decision: { behavior: "deny", message: "MARK-permission-deny" },
+          },
+        }),
+      }],
+    },
+  },
+  {
+    name: "settings: a matcher where none is read, an invalid regex, if on a prompt, unknown fields, exec form",
+    hooks: {
+      UserPromptSubmit: [
+        { kind: "command", matcher: "Bash", body: "echo MARK-matcher-ignored" },
+        { kind: "command", fields: { if: "Bash(*)" }, body: "echo MARK-if-on-prompt" },
+        {
+          kind: "command",
+          fields: { shell: "bash", once: true, statusMessage: "checking", commandWindows: "x" },
+          body: "echo MARK-unknown-fields",
+        },
+        // Exec form: the script gets the argument. Codex has no args (it would run the script alone).
+        { kind: "command", only: "claude-code", fields: { args: ["MARK-exec-form"] }, body: 'echo "$1"' },
+      ],
+      PreToolUse: [
+        { kind: "command", matcher: "Bash(", body: "echo MARK-invalid-regex >&2; exit 2" },
+        { kind: "command", matcher: "(?i)BASH", body: "echo MARK-inline-flag" },
+      ],
+    },
+  },
+  {
+    // Claude Code's if cannot check a command this long: it runs the hook (fails open), and so the guard blocks.
+    name: "if: a shell command past 10 000 characters runs a Bash(rm *) guard",
+    call: "long-shell",
+    hooks: {
+      PreToolUse: [
+        { kind: "command", matcher: "Bash", fields: { if: "Bash(rm *)" }, body: "echo MARK-long-guard >&2; exit 2" },
+      ],
+    },
+  },
+  {
+    // Claude Code's Write tool: `if` path rules are read from the cwd. Codex has no `if`: Claude Code's only.
+    name: "if: Edit(...) path rules on a Write call",
+    call: "write",
+    hooks: {
+      PreToolUse: [
+        { kind: "command", matcher: "Write", body: context("PreToolUse", "MARK-write-any") },
+        { kind: "command", matcher: "Write", fields: { if: "Edit(lib/**)" }, body: "echo MARK-edit-lib >&2; exit 2" },
+        { kind: "command", matcher: "Write", fields: { if: "Edit(*.md)" }, body: "echo MARK-edit-md >&2; exit 2" },
+        {
+          kind: "command",
+          matcher: "Write",
+          fields: { if: "Edit(src/**)" },
+          body: context("PreToolUse", "MARK-edit-src"),
+        },
+        { kind: "command", matcher: "Write", fields: { if: "Edit(*.txt)" }, body: "echo MARK-edit-txt >&2; exit 2" },
+        { kind: "command", matcher: "Write", fields: { if: "Write(lib/**)" }, body: "echo MARK-write-lib >&2; exit 2" },
+        {
+          kind: "command",
+          matcher: "Write",
+          fields: { if: "Write(src/**)" },
+          body: context("PreToolUse", "MARK-write-src"),
+        },
+        { kind: "command", matcher: "Write", fields: { if: "Write(*.txt)" }, body: "echo MARK-write-txt >&2; exit 2" },
+      ],
+    },
+  },
+  {
+    name: "an empty command beside a guard",
+    hooks: {
+      UserPromptSubmit: [{ kind: "command", body: context("UserPromptSubmit", "MARK-empty-prompt") }],
+      PreToolUse: [
+        { kind: "command", matcher: "Bash", fields: { command: "" }, body: "" },
+        { kind: "command", matcher: "Bash", body: "echo MARK-empty-guard >&2; exit 2" },
+      ],
+    },
+  },
+  {
+    name: "a PreToolUse defer",
+    hooks: {
+      PreToolUse: [{
+        kind: "command",
+        matcher: "Bash",
+        body: json({
+          hookSpecificOutput: {
+            hookEventName: "PreToolUse",
+            permissionDecision: "defer",
+            permissionDecisionReason: "MARK-defer-reason",
+          },
+        }),
+      }],
+    },
+  },
+  {
+    name: "disableAllHooks in the settings file",
+    topLevel: { disableAllHooks: true },
+    claudeCodeRunsNone: true,
+    codexLoadsNothing: true,
+    hooks: {
+      UserPromptSubmit: [{ kind: "command", body: "echo MARK-disabled-context" }],
+      PreToolUse: [{ kind: "command", body: "echo MARK-disabled-guard >&2; exit 2", matcher: "Bash" }],
+    },
+  },
+  {
+    // The longest run of the suite: Claude Code's 30 s default on UserPromptSubmit against a hook that takes 32 s.
+    name: "default timeouts: a UserPromptSubmit hook answering after 32 s",
+    slow: true,
+    hooks: {
+      UserPromptSubmit: [{ kind: "command", body: `sleep 32; echo MARK-after-32-seconds` }],
+    },
+  },
 ];
 
 function ctxJson(event: string, text: string): string {
@@ -189,10 +463,17 @@ const REFUSED_URL = "http://127.0.0.1:1/hooks/refused";
 const idOf = (event: string, index: number): string => `${event}-${index}`;
 
 /** The settings of a scenario, its command hooks' scripts written into `dir`, http hooks at `base`. */
-function settingsOf(scenario: Scenario, dir: string, base: string): Record<string, unknown> {
+function settingsOf(
+  scenario: Scenario,
+  dir: string,
+  base: string,
+  dialect: AgentDialect,
+): Record<string, unknown> {
   const hooks: Record<string, unknown[]> = {};
   for (const [event, list] of Object.entries(scenario.hooks)) {
-    hooks[event] = list.map((hook, index) => {
+    const kept = list.filter((hook) => hook.kind !== "command" || (hook.only ?? dialect) === dialect);
+    hooks[event] = kept.map((hook) => {
+      const index = list.indexOf(hook);
       const id = idOf(event, index);
       const group = (entry: Record<string, unknown>) => ({
         ...(hook.matcher === undefined ? {} : { matcher: hook.matcher }),
@@ -207,21 +488,40 @@ function settingsOf(scenario: Scenario, dir: string, base: string): Record<strin
           ...(hook.timeout === undefined ? {} : { timeout: hook.timeout }),
         });
       }
-      const script = join(dir, `${id}.sh`);
-      writeFileSync(
-        script,
-        ["#!/bin/sh", "input=$(cat)", `printf '%s\\n' "$input" >> ${shQuote(join(dir, `${id}.jsonl`))}`, hook.body]
-          .join("\n"),
-      );
-      chmodSync(script, 0o755);
-      return group({ type: "command", command: script });
+      const script = join(dir, `${hook.sameAs === undefined ? id : idOf(event, hook.sameAs)}.sh`);
+      const raw = shQuote(join(dir, `${id}.stdin`));
+      // A duplicate runs the script of the hook it copies.
+      if (hook.sameAs === undefined) {
+        writeFileSync(
+          script,
+          [
+            "#!/bin/sh",
+            // The stdin as given (its last byte too), kept from the first run; the payload logged from every run.
+            `cat > ${raw}.$$`,
+            `input=$(cat ${raw}.$$)`,
+            `if [ -e ${raw} ]; then rm -f ${raw}.$$; else mv ${raw}.$$ ${raw}; fi`,
+            `printf '%s\\n' "$input" >> ${shQuote(join(dir, `${id}.jsonl`))}`,
+            hook.body,
+          ].join("\n"),
+        );
+        chmodSync(script, 0o755);
+      }
+      return group({
+        ...hook.fields,
+        type: "command",
+        // `fields.command` stands in for the script (an empty command).
+        command: typeof hook.fields?.command === "string" ? hook.fields.command : script,
+        ...(hook.background === undefined
+          ? {}
+          : Object.fromEntries(hook.background.split("+").map((field) => [field, true]))),
+      });
     });
   }
   // A hook nobody answers: a connection failure, on an event that surely runs.
   if (hooks.UserPromptSubmit !== undefined && scenario.name.startsWith("http")) {
     hooks.UserPromptSubmit.push({ hooks: [{ type: "http", url: REFUSED_URL }] });
   }
-  return { hooks };
+  return { ...scenario.topLevel, hooks };
 }
 
 /** The http replies of a scenario, by hook id. */
@@ -247,6 +547,31 @@ interface Side {
   readonly commandRan: boolean;
   /** The headers each http hook got that the scenario sets, by id. */
   readonly headers: Record<string, Record<string, string>>;
+  /** Whether the stdin each command hook got (its first run) ends with a newline, by id. */
+  readonly stdinNewline: Record<string, boolean>;
+  /** How many times each hook with a duplicate (`sameAs`) ran. */
+  readonly runs: Record<string, number>;
+}
+
+/** What the command hooks of `dir` got on stdin, and how often the duplicated ones ran. */
+function stdinOf(scenario: Scenario, dir: string): Pick<Side, "stdinNewline" | "runs"> {
+  const stdinNewline: Record<string, boolean> = {};
+  const runs: Record<string, number> = {};
+  if (!existsSync(dir)) return { stdinNewline, runs };
+  for (const name of readdirSync(dir)) {
+    const match = /^(.+)\.stdin$/.exec(name);
+    if (match !== null) stdinNewline[match[1]] = readFileSync(join(dir, name), "utf8").endsWith("\n");
+  }
+  for (const [event, list] of Object.entries(scenario.hooks)) {
+    for (const hook of list) {
+      if (hook.kind !== "command" || hook.sameAs === undefined) continue;
+      const log = join(dir, `${idOf(event, hook.sameAs)}.jsonl`);
+      runs[idOf(event, hook.sameAs)] = existsSync(log)
+        ? readFileSync(log, "utf8").split("\n").filter((line) => line !== "").length
+        : 0;
+    }
+  }
+  return { stdinNewline, runs };
 }
 
 const MARKER = /MARK-[a-z0-9-]+/g;
@@ -323,17 +648,42 @@ function codexLikePayloads(caseDir: string): Record<string, unknown>[] {
   ];
 }
 
-/** What the bridge's result for `event` says the harness shows its model. */
-function shownByBridge(event: string, result: HookDispatchResult): string[] {
+/**
+ * What the bridge's result for `event` says the harness shows its model,
+ * its background hooks' deliveries included (awaited: the binary's run
+ * went on past them).
+ */
+async function shownByBridge(event: string, result: HookDispatchResult): Promise<string[]> {
   const texts = [...result.additionalContext];
-  if (result.blocked && ["PreToolUse", "PostToolUse", "Stop", "SubagentStop"].includes(event)) {
+  if (result.blocked && ["PreToolUse", "PermissionRequest", "PostToolUse", "Stop", "SubagentStop"].includes(event)) {
     texts.push(...result.reasons);
   }
   if (event === "PostToolUse") texts.push(...result.feedback, result.toolOutput ?? "");
+  for (const run of result.background) {
+    const ended = await run.done;
+    texts.push(ended.additionalContext ?? "", ended.rewake ?? "");
+  }
   return texts;
 }
 
+/** The events the bridge replays, in the order a run meets them. */
+const EVENTS = [
+  "SessionStart",
+  "UserPromptSubmit",
+  "PreToolUse",
+  "PermissionRequest",
+  "PostToolUse",
+  "SubagentStart",
+  "SubagentStop",
+  "PreCompact",
+  "PostCompact",
+  "Stop",
+] as const;
+
 const isolated = isolation();
+
+/** `DSH_CONFORMANCE_SCENARIO`: only the scenarios whose name holds it. */
+const ONLY = process.env.DSH_CONFORMANCE_SCENARIO || undefined;
 
 for (const agent of AGENTS) {
   describe(`the hook bridge and ${agent.name}, event by event`, () => {
@@ -346,12 +696,22 @@ for (const agent of AGENTS) {
       : "missing" in isolated
       ? isolated.missing
       : undefined;
+    /** The slow scenarios, started before the others and run beside them; each `it` awaits its own. */
+    const early = new Map<number, Promise<void>>();
     before(async () => {
       dir = freshDir("dsh-conformance-events-");
       shell = createLocalShell({ graceMs: 500 });
       const replies = Object.assign({}, ...SCENARIOS.map(repliesOf));
       hookServer = new MockModel({ name: "none", input: {} }, "anthropic", replies);
       base = await hookServer.start();
+      if (missing !== undefined) return;
+      for (const [index, scenario] of SCENARIOS.entries()) {
+        if (scenario.slow !== true || (ONLY !== undefined && !scenario.name.includes(ONLY))) continue;
+        const running = check(index, scenario);
+        // Awaited by its own `it`; until then a failure must not count as unhandled.
+        running.catch(() => {});
+        early.set(index, running);
+      }
     });
     after(async () => {
       await hookServer?.close();
@@ -364,101 +724,153 @@ for (const agent of AGENTS) {
     });
 
     for (const [index, scenario] of SCENARIOS.entries()) {
-      it(scenario.name, { skip: missing ?? false }, async () => {
-        const caseDir = join(dir, `scenario-${index}`);
-        for (const sub of ["binary", "bridge", "project", "home"]) mkdirSync(join(caseDir, sub), { recursive: true });
-        // The shell call touches this file; the MCP tool's call appends to it.
-        const marker = join(caseDir, "command-ran");
-        const mcpServer = scenario.mcp === true
-          ? [process.execPath, ...scriptArgs(fileURLToPath(MCP_SERVER), [marker])]
-          : undefined;
+      const notHere = agent.dialect !== "codex"
+        ? undefined
+        : scenario.permissionMode !== undefined
+        ? "codex exec runs with approvals bypassed here: it asks for no permission"
+        : scenario.call === "write"
+        ? "Codex has no if rules (nor a Write tool)"
+        : undefined;
+      const unwanted = ONLY !== undefined && !scenario.name.includes(ONLY) ? `not ${ONLY}` : undefined;
+      it(
+        scenario.name,
+        { skip: missing ?? notHere ?? unwanted ?? false },
+        () => early.get(index) ?? check(index, scenario),
+      );
+    }
 
-        // The binary.
-        const binary = (agent.found as { path: string }).path;
-        const settings = settingsOf(scenario, join(caseDir, "binary"), "http://127.0.0.1:__PORT__");
-        const { argv, env, prepare } = agent.setUp(binary, settings, caseDir, scenario.env, mcpServer);
-        const run = await runAgent((isolated as { bwrap: string }).bwrap, {
-          argv,
-          env,
-          ...(prepare === undefined ? {} : { prepare }),
-          cwd: join(caseDir, "project"),
-          protocol: agent.dialect === "codex" ? "responses" : "anthropic",
-          call: scenario.mcp === true ? agent.mcpCall("hello") : agent.call(`touch ${shQuote(marker)}`),
-          hookReplies: repliesOf(scenario),
-          dir: caseDir,
-        });
-        const everything = JSON.stringify(run.requests);
-        const binarySide: Side = {
-          ran: [...commandHooksRan(join(caseDir, "binary")), ...run.hookRequests.map((request) => request.name)]
-            .sort(),
-          shown: markersIn(everything),
-          prompted: everything.includes("run the command"),
-          commandRan: existsSync(marker),
-          headers: headersOf(scenario, run.hookRequests),
-        };
-        const differs = agent.dialect === "codex" && scenario.codexLoadsNothing === true;
-        if (differs) assert.deepEqual(binarySide.ran, [], `${agent.name} ran hooks of a file with an http entry`);
-        else assert.ok(binarySide.ran.length > 0, `no hook ran in ${agent.name} (exit ${run.code}): ${run.stderr}`);
+    /** Runs `scenario` through the binary and through the bridge, and compares the two. */
+    async function check(index: number, scenario: Scenario): Promise<void> {
+      const caseDir = join(dir, `scenario-${index}`);
+      for (const sub of ["binary", "bridge", "project", "home"]) mkdirSync(join(caseDir, sub), { recursive: true });
+      // The shell call touches this file; the MCP tool's call appends to it.
+      // A Write call writes its file under the project's src/ (where Write(src/**) reaches, and Edit(src/**) does not).
+      const marker = scenario.call === "write"
+        ? join(caseDir, "project", "src", "command-ran.txt")
+        : join(caseDir, "command-ran");
+      const mcpServer = scenario.call === "mcp"
+        ? [process.execPath, ...scriptArgs(fileURLToPath(MCP_SERVER), [marker])]
+        : undefined;
+      const touch = agent.call(`touch ${shQuote(marker)}`);
+      const call = scenario.call === "mcp"
+        ? agent.mcpCall("hello")
+        : scenario.call === "subagent"
+        ? agent.subagentCalls(`${SUBAGENT_TASK}: say done`)
+        : scenario.call === "shell-twice"
+        ? [touch, touch]
+        : scenario.call === "write"
+        ? { name: "Write", input: { file_path: marker, content: "written\n" } }
+        : scenario.call === "long-shell"
+        ? agent.call(`touch ${shQuote(marker)} # ${"x".repeat(10_050)}`)
+        : touch;
 
-        // The bridge, event by event, in the order the binary meets them.
-        const bridgeSettings = parseHookSettings(settingsOf(scenario, join(caseDir, "bridge"), base), {
-          dialect: agent.dialect,
-        });
-        const bridgeRequests: HookRequest[] = [];
-        hookServer.onHookRequest = (request) => bridgeRequests.push(request);
-        const shown: string[] = [];
-        let prompted = true;
-        let commandRan = scenario.hooks.PreToolUse === undefined;
-        // Where Codex ran nothing, the bridge is given payloads like Codex's (it runs the command hooks regardless).
-        const payloads = differs
-          ? firstPayloads(join(caseDir, "bridge-witness"), [], codexLikePayloads(caseDir))
-          : firstPayloads(join(caseDir, "binary"), run.hookRequests);
-        for (const event of ["SessionStart", "UserPromptSubmit", "PreToolUse", "PostToolUse", "Stop"]) {
-          const payload = payloads.get(event);
-          if (payload === undefined) continue;
-          const result = await dispatchHookEvent(shell, bridgeSettings, {
-            event,
-            payload,
-            projectDir: join(caseDir, "project"),
-            owner: null,
-            ...(scenario.env === undefined ? {} : { env: scenario.env }),
-          });
-          shown.push(...shownByBridge(event, result));
-          if (event === "UserPromptSubmit" && result.blocked) prompted = false;
-          if (event === "PreToolUse") commandRan = !result.blocked;
-        }
-        const bridgeSide: Side = {
-          ran: [...commandHooksRan(join(caseDir, "bridge")), ...bridgeRequests.map((request) => request.name)].sort(),
-          // A blocked prompt never reaches the model, nor anything gathered for it (SessionStart's context).
-          shown: prompted ? markersIn(shown.join("\n")) : [],
-          prompted,
-          commandRan: prompted && commandRan,
-          headers: headersOf(scenario, bridgeRequests),
-        };
-        // The deliberate difference: the bridge skips the http entries (with a warning) and runs the rest.
-        const commands = Object.entries(scenario.hooks).flatMap(([event, list]) =>
-          list.flatMap((hook, index) => hook.kind === "command" ? [idOf(event, index)] : [])
-        ).sort();
-        const warned = bridgeSettings.warnings?.some((warning) => /loads no hook of this file/.test(warning.message));
-        reportCase({
-          suite: "events",
-          agent: agent.name,
-          case: scenario.name,
-          binary: binarySide,
-          bridge: bridgeSide,
-          matches: differs
-            ? isDeepStrictEqual(bridgeSide.ran, commands) && isDeepStrictEqual(bridgeSide.shown, binarySide.shown) &&
-              warned === true
-            : isDeepStrictEqual(bridgeSide, binarySide),
-        });
-        if (differs) {
-          assert.deepEqual(bridgeSide.ran, commands);
-          assert.deepEqual(bridgeSide.shown, binarySide.shown);
-          assert.ok(warned);
-        } else {
-          assert.deepEqual(bridgeSide, binarySide, `the bridge differs from ${agent.name}`);
-        }
+      // The binary.
+      const binary = (agent.found as { path: string }).path;
+      const settings = settingsOf(scenario, join(caseDir, "binary"), "http://127.0.0.1:__PORT__", agent.dialect);
+      const { argv, env, prepare } = agent.setUp(binary, settings, caseDir, {
+        ...(scenario.env === undefined ? {} : { env: scenario.env }),
+        ...(mcpServer === undefined ? {} : { mcpServer }),
+        ...(scenario.compact === true ? { compactAbove: COMPACTING_TOKENS / 2 } : {}),
+        ...(scenario.permissionMode === undefined ? {} : { permissionMode: scenario.permissionMode }),
       });
+      const run = await runAgent((isolated as { bwrap: string }).bwrap, {
+        argv,
+        env,
+        ...(prepare === undefined ? {} : { prepare }),
+        cwd: join(caseDir, "project"),
+        protocol: agent.dialect === "codex" ? "responses" : "anthropic",
+        call,
+        hookReplies: repliesOf(scenario),
+        dir: caseDir,
+        ...(scenario.compact === true ? { firstTurnTokens: COMPACTING_TOKENS } : {}),
+      });
+      const everything = JSON.stringify(run.requests);
+      const binarySide: Side = {
+        ran: [...commandHooksRan(join(caseDir, "binary")), ...run.hookRequests.map((request) => request.name)]
+          .sort(),
+        shown: markersIn(everything),
+        prompted: everything.includes("run the command"),
+        commandRan: existsSync(marker),
+        headers: headersOf(scenario, run.hookRequests),
+        ...stdinOf(scenario, join(caseDir, "binary")),
+      };
+      const differs = agent.dialect === "codex" && scenario.codexLoadsNothing === true;
+      const none = differs || (agent.dialect === "claude-code" && scenario.claudeCodeRunsNone === true);
+      if (none) assert.deepEqual(binarySide.ran, [], `${agent.name} ran hooks of this file`);
+      else assert.ok(binarySide.ran.length > 0, `no hook ran in ${agent.name} (exit ${run.code}): ${run.stderr}`);
+
+      // The bridge, event by event, in the order the binary meets them.
+      const bridgeSettings = parseHookSettings(settingsOf(scenario, join(caseDir, "bridge"), base, agent.dialect), {
+        dialect: agent.dialect,
+      });
+      const bridgeRequests: HookRequest[] = [];
+      // Only a scenario with http hooks listens (a slow one runs beside the others).
+      if (Object.keys(repliesOf(scenario)).length > 0) {
+        hookServer.onHookRequest = (request) => bridgeRequests.push(request);
+      }
+      const shown: string[] = [];
+      let prompted = true;
+      // A subagent's call touches nothing; the shell's runs unless a hook the binary ran blocks it.
+      let commandRan = scenario.call !== "subagent";
+      let compacting = true;
+      // Where Codex ran nothing, the bridge is given payloads like Codex's (it runs the command hooks regardless).
+      const payloads = differs
+        ? firstPayloads(join(caseDir, "bridge-witness"), [], codexLikePayloads(caseDir))
+        : firstPayloads(join(caseDir, "binary"), run.hookRequests);
+      for (const event of EVENTS) {
+        const payload = payloads.get(event);
+        if (payload === undefined) continue;
+        // A blocked compaction has no PostCompact.
+        if (event === "PostCompact" && !compacting) continue;
+        const result = await dispatchHookEvent(shell, bridgeSettings, {
+          event,
+          payload,
+          projectDir: join(caseDir, "project"),
+          owner: null,
+          ...(scenario.env === undefined ? {} : { env: scenario.env }),
+        });
+        shown.push(...await shownByBridge(event, result));
+        if (event === "UserPromptSubmit" && result.blocked) prompted = false;
+        // A defer ends a -p run before the call (Claude Code "Defer a tool call for later").
+        if (event === "PreToolUse") commandRan = !result.blocked && result.permission !== "defer";
+        // In -p nobody answers the question: only a hook's allow lets the call run.
+        if (event === "PermissionRequest") commandRan = commandRan && result.permission === "allow";
+        if (event === "PreCompact") compacting = !result.blocked;
+      }
+      const bridgeSide: Side = {
+        ran: [...commandHooksRan(join(caseDir, "bridge")), ...bridgeRequests.map((request) => request.name)].sort(),
+        // A blocked prompt never reaches the model, nor anything gathered for it (SessionStart's context).
+        shown: prompted ? markersIn(shown.join("\n")) : [],
+        prompted,
+        commandRan: prompted && commandRan,
+        headers: headersOf(scenario, bridgeRequests),
+        ...stdinOf(scenario, join(caseDir, "bridge")),
+      };
+      // The deliberate difference: the bridge skips the http entries (with a warning) and runs the rest.
+      const commands = Object.entries(scenario.hooks).flatMap(([event, list]) =>
+        list.flatMap((hook, index) => hook.kind === "command" ? [idOf(event, index)] : [])
+      ).sort();
+      const warned = bridgeSettings.warnings?.some((warning) => /loads no hook of this file/.test(warning.message));
+      // Fails safe: the model sees all the binary's model saw, and no call runs that the binary blocked.
+      const safe = binarySide.shown.every((marker) => bridgeSide.shown.includes(marker)) &&
+        (binarySide.commandRan || !bridgeSide.commandRan);
+      reportCase({
+        suite: "events",
+        agent: agent.name,
+        case: scenario.name,
+        binary: binarySide,
+        bridge: bridgeSide,
+        matches: differs
+          ? isDeepStrictEqual(bridgeSide.ran, commands) && safe && warned === true
+          : isDeepStrictEqual(bridgeSide, binarySide),
+      });
+      if (differs) {
+        assert.deepEqual(bridgeSide.ran, commands);
+        assert.ok(safe, `the bridge shows less or blocks less than ${agent.name}`);
+        assert.ok(warned);
+      } else {
+        assert.deepEqual(bridgeSide, binarySide, `the bridge differs from ${agent.name}`);
+      }
     }
   });
 }

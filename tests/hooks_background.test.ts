@@ -85,15 +85,45 @@ describe("background hooks", () => {
       {
         command: "node",
         args: ["-e", `process.stderr.write("2 tests failed\\n"); process.exit(2)`],
+        async: true,
         asyncRewake: true,
       },
-      { command: "python3", args: ["-c", "import sys; print('build broke'); sys.exit(2)"], asyncRewake: true },
-      { command: answer(CONTEXT), asyncRewake: true },
+      {
+        command: "python3",
+        args: ["-c", "import sys; print('build broke'); sys.exit(2)"],
+        async: true,
+        asyncRewake: true,
+      },
+      { command: answer(CONTEXT), async: true, asyncRewake: true },
     ]);
     assert.deepEqual(result.background.map((run) => run.rewake), [true, true, true]);
     const ended = await Promise.all(result.background.map((run) => run.done));
     assert.deepEqual(ended.map((end) => end.rewake), ["2 tests failed", "build broke", undefined]);
     assert.equal(ended[2].additionalContext, "tests passed");
+  });
+
+  it("asyncRewake without async runs in the foreground, where exit 2 decides; codex never rewakes", async () => {
+    // Measured: Claude Code 2.1.328 and Codex 0.169.0 both block a PreToolUse call on such a hook's exit 2.
+    for (const dialect of ["claude-code", "codex"] as const) {
+      const settings = settingsWith(
+        "PreToolUse",
+        [{ command: "echo guard says no >&2; exit 2", asyncRewake: true }],
+        dialect,
+      );
+      assert.ok(settings.warnings?.some((warning) => warning.field.endsWith("asyncRewake")), dialect);
+      const result = await dispatchHookEvent(shell, settings, {
+        event: "PreToolUse",
+        payload: { ...PAYLOAD, hook_event_name: "PreToolUse" },
+        projectDir: dir,
+        owner: null,
+      });
+      assert.equal(result.blocked, true, dialect);
+      assert.deepEqual(result.background, [], dialect);
+    }
+    const codex = await dispatch("codex", [{ command: "echo late >&2; exit 2", async: true, asyncRewake: true }]);
+    assert.deepEqual(codex.background.map((run) => run.rewake), [false]);
+    const ended = await codex.background[0].done;
+    assert.equal(ended.rewake, undefined);
   });
 
   it("claude-code drops a wrong-typed field and keeps the rest (2.1.202)", async () => {

@@ -500,7 +500,7 @@ describe("decisions, run for real", () => {
     assert.equal(result.results[0].verdict.error, "PreToolUse hook returned unsupported permissionDecision:ask");
   });
 
-  it("codex 0.169.0: a PreToolUse deny blocks whatever event its hookEventName names", async () => {
+  it("codex 0.169.0: a PreToolUse deny and any context count whatever event their hookEventName names", async () => {
     const elsewhere = {
       hookSpecificOutput: {
         hookEventName: "PostToolUse",
@@ -511,9 +511,10 @@ describe("decisions, run for real", () => {
     const result = await dispatch("codex", [{ command: answer(elsewhere) }]);
     assert.equal(result.blocked, true);
     assert.deepEqual(result.reasons, ["no rm"]);
-    // Only the deny escapes the scoping: the same answer's context for another event still does not count.
+    // Its context escapes the scoping too (measured on PostToolUse: it reached the model); Claude Code drops it.
     const context = { hookSpecificOutput: { hookEventName: "PostToolUse", additionalContext: "x" } };
-    assert.deepEqual((await dispatch("codex", [{ command: answer(context) }])).additionalContext, []);
+    assert.deepEqual((await dispatch("codex", [{ command: answer(context) }])).additionalContext, ["x"]);
+    assert.deepEqual((await dispatch("claude-code", [{ command: answer(context) }])).additionalContext, []);
   });
 
   it("codex 0.169.0: PreModelRequest and SessionEnd are Codex events that cannot block", async () => {

@@ -1,5 +1,6 @@
 import { after, before, describe, it } from "node:test";
 import assert from "node:assert/strict";
+import { writeFileSync } from "node:fs";
 import { join } from "node:path";
 import process from "node:process";
 import { createLocalShell, type Shell, ShellSpecError } from "../mod.ts";
@@ -43,6 +44,29 @@ function oneGroup(event: string, commands: string[], dialect: HookDialect = "cla
   return parseHookSettings({
     hooks: { [event]: [{ hooks: commands.map((command) => ({ type: "command", command })) }] },
   }, { dialect });
+}
+
+/**
+ * `shell`, except that once its run of a command containing `label` has resolved, `file` is
+ * created: the event a hook can wait for to end after that one in the bridge's eyes.
+ */
+function touchingAfterRun(shell: Shell, label: string, file: string): Shell {
+  return {
+    resolve: (request) => shell.resolve(request),
+    run: async (spec, observer) => {
+      const result = await shell.run(spec, observer);
+      if (JSON.stringify(spec).includes(label)) writeFileSync(file, "");
+      return result;
+    },
+    start: (spec, observer) => shell.start(spec, observer),
+    exec: (command, options) => shell.exec(command, options),
+    task: (id, owner) => shell.task(id, owner),
+    tasks: (owner) => shell.tasks(owner),
+    session: (options) => shell.session(options),
+    close: () => shell.close(),
+    [Symbol.asyncDispose]: () => shell[Symbol.asyncDispose](),
+    events: shell.events,
+  };
 }
 
 const TOOL_EVENT = { hook_event_name: "PreToolUse", tool_name: "Bash", tool_input: { command: "ls" } };
@@ -357,11 +381,18 @@ describe("dispatchHookEvent", () => {
         const secondDone = join(dir, `context-second-done-${dialect}`);
         const context = (text: string) =>
           answer({ hookSpecificOutput: { hookEventName: "PreToolUse", additionalContext: text } });
-        const result = await dispatch(
+        // The bridge's "finished" is when its run of a hook resolves, after the process is gone and its
+        // pipes are drained: a marker the second hook wrote itself came too early, and under load the
+        // first hook could still end first. The marker is written once the shell's run of the second
+        // hook has resolved; the first hook then still needs a process exit, an I/O event, which the
+        // bridge handles only after the second's end was recorded.
+        const result = await dispatchHookEvent(
+          touchingAfterRun(shell, "configured second", secondDone),
           oneGroup("PreToolUse", [
             `${untilFileExists(secondDone)}; ${context("configured first, finished last")}`,
-            `${context("configured second, finished first")}; touch ${shQuote(secondDone)}`,
+            context("configured second, finished first"),
           ], dialect),
+          { event: "PreToolUse", payload: TOOL_EVENT, projectDir: dir, owner: null },
         );
         const inOrder = ["configured first, finished last", "configured second, finished first"];
         assert.deepEqual(result.additionalContext, dialect === "codex" ? inOrder : [...inOrder].reverse(), dialect);
@@ -586,6 +617,16 @@ describe("parseHookSettings", () => {
     assert.deepEqual(Object.keys(parse(raw, "codex").events), ["Stop"]);
   });
 
+  it("codex: a top-level key other than hooks and description gets a warning (Codex 0.169.0 loads none of the file)", () => {
+    const hooks = { Stop: [{ hooks: [{ type: "command", command: "true" }] }] };
+    const codex = parse({ disableAllHooks: true, foo: 1, description: "a plugin", hooks }, "codex");
+    assert.deepEqual(Object.keys(codex.events), ["Stop"], "the bridge still runs them: more hooks, never fewer");
+    assert.deepEqual(codex.warnings?.map((warning) => warning.field), ["disableAllHooks", "foo"]);
+    assert.match(codex.warnings?.[0].message ?? "", /loads no hook of this file/);
+    assert.deepEqual(parse({ description: "a plugin", hooks }, "codex").warnings, []);
+    assert.deepEqual(parse({ foo: 1, hooks }).warnings, [], "Claude Code ignores other keys");
+  });
+
   it("plugin settings carry pluginRoot and pluginData", () => {
     const settings = parseHookSettings({ hooks: {} }, {
       dialect: "codex",
@@ -596,8 +637,17 @@ describe("parseHookSettings", () => {
     assert.equal(settings.pluginData, "/data/p");
   });
 
+  it("an empty command is skipped with a warning in both dialects (Claude Code 2.1.328 runs the file's other hooks)", () => {
+    for (const dialect of ["claude-code", "codex"] as const) {
+      const settings = parseHookSettings({
+        hooks: { PreToolUse: [{ hooks: [{ type: "command", command: " " }, { type: "command", command: "true" }] }] },
+      }, { dialect });
+      assert.deepEqual(settings.events.PreToolUse?.[0].hooks.map((hook) => hook.command), ["true"], dialect);
+      assert.deepEqual(settings.warnings?.map((warning) => warning.field), ["hooks.PreToolUse[0].hooks[0].command"]);
+    }
+  });
+
   it("errors name the event and the entry", () => {
-    failsWith(entry({ command: "" }), "hooks.PreToolUse[0].hooks[1].command: must be a non-empty string");
     failsWith(entry({ command: undefined }), "hooks.PreToolUse[0].hooks[1].command: must be a non-empty string");
     failsWith(entry({ timeout: "30" }), "hooks.PreToolUse[0].hooks[1].timeout: must be a positive number of seconds");
     failsWith(entry({ timeout: 0 }), "hooks.PreToolUse[0].hooks[1].timeout: must be a positive number of seconds");

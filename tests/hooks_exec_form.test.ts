@@ -163,7 +163,10 @@ describe("timeouts", () => {
   });
 
   it("background: claude-code does not enforce an async hook's timeout, but does an asyncRewake one's; codex does both", () => {
-    const entries = [{ command: "a", async: true, timeout: 5 }, { command: "b", asyncRewake: true, timeout: 5 }];
+    const entries = [
+      { command: "a", async: true, timeout: 5 },
+      { command: "b", async: true, asyncRewake: true, timeout: 5 },
+    ];
     assert.deepEqual(planned("claude-code", "PostToolUse", entries), [undefined, 5_000], "undefined: runHook's 600 s");
     assert.deepEqual(planned("codex", "PostToolUse", entries), [5_000, 5_000]);
     assert.deepEqual(planned("claude-code", "UserPromptSubmit", [{ command: "a", async: true }]), [undefined]);

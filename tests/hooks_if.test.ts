@@ -141,8 +141,16 @@ describe("if: Edit and Read paths", () => {
     assert.equal(runs("Edit(src/**)", "Edit", { file_path: "/other/src/a.ts" }, "/other"), true);
   });
 
-  it("Edit rules cover the tools that edit files; Read rules Read, Grep and Glob", () => {
-    assert.equal(edit("Edit(*.ts)", `${CWD}/a.ts`, "Write"), true);
+  it("Edit rules cover the tools that edit files but Write (Claude Code 2.1.328); Read rules Read, Grep and Glob", () => {
+    assert.equal(
+      edit("Edit(*.ts)", `${CWD}/a.ts`, "Write"),
+      false,
+      "measured: Claude Code runs no Edit(…) hook on Write",
+    );
+    assert.equal(edit("Write(*.ts)", `${CWD}/a.ts`, "Write"), true);
+    assert.equal(edit("Write(lib/**)", `${CWD}/src/a.ts`, "Write"), false, "Write(…) is a path rule");
+    assert.equal(edit("Write(*.ts)", `${CWD}/a.ts`), false, "a Write rule is not about Edit");
+    assert.equal(runs("Edit(*.ts)", "MultiEdit", { file_path: `${CWD}/a.ts`, edits: [] }), true);
     assert.equal(runs("Edit(*.ipynb)", "NotebookEdit", { notebook_path: `${CWD}/n.ipynb` }), true);
     assert.equal(runs("Read(src/**)", "Grep", { pattern: "x", path: `${CWD}/src` }), true);
     assert.equal(edit("Read(*.ts)", `${CWD}/a.ts`), false, "a Read rule is not about Edit");

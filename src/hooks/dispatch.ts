@@ -75,7 +75,7 @@ export interface DispatchHookEventOptions {
   /** Extra environment entries for every hook, as `runHook`'s `env`; the hook variables win over them. */
   env?: EnvPatch;
   /**
-   * Aborts the background hooks (`async`, `asyncRewake`) still running, e.g.
+   * Aborts the background hooks (`async`) still running, e.g.
    * at the end of the session. They outlive `signal`, which is the event's;
    * `shell.close()` ends them too.
    */
@@ -100,7 +100,7 @@ export interface DispatchHookEventOptions {
  *
  * - Foreground hooks run **all at once**; results come in configuration
  *   order (array order, then group order, then hook order), whatever order
- *   they finish in. Background hooks (`async`, `asyncRewake`) start at the
+ *   they finish in. Background hooks (`async`) start at the
  *   same time and are not awaited: each is in `background`, with a `done`
  *   promise for its outcome. They never decide the event.
  * - Claude Code dialect: a hook identical to one already selected (same
@@ -294,7 +294,8 @@ function runOptions(plan: PlannedHook, options: DispatchHookEventOptions): RunHo
 
 /** Starts a background hook; its `done` resolves when it ends, whatever happens. */
 function startBackground(shell: Shell, plan: PlannedHook, options: DispatchHookEventOptions): HookBackgroundRun {
-  const rewake = plan.hook.asyncRewake === true;
+  // Codex has no rewake: its `async` hook's exit 2 only fails.
+  const rewake = plan.hook.asyncRewake === true && plan.dialect === "claude-code";
   const done = runPlanned(shell, plan, options, options.backgroundSignal).then((result) => {
     try {
       return backgroundResult(result, options.event, plan.dialect, rewake);

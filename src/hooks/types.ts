@@ -354,7 +354,10 @@ export interface HookCommand {
   readonly if?: string;
   /** Runs in the background: never blocks or decides; reported in `background`. */
   readonly async?: boolean;
-  /** Claude Code: runs in the background, and its exit 2 wakes the model with its output. Implies `async`. */
+  /**
+   * Claude Code, with `async`: its exit 2 wakes the model with its output. Without `async` the hook runs in
+   * the foreground like any other (measured, Claude Code 2.1.328 and Codex 0.169.0); Codex ignores it.
+   */
   readonly asyncRewake?: boolean;
   /** A message for the user while the hook runs. */
   readonly statusMessage?: string;
@@ -651,8 +654,8 @@ export interface HookDispatchResult {
 }
 
 /**
- * A hook running in the background (`"async": true` or `"asyncRewake":
- * true`): it never blocks or decides the event, and its outcome arrives
+ * A hook running in the background (`"async": true`, with or without
+ * `"asyncRewake"`): it never blocks or decides the event, and its outcome arrives
  * when it ends, through `done`.
  *
  * @example
@@ -684,7 +687,7 @@ export interface HookBackgroundRun {
   command: string;
   /** Exec form: the arguments as the settings wrote them. */
   args?: readonly string[];
-  /** `asyncRewake`: an exit 2 should wake the model at once with `rewake`. */
+  /** `asyncRewake` (Claude Code): an exit 2 should wake the model at once with `rewake`. */
   rewake: boolean;
   /** Resolves when the hook ends, however it ends; never rejects. */
   done: Promise<HookBackgroundResult>;

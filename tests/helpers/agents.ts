@@ -16,7 +16,7 @@ import process from "node:process";
 import { fileURLToPath } from "node:url";
 import { shQuote } from "./bash.ts";
 import { repositoryRoot } from "./repository.ts";
-import type { HookReply, HookRequest, MockProtocol, ScriptedToolCall } from "./mock_model.ts";
+import type { HookReply, HookRequest, MockProtocol, ScriptedCalls } from "./mock_model.ts";
 import { IS_DENO, scriptArgs } from "./runtime.ts";
 
 /** The Claude Code release the bridge is pinned to (docs/hooks.md names it). */
@@ -151,14 +151,14 @@ const PATH = process.env.PATH ?? "/usr/bin:/bin";
 
 /**
  * Claude Code in print mode against the mock (`$port`), its home in
- * `dir/home`, every permission granted; with `mcpConfig`, the MCP servers of
- * that file too (`--mcp-config`, and no others); `env` adds to its environment;
- * `prompt` is the user's message (default "run the command").
+ * `dir/home`, every permission granted (or `permissionMode`); with `mcpConfig`,
+ * the MCP servers of that file too (`--mcp-config`, and no others); `env` adds
+ * to its environment; `prompt` is the user's message (default "run the command").
  */
 export function claudeCodeRun(
   binary: string,
   dir: string,
-  options: { mcpConfig?: string; env?: Record<string, string>; prompt?: string } = {},
+  options: { mcpConfig?: string; env?: Record<string, string>; prompt?: string; permissionMode?: string } = {},
 ): AgentSetUp {
   mkdirSync(join(dir, "home"), { recursive: true });
   const mcp = options.mcpConfig === undefined ? [] : ["--mcp-config", options.mcpConfig, "--strict-mcp-config"];
@@ -171,7 +171,7 @@ export function claudeCodeRun(
       "stream-json",
       "--verbose",
       "--permission-mode",
-      "bypassPermissions",
+      options.permissionMode ?? "bypassPermissions",
       ...mcp,
     ],
     env: {
@@ -194,13 +194,19 @@ export function claudeCodeRun(
  * Codex `exec` against the mock, its home in `dir/codex-home` (returned,
  * for a test's own files there), with no approval and no sandbox of its own;
  * `config` lines (tables: they follow the mock provider's table) end its
- * `config.toml`.
+ * `config.toml`, `topLevel` lines (keys of the top table) begin it.
  */
-export function codexRun(binary: string, dir: string, config: string[] = []): AgentSetUp & { home: string } {
+export function codexRun(
+  binary: string,
+  dir: string,
+  config: string[] = [],
+  topLevel: string[] = [],
+): AgentSetUp & { home: string } {
   const home = join(dir, "codex-home");
   mkdirSync(home, { recursive: true });
   mkdirSync(join(dir, "home"), { recursive: true });
   const lines = [
+    ...topLevel,
     'model = "mock-model"',
     'model_provider = "mock"',
     "[model_providers.mock]",
@@ -243,11 +249,13 @@ export interface AgentRun {
   readonly env: Readonly<Record<string, string>>;
   /** A shell snippet run once the mock listens, with `$port` set (Codex's config takes the URL). */
   readonly prepare?: string;
-  /** The API the mock speaks, and the tool call of its first turn. */
+  /** The API the mock speaks, and the tool call of its first turn (or of each turn in order). */
   readonly protocol: MockProtocol;
-  readonly call: ScriptedToolCall;
+  readonly call: ScriptedCalls;
   /** How the mock answers HTTP hooks at `http://127.0.0.1:$port/hooks/<name>`. */
   readonly hookReplies?: Readonly<Record<string, HookReply>>;
+  /** The input tokens the mock's first answer reports (a large count makes the agent compact once). */
+  readonly firstTurnTokens?: number;
   /** A private directory for the run's files. */
   readonly dir: string;
   /**
@@ -279,7 +287,14 @@ export async function runAgent(
   const fifo = join(run.dir, "port.fifo");
   const mock = [
     process.execPath,
-    ...scriptArgs(fixture, [run.protocol, JSON.stringify(run.call), log, fifo, JSON.stringify(run.hookReplies ?? {})]),
+    ...scriptArgs(fixture, [
+      run.protocol,
+      JSON.stringify(run.call),
+      log,
+      fifo,
+      JSON.stringify(run.hookReplies ?? {}),
+      String(run.firstTurnTokens ?? 1),
+    ]),
   ];
   const agent = ["env", "-i", ...Object.entries(run.env).map(([name, value]) => `${name}=${value}`), ...run.argv];
   const script = [

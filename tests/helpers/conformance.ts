@@ -19,7 +19,7 @@ import {
   codexRun,
 } from "./agents.ts";
 import { shQuote } from "./bash.ts";
-import type { ScriptedToolCall } from "./mock_model.ts";
+import { LAST_AGENT_ID, type ScriptedToolCall } from "./mock_model.ts";
 
 /** The bridge's dialects, as the library names them (the helpers do not import it). */
 export type AgentDialect = "claude-code" | "codex";
@@ -34,22 +34,50 @@ export interface Agent {
   /** The `note` tool of the MCP server `memo` (`tests/fixtures/mcp_server`), as the binary offers it to its model. */
   mcpCall(text: string): ScriptedToolCall;
   /**
-   * Writes the case's settings where the binary reads them (and the MCP
-   * server `memo` started as `mcpServer`, when given); the argv, env and
-   * set-up of its run.
+   * The binary's own tool calls that start a subagent with `prompt` and see
+   * it end (Claude Code's `Agent`, whose end the binary waits for; Codex's
+   * `spawn_agent`, then `wait_agent`: `codex exec` otherwise ends with its
+   * main turn, the subagent's with it).
+   */
+  subagentCalls(prompt: string): ScriptedToolCall[];
+  /**
+   * Writes the case's settings where the binary reads them; the argv, env
+   * and set-up of its run.
    */
   setUp(
     binary: string,
     settings: Record<string, unknown>,
     dir: string,
-    env?: Record<string, string>,
-    mcpServer?: string[],
+    options?: SetUpOptions,
   ): {
     argv: string[];
     env: Record<string, string>;
     prepare?: string;
   };
 }
+
+/** What a run adds to the binary's defaults. */
+export interface SetUpOptions {
+  /** Added to its environment. */
+  readonly env?: Record<string, string>;
+  /** The argv of the MCP server `memo` it starts. */
+  readonly mcpServer?: string[];
+  /**
+   * It compacts its context once a turn reports more input tokens than
+   * this (Codex's `model_auto_compact_token_limit`; Claude Code's own
+   * threshold is below {@linkcode COMPACTING_TOKENS}).
+   */
+  readonly compactAbove?: number;
+  /** Claude Code's `--permission-mode` (default `bypassPermissions`); `default` asks, and `-p` cannot. */
+  readonly permissionMode?: string;
+}
+
+/**
+ * Input tokens a turn reports to make the binary compact after it: past
+ * Claude Code's automatic threshold (measured, 2.1.328) and Codex's limit
+ * as {@linkcode Agent.setUp} sets it.
+ */
+export const COMPACTING_TOKENS = 990_000;
 
 /** Claude Code and Codex, at the pinned versions. */
 export const AGENTS: readonly Agent[] = [
@@ -59,7 +87,11 @@ export const AGENTS: readonly Agent[] = [
     found: claudeCodeBinary(),
     call: (command) => ({ name: "Bash", input: { command, description: "touch" } }),
     mcpCall: (text) => ({ name: "mcp__memo__note", input: { text } }),
-    setUp: (binary, settings, dir, extra = {}, mcpServer) => {
+    subagentCalls: (prompt) => [{
+      name: "Agent",
+      input: { description: "a subagent", prompt, subagent_type: "general-purpose" },
+    }],
+    setUp: (binary, settings, dir, { env: extra = {}, mcpServer, permissionMode } = {}) => {
       mkdirSync(join(dir, "project", ".claude"), { recursive: true });
       const template = join(dir, "settings.template");
       writeFileSync(template, JSON.stringify(settings));
@@ -69,8 +101,13 @@ export const AGENTS: readonly Agent[] = [
         mcpConfig = join(dir, "mcp.json");
         writeFileSync(mcpConfig, JSON.stringify({ mcpServers: { memo: { type: "stdio", command, args } } }));
       }
-      // The MCP tool in the model's tool list itself, not behind a tool search.
-      const run = claudeCodeRun(binary, dir, { mcpConfig, env: { ENABLE_TOOL_SEARCH: "false", ...extra } });
+      // The MCP tool in the model's tool list itself, not behind a tool search. MCP_TIMEOUT: the server's start
+      // may take longer than Claude Code's default on a loaded machine (see Codex's startup_timeout_sec below).
+      const run = claudeCodeRun(binary, dir, {
+        mcpConfig,
+        env: { ENABLE_TOOL_SEARCH: "false", ...(mcpConfig === undefined ? {} : { MCP_TIMEOUT: "120000" }), ...extra },
+        ...(permissionMode === undefined ? {} : { permissionMode }),
+      });
       return { ...run, prepare: portInto(template, join(dir, "project", ".claude", "settings.json")) };
     },
   },
@@ -81,13 +118,25 @@ export const AGENTS: readonly Agent[] = [
     call: (command) => ({ name: "exec_command", input: { cmd: command } }),
     // Codex 0.169 offers an MCP server's tools as a namespace `mcp__<server>`; its hooks see `mcp__memo__note`.
     mcpCall: (text) => ({ name: "note", namespace: "mcp__memo", input: { text } }),
-    setUp: (binary, settings, dir, extra = {}, mcpServer) => {
+    subagentCalls: (prompt) => [
+      { name: "spawn_agent", namespace: "multi_agent_v1", input: { message: prompt } },
+      {
+        name: "wait_agent",
+        namespace: "multi_agent_v1",
+        input: { targets: [LAST_AGENT_ID], timeout_ms: 60_000 },
+      },
+    ],
+    setUp: (binary, settings, dir, { env: extra = {}, mcpServer, compactAbove } = {}) => {
       const mcp = mcpServer === undefined ? [] : [
         "[mcp_servers.memo]",
         `command = ${JSON.stringify(mcpServer[0])}`,
         `args = ${JSON.stringify(mcpServer.slice(1))}`,
+        // Codex waits 10 s for a server's start by default and then goes on without its tools: under load that ran
+        // out (tests/mcp_clients.test.ts) and the model was never offered them.
+        "startup_timeout_sec = 120",
       ];
-      const { home, ...run } = codexRun(binary, dir, mcp);
+      const limit = compactAbove === undefined ? [] : [`model_auto_compact_token_limit = ${compactAbove}`];
+      const { home, ...run } = codexRun(binary, dir, mcp, limit);
       writeFileSync(join(home, "hooks.template"), JSON.stringify(settings));
       return {
         ...run,

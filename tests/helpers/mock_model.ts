@@ -2,7 +2,10 @@
  * A mock model API on 127.0.0.1, for driving the real agent binaries
  * without a model: Anthropic's Messages API (Claude Code) or OpenAI's
  * Responses API (Codex). The first turn asks for one tool call (the
- * case's); every later turn answers "done". Each request body is kept, so
+ * case's), or each turn the next of several, one per tool result the
+ * conversation already holds; then every turn answers "done". A request
+ * whose user messages carry `SUBAGENT-TASK` is a subagent's (the prompt a
+ * case gives its Task tool): it is answered "done" at once. Each request body is kept, so
  * a test reads what the model was shown (the tool result). Anthropic's
  * replies stream (server-sent events) or not, as the client asks; the
  * Responses API's always stream.
@@ -46,9 +49,30 @@ export interface ToolResult {
   readonly isError: boolean;
 }
 
+/** What the mock's turns call: one tool call, or one per turn in order. */
+export type ScriptedCalls = ScriptedToolCall | readonly ScriptedToolCall[];
+
+/**
+ * In a scripted call's input, the id of the last subagent the conversation
+ * started (the `agent_id` of Codex's `spawn_agent` result), for a call that
+ * waits for it.
+ */
+export const LAST_AGENT_ID = "__LAST_AGENT_ID__";
+
+/** `call`'s arguments, with {@linkcode LAST_AGENT_ID} replaced from the request `body`. */
+function argumentsOf(call: ScriptedToolCall, body: Record<string, unknown>): Record<string, unknown> {
+  const text = JSON.stringify(call.input);
+  if (!text.includes(LAST_AGENT_ID)) return call.input;
+  const ids = [...JSON.stringify(body).matchAll(/agent_id\\?":\\?"([\w-]+)/g)].map((match) => match[1]);
+  return JSON.parse(text.replaceAll(LAST_AGENT_ID, ids.at(-1) ?? ""));
+}
+
+/** The marker of a subagent's prompt: a request whose user messages hold it is answered "done". */
+export const SUBAGENT_TASK = "SUBAGENT-TASK";
+
 /** The mock server; `url` once `start()` has resolved. */
 export class MockModel {
-  readonly #call: ScriptedToolCall;
+  readonly #calls: readonly ScriptedToolCall[];
   readonly #protocol: MockProtocol;
   readonly #server: Server;
   /** Told of each request body, as it arrives. */
@@ -60,19 +84,24 @@ export class MockModel {
   /** Told of each HTTP hook's request, as it arrives. */
   onHookRequest: (request: HookRequest) => void = () => {};
   readonly #hookReplies: Readonly<Record<string, HookReply>>;
+  readonly #firstTurnTokens: number;
   #turn = 0;
 
   /**
-   * @param call The tool call of the first turn.
+   * @param call The tool call of the first turn, or of each turn in order.
    * @param protocol The API spoken.
    * @param hookReplies How `/hooks/<name>` answers, by name (HTTP hooks of a case).
+   * @param firstTurnTokens The input tokens the first answer reports (1 otherwise): a large
+   *   count makes the agent compact its context once, after that turn.
    */
   constructor(
-    call: ScriptedToolCall,
+    call: ScriptedCalls,
     protocol: MockProtocol = "anthropic",
     hookReplies: Readonly<Record<string, HookReply>> = {},
+    firstTurnTokens = 1,
   ) {
-    this.#call = call;
+    this.#firstTurnTokens = firstTurnTokens;
+    this.#calls = Array.isArray(call) ? call : [call as ScriptedToolCall];
     this.#protocol = protocol;
     this.#hookReplies = hookReplies;
     this.#server = createServer((request, response) => this.#serve(request, response));
@@ -130,14 +159,33 @@ export class MockModel {
     });
   }
 
-  /** The first turn calls the tool; once a tool result came back, the answer is "done". */
+  /** The input tokens the current answer reports. */
+  #inputTokens(): number {
+    return this.#turn === 1 ? this.#firstTurnTokens : 1;
+  }
+
+  /** The call a conversation gets next: the one after the `results` it holds, none for a subagent's (`prompt`). */
+  #next(prompt: unknown, results: number): ScriptedToolCall | undefined {
+    if (JSON.stringify(prompt ?? "").includes(SUBAGENT_TASK)) return undefined;
+    return this.#calls[results];
+  }
+
+  /** Each turn calls the next tool; once every call has its result (or for a subagent), the answer is "done". */
   #reply(parsed: Record<string, unknown>, response: ServerResponse): void {
     this.#turn++;
-    const answered = JSON.stringify(parsed.messages ?? []).includes('"tool_result"');
-    const block = answered
+    const messages = (parsed.messages ?? []) as { role?: string; content?: unknown }[];
+    const results = JSON.stringify(messages).split('"type":"tool_result"').length - 1;
+    // A user message's own text, not the tool results it carries (the main conversation's Task result names the task).
+    const prompts = messages.filter((message) => message.role === "user").map((message) =>
+      typeof message.content === "string"
+        ? message.content
+        : (message.content as Record<string, unknown>[]).filter((block) => block.type === "text")
+    );
+    const call = this.#next(prompts, results);
+    const block = call === undefined
       ? { type: "text", text: "done" }
-      : { type: "tool_use", id: `toolu_mock_${this.#turn}`, name: this.#call.name, input: this.#call.input };
-    const stopReason = answered ? "end_turn" : "tool_use";
+      : { type: "tool_use", id: `toolu_mock_${this.#turn}`, name: call.name, input: argumentsOf(call, parsed) };
+    const stopReason = call === undefined ? "end_turn" : "tool_use";
     const message = {
       id: `msg_mock_${this.#turn}`,
       type: "message",
@@ -146,7 +194,7 @@ export class MockModel {
       content: [] as unknown[],
       stop_reason: null,
       stop_sequence: null,
-      usage: { input_tokens: 1, output_tokens: 1 },
+      usage: { input_tokens: this.#inputTokens(), output_tokens: 1 },
     };
     if (parsed.stream !== true) {
       response.writeHead(200, { "content-type": "application/json" });
@@ -174,12 +222,14 @@ export class MockModel {
     response.end();
   }
 
-  /** The Responses API: the first turn a function call, then a message; always streamed. */
+  /** The Responses API: a function call per turn as scripted, then a message; always streamed. */
   #replyResponses(parsed: Record<string, unknown>, response: ServerResponse): void {
     this.#turn++;
-    const answered = JSON.stringify(parsed.input ?? []).includes('"function_call_output"');
+    const input = (parsed.input ?? []) as Record<string, unknown>[];
+    const results = input.filter((item) => item.type === "function_call_output").length;
+    const call = this.#next(input.filter((item) => item.role === "user"), results);
     const id = `resp_mock_${this.#turn}`;
-    const item = answered
+    const item = call === undefined
       ? {
         type: "message",
         role: "assistant",
@@ -190,9 +240,9 @@ export class MockModel {
         type: "function_call",
         id: `fc_mock_${this.#turn}`,
         call_id: `call_mock_${this.#turn}`,
-        name: this.#call.name,
-        ...(this.#call.namespace === undefined ? {} : { namespace: this.#call.namespace }),
-        arguments: JSON.stringify(this.#call.input),
+        name: call.name,
+        ...(call.namespace === undefined ? {} : { namespace: call.namespace }),
+        arguments: JSON.stringify(argumentsOf(call, parsed)),
       };
     response.writeHead(200, { "content-type": "text/event-stream" });
     const event = (type: string, data: Record<string, unknown>): void => {
@@ -201,7 +251,11 @@ export class MockModel {
     event("response.created", { response: { id } });
     event("response.output_item.done", { output_index: 0, item });
     event("response.completed", {
-      response: { id, output: [], usage: { input_tokens: 1, output_tokens: 1, total_tokens: 2 } },
+      response: {
+        id,
+        output: [],
+        usage: { input_tokens: this.#inputTokens(), output_tokens: 1, total_tokens: this.#inputTokens() + 1 },
+      },
     });
     response.end();
   }

@@ -31,7 +31,7 @@ export interface PlannedHook {
   readonly path: string;
   /** Its timeout, when not `runHook`'s default. */
   readonly timeoutMs?: number;
-  /** It runs in the background (`async` or `asyncRewake`). */
+  /** It runs in the background (`async`; `asyncRewake` alone does not, measured in both binaries). */
   readonly background: boolean;
   /** It gets an env file (`CLAUDE_ENV_FILE`). */
   readonly envFile: boolean;
@@ -74,7 +74,8 @@ export function planHooks(all: readonly HookSettings[], input: PlanInput, warnin
         if (dialect === "claude-code" && hook.if !== undefined) {
           if (!passesIf(hook.if, path, hookPathOf(hook) !== undefined, input, warnings)) return;
         }
-        const background = hook.async === true || hook.asyncRewake === true;
+        // Both binaries run a hook with `asyncRewake` but no `async` in the foreground, where its exit 2 blocks.
+        const background = hook.async === true;
         if (dialect === "claude-code") {
           const identity = JSON.stringify([
             hook.type ?? "command",
@@ -110,7 +111,7 @@ export function planHooks(all: readonly HookSettings[], input: PlanInput, warnin
 /**
  * A background hook's timeout. Claude Code "doesn't enforce `timeout` on"
  * an `async` hook but "still enforces `timeout` on a hook you run with
- * `asyncRewake`" (hooks reference, "Run hooks in the background"): the
+ * `asyncRewake`" (with `async`) (hooks reference, "Run hooks in the background"): the
  * former gets `runHook`'s default, since every run here has a deadline.
  * Codex enforces every hook's timeout.
  */

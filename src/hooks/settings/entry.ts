@@ -48,8 +48,8 @@ export function hookPathOf(hook: HookCommand): string | undefined {
 }
 
 /**
- * One hook entry of `event`: a command, or `undefined` for a skipped type
- * or (Codex) an empty command. Throws {@linkcode HookSettingsError} naming
+ * One hook entry of `event`: a command, or `undefined` for a skipped type,
+ * an empty command, or (Codex) a missing one. Throws {@linkcode HookSettingsError} naming
  * the field for an entry that cannot be read.
  */
 export function parseEntry(
@@ -89,9 +89,15 @@ export function parseEntry(
     );
   }
   const command = ownValue(entry, "command");
-  if (dialect === "codex" && (command === undefined || (typeof command === "string" && command.trim() === ""))) {
-    // Codex: "skipping empty hook command", and the other hooks load.
-    sink.warnings.push({ field: `${path}.command`, message: "empty command: this hook is skipped, as in Codex" });
+  const blank = typeof command === "string" && command.trim() === "";
+  if (blank || (dialect === "codex" && command === undefined)) {
+    // Codex: "skipping empty hook command", and the other hooks load. Claude Code 2.1.328 too runs the file's
+    // other hooks beside `"command": ""` (measured: tests/conformance_events.test.ts); failing the whole file
+    // here would lose its guards.
+    sink.warnings.push({
+      field: `${path}.command`,
+      message: "empty command: this hook is skipped, as in the binaries",
+    });
     return undefined;
   }
   if (typeof command !== "string" || command.trim() === "") {
@@ -111,8 +117,13 @@ export function parseEntry(
   if (asyncRewake === true && dialect === "codex") {
     sink.warnings.push({
       field: `${path}.asyncRewake`,
+      message: "Codex has no asyncRewake: ignored (the hook runs in the background only with async: true)",
+    });
+  } else if (asyncRewake === true && async !== true) {
+    sink.warnings.push({
+      field: `${path}.asyncRewake`,
       message:
-        "Codex has no asyncRewake (it would run this hook in the foreground); the bridge runs it in the background",
+        "asyncRewake without async: true runs in the foreground (as Claude Code 2.1.328 does), where exit 2 blocks",
     });
   }
   if (async !== undefined) hook.async = async;

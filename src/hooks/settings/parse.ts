@@ -54,7 +54,9 @@ const compiledMatchers = new WeakMap<HookMatcherGroup, MatcherTest>();
  *
  * Every other top-level key (`permissions`, `env`, `model`, `description`,
  * …) is ignored; a file without `hooks` has no hooks, and so has a Claude
- * Code file with `"disableAllHooks": true`. A command entry's fields:
+ * Code file with `"disableAllHooks": true`. In the Codex dialect a key other
+ * than `hooks` and `description` gets a warning: Codex loads no hook of such
+ * a file (the bridge runs them: more hooks, never fewer). A command entry's fields:
  * `command`, `args` (exec form), `timeout` (seconds; Codex also
  * `timeoutSec`), `if` (Claude Code), `async`, `asyncRewake`,
  * `statusMessage`; others (`once`, `shell`, …) are ignored. Entries of type
@@ -110,6 +112,16 @@ export function parseHookSettings(settings: unknown, options: ParseHookSettingsO
       const parsed = parseEvent(`hooks${key(event)}`, groups, dialect, event, sink);
       // defineProperty: an event named "__proto__" stays a plain key.
       Object.defineProperty(events, event, { value: parsed, enumerable: true });
+    }
+  }
+  if (dialect === "codex") {
+    for (const name of Object.keys(settings)) {
+      if (name === "hooks" || name === "description") continue;
+      // Measured: Codex 0.169.0 loads no hook of a hooks.json with another top-level key (`disableAllHooks` too).
+      sink.warnings.push({
+        field: name,
+        message: "Codex loads no hook of this file because of this key; the bridge ignores the key and runs them",
+      });
     }
   }
   const disabled = dialect === "claude-code" && ownValue(settings, "disableAllHooks") === true;

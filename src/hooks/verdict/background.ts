@@ -1,5 +1,5 @@
 /**
- * Background hooks (`"async": true`, `"asyncRewake": true`): started with
+ * Background hooks (`"async": true`, with or without `"asyncRewake"`): started with
  * the event, never awaited by it, never deciding it. When one ends, what
  * it has for the model and the user is read as the harness reads it:
  *

@@ -286,8 +286,9 @@ function invalidReason(answer: Answer, event: string): string | undefined {
 
 /** The fields of a valid answer, as the verdict reads them. */
 function applyAnswer(verdict: HookVerdict, answer: Answer, event: string): void {
-  // Event-scoped fields count only for the event they name, except a PreToolUse deny: Codex 0.169.0 was
-  // measured to block on it whatever event `hookEventName` names, and a guard must not block less here.
+  // Event-scoped fields count only for the event they name, except a PreToolUse deny and additionalContext:
+  // Codex 0.169.0 was measured to act on both whatever event `hookEventName` names (a deny blocks, the context
+  // reaches the model), and a guard must not block less here.
   const given = answer.hookSpecificOutput ?? undefined;
   const specific = given?.hookEventName === event ? given : undefined;
   const reason = nonBlank(answer.reason);
@@ -315,7 +316,7 @@ function applyAnswer(verdict: HookVerdict, answer: Answer, event: string): void 
     verdict.continue = false;
     if (typeof answer.stopReason === "string") verdict.stopReason = answer.stopReason;
   }
-  const context = specific?.additionalContext;
+  const context = given?.additionalContext;
   if (typeof context === "string" && context.trim() !== "") verdict.additionalContext = context;
   if (answer.suppressOutput === true) verdict.suppressOutput = true;
 }

@@ -58,10 +58,14 @@ export function parseIfRule(text: string): IfRule | undefined {
   return { tool: match[1], specifier: match[2] };
 }
 
-/** The built-in tools an `Edit(…)` or `Read(…)` rule covers, and the input field holding their path. */
+/** The built-in tools a path rule (`Edit(…)`, `Write(…)`, `Read(…)`) covers, and the input field holding their path. */
 const PATH_TOOLS: Readonly<Record<string, Readonly<Record<string, string>>>> = {
-  // "Edit rules apply to all built-in tools that edit files."
-  Edit: { Edit: "file_path", Write: "file_path", MultiEdit: "file_path", NotebookEdit: "notebook_path" },
+  // "Edit rules apply to all built-in tools that edit files", says the permissions page; in `if`, Claude Code
+  // 2.1.328 runs no `Edit(…)` hook on a Write call and reads `Write(…)` as a path rule of its own (measured:
+  // tests/conformance_events.test.ts). MultiEdit and NotebookEdit, not measured, stay covered: a guard of them
+  // runs more often than in the binary, never less.
+  Edit: { Edit: "file_path", MultiEdit: "file_path", NotebookEdit: "notebook_path" },
+  Write: { Write: "file_path" },
   // "Claude makes a best-effort attempt to apply Read rules to all built-in tools that read files like Grep and Glob."
   Read: { Read: "file_path", Grep: "path", Glob: "path" },
 };

@@ -41,7 +41,7 @@ export const MAX_MATCHED_PATH = 4096;
 /** A compiled path pattern: whether an absolute file path matches. */
 export type PathTest = (path: string) => boolean;
 
-/** Compiles the specifier of a `Read(…)`/`Edit(…)` rule. */
+/** Compiles the specifier of a `Read(…)`/`Edit(…)`/`Write(…)` rule. */
 export function compilePathPattern(specifier: string, anchors: PathAnchors): PathTest {
   let spec = specifier.trim();
   if (spec === "" || spec === "*" || spec === "**") return () => true;
