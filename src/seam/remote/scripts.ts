@@ -37,7 +37,11 @@ import { KILL_MARKED_FUNCTION } from "../guard/watchdog.ts";
  * heartbeat is `q beat`, once a second), `s SID` (answers `state SID N` and the N bytes of the state
  * file a session's command left, `SID.s`, then removes it; N is 0 when there is none), `z SID ROWS COLS`
  * (sets the size of the terminal that is the session's stdin, which signals its foreground job with SIGWINCH:
- * after the wrapper, the only writer of that size; the engine's client sends none, see `startProcess`). Every line counts as a heartbeat. Session ids are refused
+ * after the wrapper, the only writer of that size; the engine's client sends none, see `startProcess`). Every line counts as a heartbeat.
+ * The `gone` answers come from background subshells, so they and a state's line and bytes take the lock
+ * `DIR/lock` (a directory: `mkdir` is atomic everywhere) to write: a `gone` written between a state's line and
+ * its bytes, or inside them, corrupted the state and was itself lost, and a termination awaiting it never ended.
+ * Session ids are refused
  * unless they are a pid other than 0, 1 and its own: `kill -- -0` or
  * `kill -- -1` would reach far more than a command.
  *
@@ -119,10 +123,17 @@ watch() {
   while [ -d "$d" ]; do
     members "$1"
     if [ -z "$M" ] && { [ -z "$m_" ] || [ -z "$(marked "$m_")" ]; }; then
-      rm -f "$d/$1" "$d/$1.o" "$d/$1.e" "$d/$1.s"; say "gone $1"; return
+      rm -f "$d/$1" "$d/$1.o" "$d/$1.e" "$d/$1.s"; locked say "gone $1"; return
     fi
     sleep 0.5 </dev/null >/dev/null 2>&1
   done
+}
+locked() {
+  until mkdir "$d/lock" 2>/dev/null; do
+    [ -d "$d" ] || break
+    sleep 0.01 </dev/null >/dev/null 2>&1 || sleep 1 </dev/null >/dev/null 2>&1
+  done
+  "$@"; rmdir "$d/lock" 2>/dev/null
 }
 state() {
   f_="$d/$1.s"
@@ -173,10 +184,10 @@ while IFS=' ' read -r op a b c _; do
   case $op in
     r) valid "$a" && S="$S $a" ;;
     f) valid "$a" && forget "$a" ;;
-    t) valid "$a" && { ( terminate "$a"; say "gone $a" ) & } ;;
+    t) valid "$a" && { ( terminate "$a"; locked say "gone $a" ) & } ;;
     w) valid "$a" && { ( watch "$a" ) & } ;;
     q) say "ok $a" ;;
-    s) valid "$a" && state "$a" ;;
+    s) valid "$a" && locked state "$a" ;;
     z) valid "$a" && size_ok "$b" && size_ok "$c" && resize "$a" "$b" "$c" ;;
   esac
 done
