@@ -41,6 +41,45 @@ interface Leg {
 interface LegResult {
   name: string;
   code: number;
+  /** The lines that name a failing test, for the digest at the end. */
+  failures: string[];
+}
+
+/** How many failure lines one leg keeps for the digest. */
+const DIGEST_LINES = 40;
+
+/**
+ * Picks the lines of a leg's output that name a failing test: Deno's
+ * `name => file:line` entries under its FAILURES heading, and node:test's
+ * `✖` lines. CI shows only the tail of a long log, and the Deno leg's own
+ * summary scrolls away under the Node legs; the digest repeats it last.
+ */
+export class FailureDigest {
+  #inFailures = false;
+  #pending = "";
+  readonly lines: string[] = [];
+
+  /** Feeds a chunk of output; lines may span chunks. */
+  push(text: string): void {
+    const parts = (this.#pending + text).split("\n");
+    this.#pending = parts.pop() ?? "";
+    for (const line of parts) this.#line(line);
+  }
+
+  /** Feeds what is left after the last newline. */
+  end(): void {
+    if (this.#pending) this.#line(this.#pending);
+    this.#pending = "";
+  }
+
+  #line(raw: string): void {
+    // deno-lint-ignore no-control-regex
+    const line = raw.replace(/\x1b\[[0-9;]*m/g, "").trimEnd();
+    if (/^\s*FAILURES\s*$/.test(line)) this.#inFailures = true;
+    else if (/^(ok|FAILED) \|/.test(line)) this.#inFailures = false;
+    const named = (this.#inFailures && line.includes(" => ")) || /^\s*(✖ |not ok \d+ - )/.test(line);
+    if (named && this.lines.length < DIGEST_LINES && !this.lines.includes(line)) this.lines.push(line);
+  }
 }
 
 /** A Node binary of one line of the matrix, or why there is none. */
@@ -92,17 +131,34 @@ function matrixLegs(nodes: MatrixNode[]): Leg[] {
 async function runLeg(leg: Leg): Promise<LegResult> {
   if (leg.args.length === 0) {
     console.log(`\n=== test_all: ${leg.name} leg: no node binary ===`);
-    return { name: leg.name, code: 1 };
+    return { name: leg.name, code: 1, failures: [] };
   }
   console.log(`\n=== test_all: ${leg.name} leg: deno ${leg.args.join(" ")} ===`);
-  const { code } = await new Deno.Command(Deno.execPath(), {
+  const child = new Deno.Command(Deno.execPath(), {
     args: leg.args,
     cwd: ROOT,
     stdin: "null",
-    stdout: "inherit",
-    stderr: "inherit",
-  }).output();
-  return { name: leg.name, code };
+    stdout: "piped",
+    stderr: "piped",
+  }).spawn();
+  const digest = new FailureDigest();
+  await Promise.all([tee(child.stdout, Deno.stdout, digest), tee(child.stderr, Deno.stderr, digest)]);
+  digest.end();
+  const { code } = await child.status;
+  return { name: leg.name, code, failures: digest.lines };
+}
+
+/** Copies a child's stream through to ours, feeding the digest on the way. */
+async function tee(
+  from: ReadableStream<Uint8Array>,
+  to: { write(chunk: Uint8Array): Promise<number> },
+  digest: FailureDigest,
+): Promise<void> {
+  const decoder = new TextDecoder();
+  for await (const chunk of from) {
+    for (let written = 0; written < chunk.length;) written += await to.write(chunk.subarray(written));
+    digest.push(decoder.decode(chunk, { stream: true }));
+  }
 }
 
 /**
@@ -111,6 +167,11 @@ async function runLeg(leg: Leg): Promise<LegResult> {
  */
 function printVerdicts(results: LegResult[]): void {
   console.log("");
+  for (const { name, code, failures } of results) {
+    if (code === 0 || failures.length === 0) continue;
+    console.log(`test_all: ${name} leg, failing:`);
+    for (const line of failures) console.log(`  ${line.trim()}`);
+  }
   for (const { name, code } of results) {
     console.log(`test_all: ${name} leg ${code === 0 ? "ok" : `FAILED (exit code ${code})`}`);
   }
