@@ -44,6 +44,9 @@ describe("the remote supervisor's answers", () => {
       const stateSid = 1_000_000_000 + Number(session.pid);
       writeFileSync(`${dir}/${stateSid}.s`, state);
       supervisor.stdin.write(`w ${session.pid}\ns ${stateSid}\n`);
+      // The state holds the lock while its bytes wait on the paused pipe. Ending the session only then makes
+      // sure its watch finds it gone during the state, not before the main loop has read `s`.
+      assert.ok(await eventually(() => existsSync(`${dir}/lock`), 20_000), "the state took the lock");
       // The session ends while the state is being sent: the watch removes its record, then answers.
       session.kill("SIGKILL");
       await sessionExit;
