@@ -2,13 +2,17 @@
  * The hook bridge against the released agent binaries, event by event:
  * each scenario is one run of the binary (the mock model asks for one
  * shell call, then answers "done"), with hooks on several events at once
- * (`SessionStart`, `UserPromptSubmit`, `PreToolUse`, `PostToolUse`, `Stop`),
- * command hooks that log every payload they get and `http` hooks the mock
- * answers. Each event's first payload is then replayed through
- * `dispatchHookEvent` in the binary's dialect with the same settings.
+ * (`SessionStart`, `UserPromptSubmit`, `PreToolUse`, `PostToolUse`, `Stop`,
+ * and the others a run fires: `InstructionsLoaded`, `TaskCreated`,
+ * `StopFailure` on an API error the mock answers, `SessionEnd`…), command
+ * hooks that log every payload they get and `http` hooks the mock answers.
+ * Each event's first payload (or, in a `replayAll` scenario, every one) is
+ * then replayed through `dispatchHookEvent` in the binary's dialect with
+ * the same settings; the run's end is the bridge's `backgroundSignal`.
  *
- * Compared, per event: which hooks ran; what the http hooks received (the
- * headers); and what reached the model. Every text a hook answers carries
+ * Compared, per event: which hooks ran (how often, which got to their end,
+ * which outlived the run); what the http hooks received (the headers); and
+ * what reached the model. Every text a hook answers carries
  * a marker (`MARK-…`): the binary's model saw the markers found in the
  * requests it got, the bridge's the markers of what its result says the
  * harness shows the model (context, and the reasons of a block where the
