@@ -132,7 +132,7 @@ interface Scenario {
    * Code's only.
    */
   readonly permissionMode?: "default";
-  /** It takes over half a minute: it starts before the others and runs beside them. */
+  /** It takes long (sleeping hooks): it starts before the others and runs beside them. */
   readonly slow?: true;
   /** Top-level keys of the settings file besides `hooks` (`disableAllHooks`). */
   readonly topLevel?: Record<string, unknown>;
@@ -521,6 +521,8 @@ const SCENARIOS: readonly Scenario[] = [
   {
     name: "background hooks' lives: an async timeout, two firings, the run's teardown; SessionEnd's raised budget",
     call: "shell-then-sleep",
+    // About 15 s of sleeping hooks and calls: beside the others.
+    slow: true,
     expectRan: {
       "claude-code": ["PostToolUse-0", "SessionEnd-0", "SessionEnd-1"],
       codex: ["PostToolUse-0", "SessionEnd-0", "SessionEnd-1"],
