@@ -254,6 +254,9 @@ describe("claude-code: reading stdout and validating the answer (current referen
     const universal = JSON.stringify({ continue: false, systemMessage: "m" });
     assert.deepEqual(readHookVerdict(ran(0, universal), "Notification"), { continue: true, suppressOutput: false });
     assert.equal(readHookVerdict(ran(0, universal), "TaskCreated").continue, true);
+    // Measured (Claude Code 2.1.328, conformance_events): a TaskCreated context reaches no model.
+    const created = JSON.stringify({ hookSpecificOutput: { hookEventName: "TaskCreated", additionalContext: "c" } });
+    assert.equal(readHookVerdict(ran(0, created), "TaskCreated").additionalContext, undefined);
     assert.equal(readHookVerdict(ran(0, universal), "CwdChanged").systemMessage, "m");
     assert.equal(readHookVerdict(ran(0, universal), "Stop").continue, false);
   });

@@ -186,10 +186,12 @@ describe("http hooks", () => {
     assert.ok(took < 5_000, `took ${took}ms`);
   });
 
-  it("an answer longer than the stdout budget is not read", async () => {
+  it("an answer past 1 MiB is read (Claude Code 2.1.328 obeys it), one past 10 MiB is not", async () => {
     const { outcome } = await dispatch("/long", { status: 200, body: deny("x".repeat(1_100_000)) });
-    assert.equal(outcome.blocked, false);
-    assert.match(outcome.results[0].result.reason ?? "", /longer than 1048576 bytes/);
+    assert.equal(outcome.blocked, true);
+    const { outcome: huge } = await dispatch("/huge", { status: 200, body: deny("x".repeat(10_500_000)) });
+    assert.equal(huge.blocked, false);
+    assert.match(huge.results[0].result.reason ?? "", /longer than 10485760 bytes/);
   });
 
   it("settings: url, headers and allowedEnvVars are checked; SessionStart and the Codex dialect skip http", () => {

@@ -64,6 +64,11 @@ export interface EventRules {
    * `InstructionsLoaded`, `WorktreeRemove`), or only these universal ones.
    */
   readonly discards?: "all" | ReadonlySet<"systemMessage" | "continue">;
+  /**
+   * A `hookSpecificOutput.additionalContext` naming the event reaches no
+   * model (`TaskCreated`: measured, Claude Code 2.1.328).
+   */
+  readonly dropsContext?: boolean;
   /** A tool event: `if` filters are evaluated (Claude Code). */
   readonly toolEvent?: boolean;
 }
@@ -106,7 +111,7 @@ const CLAUDE_CODE: Readonly<Record<string, EventRules>> = Object.freeze({
   MessageDisplay: rules({ exit2: "none", defaultTimeoutMs: 10_000, discards: MESSAGE_AND_CONTINUE }),
   SubagentStart: rules({ matchField: "agent_type", exit2: "none" }),
   SubagentStop: rules({ matchField: "agent_type", exit2: "block", decisions: BLOCK }),
-  TaskCreated: rules({ exit2: "block", decisions: BLOCK, discards: CONTINUE }),
+  TaskCreated: rules({ exit2: "block", decisions: BLOCK, discards: CONTINUE, dropsContext: true }),
   TaskCompleted: rules({ exit2: "block" }),
   TeammateIdle: rules({ exit2: "block" }),
   Stop: rules({ exit2: "block", decisions: BLOCK }),

@@ -25,6 +25,12 @@ export interface ScriptedToolCall {
   readonly input: Record<string, unknown>;
   /** The Responses API's tool namespace (Codex offers an MCP server's tools as `mcp__<server>`). */
   readonly namespace?: string;
+  /**
+   * The turn answers with this API error instead of a call (`name` and
+   * `input` unused): the HTTP status and the error's `type`, as each API
+   * words an error body.
+   */
+  readonly apiError?: { readonly status: number; readonly type: string };
 }
 
 /** How the mock answers an HTTP hook's POST to `/hooks/<name>`. */
@@ -33,6 +39,10 @@ export interface HookReply {
   readonly body: string;
   /** Milliseconds before it answers. */
   readonly delayMs?: number;
+  /** A redirect's target: the `location` header (a path is on the mock itself). */
+  readonly location?: string;
+  /** Spaces the mock appends to `body` (argv cannot carry a body past 128 KiB). */
+  readonly padBytes?: number;
 }
 
 /** An HTTP hook's request, as the mock got it. */
@@ -140,8 +150,11 @@ export class MockModel {
         const reply = this.#hookReplies[hook[1]] ?? { status: 404, body: "" };
         setTimeout(() => {
           if (response.destroyed) return;
-          response.writeHead(reply.status, { "content-type": "application/json" });
-          response.end(reply.body);
+          response.writeHead(reply.status, {
+            "content-type": "application/json",
+            ...(reply.location === undefined ? {} : { location: reply.location }),
+          });
+          response.end(reply.padBytes === undefined ? reply.body : reply.body + " ".repeat(reply.padBytes));
         }, reply.delayMs ?? 0);
         return;
       }
@@ -154,9 +167,30 @@ export class MockModel {
       const parsed = JSON.parse(body) as Record<string, unknown>;
       this.requests.push(parsed);
       this.onRequest(parsed);
+      if (this.#apiError(parsed, response)) return;
       if (this.#protocol === "anthropic") this.#reply(parsed, response);
       else this.#replyResponses(parsed, response);
     });
+  }
+
+  /** Answers the turn with its scripted API error, if it has one; whether it did. */
+  #apiError(parsed: Record<string, unknown>, response: ServerResponse): boolean {
+    const input = (parsed.input ?? []) as Record<string, unknown>[];
+    const messages = (parsed.messages ?? []) as unknown[];
+    const results = this.#protocol === "anthropic"
+      ? JSON.stringify(messages).split('"type":"tool_result"').length - 1
+      : input.filter((item) => item.type === "function_call_output").length;
+    const error = this.#calls[results]?.apiError;
+    if (error === undefined) return false;
+    this.#turn++;
+    const message = `MOCK-API-ERROR ${error.type}`;
+    response.writeHead(error.status, { "content-type": "application/json" });
+    response.end(JSON.stringify(
+      this.#protocol === "anthropic"
+        ? { type: "error", error: { type: error.type, message } }
+        : { error: { type: error.type, code: error.type, message } },
+    ));
+    return true;
   }
 
   /** The input tokens the current answer reports. */

@@ -177,7 +177,9 @@ function passesIf(
  * settings set a longer per-hook timeout, Claude Code raises the budget to
  * match, up to 60 seconds", and "timeouts set on plugin-provided hooks
  * don't raise the budget". Each hook's timeout is its own, capped at the
- * budget.
+ * budget; a hook without one keeps 1.5 s even where a sibling's timeout
+ * raised the budget (measured, Claude Code 2.1.328: beside a hook with
+ * `timeout: 8`, a 3 s hook without one was cancelled).
  */
 function shareSessionEndBudget(planned: PlannedHook[], event: string): PlannedHook[] {
   const shares = (plan: PlannedHook): boolean =>
@@ -190,6 +192,6 @@ function shareSessionEndBudget(planned: PlannedHook[], event: string): PlannedHo
     }
   }
   return planned.map((plan) =>
-    shares(plan) ? { ...plan, timeoutMs: Math.min(plan.hook.timeoutMs ?? budget, budget) } : plan
+    shares(plan) ? { ...plan, timeoutMs: Math.min(plan.hook.timeoutMs ?? SESSION_END_BUDGET_MS, budget) } : plan
   );
 }

@@ -18,7 +18,11 @@
  * The request leaves from the host (with `fetch`), never through the
  * Shell: like the harness's own, it is not sandboxed and goes to the URL
  * as given. Redirects are not followed (a 3xx is a non-blocking error), so
- * the headers reach no other address.
+ * the headers reach no other address: Claude Code 2.1.328 does not follow
+ * a 307 either (measured). An answer is read up to
+ * {@linkcode HTTP_BODY_MAX_BYTES}: Claude Code read and obeyed one past
+ * 1 MiB (measured), so the command hooks' 1 MiB stdout budget would let a
+ * deny through that the harness honours.
  *
  * @module
  */
@@ -28,6 +32,9 @@ import { stdoutShape } from "./answer.ts";
 import { answeredResult, failedResult } from "./result.ts";
 import { HOOK_DEFAULTS } from "./command.ts";
 import type { HookResult } from "../types.ts";
+
+/** The longest `http` answer read (10 MiB); a longer one is a non-blocking error. */
+const HTTP_BODY_MAX_BYTES = 10 * 1024 * 1024;
 
 /** What {@linkcode runHttpHook} needs. */
 export interface RunHttpHookOptions {
@@ -77,7 +84,7 @@ export async function runHttpHook(options: RunHttpHookOptions): Promise<HookResu
         redirect: "manual",
         signal: AbortSignal.any(signals),
       });
-      body = await readBody(response, HOOK_DEFAULTS.stdoutMaxBytes);
+      body = await readBody(response, HTTP_BODY_MAX_BYTES);
     } catch (error) {
       if (timeout.signal.aborted) return failed(`timed out after ${timeoutMs}ms`, true);
       if (options.signal?.aborted) return failed("aborted by the caller's signal");
@@ -87,7 +94,7 @@ export async function runHttpHook(options: RunHttpHookOptions): Promise<HookResu
       const line = body.text.split("\n").find((text) => text.trim() !== "")?.trim().slice(0, 300);
       return failed(`HTTP ${response.status}${line === undefined ? "" : `: ${line}`}`);
     }
-    if (body.truncated) return failed(`the response is longer than ${HOOK_DEFAULTS.stdoutMaxBytes} bytes`);
+    if (body.truncated) return failed(`the response is longer than ${HTTP_BODY_MAX_BYTES} bytes`);
     const shape = stdoutShape(body.text);
     if (shape.kind === "text") return failed("the response is not a JSON object");
     return answeredResult(body.text, started);

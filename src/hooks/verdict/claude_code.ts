@@ -213,7 +213,9 @@ function applyAnswer(verdict: HookVerdict, json: HookJsonOutput, event: string, 
     verdict.continue = false;
     if (json.stopReason !== undefined) verdict.stopReason = json.stopReason;
   }
-  if (!deferred && specific?.additionalContext !== undefined) verdict.additionalContext = specific.additionalContext;
+  if (!deferred && specific?.additionalContext !== undefined && rules?.dropsContext !== true) {
+    verdict.additionalContext = specific.additionalContext;
+  }
   if (!deferred && forms.has("permissionDecision") && specific?.updatedInput !== undefined) {
     verdict.updatedInput = specific.updatedInput;
   }
