@@ -123,6 +123,8 @@ function rawClient(program, args, env) {
 /**
  * The engines scenario's variants: `run()` on a shell over each engine, and each engine's raw client doing the same
  * job; with `--against`, `run()` of that build too.
+ *
+ * @returns {Promise<import("./common.mjs").Variant[]>}
  */
 async function engineVariants() {
   const { docker, ssh } = config.engineTargets;
@@ -143,7 +145,13 @@ async function engineVariants() {
   ];
 }
 
-/** `run()` over both engines with one build (`from` resolves its `@dsh/shell`); `suffix` names the build. */
+/**
+ * `run()` over both engines with one build.
+ *
+ * @param {NodeRequire} from Resolves that build's `@dsh/shell`.
+ * @param {string} suffix Names the build in the variants' names ("" for this tree's).
+ * @returns {Promise<import("./common.mjs").Variant[]>}
+ */
 async function engineRuns(from, suffix) {
   const { docker, ssh } = config.engineTargets;
   const { createShell } = await load("@dsh/shell", from);
