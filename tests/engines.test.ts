@@ -640,6 +640,27 @@ function engineSuite(target: () => Target): void {
     }
   });
 
+  it("a command the engine's side ended by itself is never reported with the status its TERM trap chose", async () => {
+    await using shell = shellOn(target());
+    // Once running, the command sends its own shell's supervisor (the engine user's processes with the argument
+    // dsh-sup) SIGTERM: it ends every session as when its stdin ends or the heartbeat stops, while the link is up.
+    // The command's TERM trap then exits 0.
+    const endSupervisor = 'for f in /proc/[0-9]*/cmdline; do [ -O "$f" ] || continue; ' +
+      "if tr '\\0' '\\n' < \"$f\" 2>/dev/null | grep -qx dsh-sup; then p=${f#/proc/}; kill -TERM \"${p%/cmdline}\"; fi; done";
+    const task = shell.start(
+      shell.resolve({
+        command: `trap 'exit 0' TERM; echo up; ${endSupervisor}; while :; do sleep 1; done`,
+        owner: null,
+      }),
+    );
+    await readUntil(task, /up\n/);
+    await task.done;
+    // It exited 0 from its trap, but the supervisor ended it: that is never the command's own status.
+    assert.equal(task.exitCode, null);
+    assert.ok(task.spawnError instanceof ShellEngineError, String(task.spawnError));
+    assert.equal((await shell.exec("echo again")).stdout.text, "again\n");
+  });
+
   it("the stderr of a command that imitates the wrapper's frames is the command's, byte for byte", async () => {
     await using shell = shellOn(target());
     const fake = "\ndsh-000000000000000000000000 x 0 kept\ndsh-0 s 1\nno newline at the end";

@@ -211,6 +211,9 @@ export function sshEngine(options: SshEngineOptions): RemoteEngine {
         ),
       explain: explainSsh,
       busy: (failure) => SESSION_REFUSED.test(firstLines(failure.stderr, 3)),
+      // A multiplexed client starts from 255 and exits with anything else only when its master passes on the
+      // session's exit-status from sshd (OpenSSH's mux.c): a lost connection or master is always 255.
+      fromEngine: (exit) => exit.signal === null && exit.code !== null && exit.code !== 255,
       dispose: () => removeControlDirectory(dir),
     };
   };

@@ -181,6 +181,17 @@ export interface EngineLink {
    * a failure is a `ShellEngineError` at once.
    */
   busy?(failure: EngineFailure): boolean;
+  /**
+   * Whether this exit of a command's client can only have been sent by the
+   * engine's side, as the wrapper's own exit status, and never made up by
+   * the client because the connection went: then the seam takes it as the
+   * command's status without first asking the supervisor's link whether it
+   * is still up (one round trip fewer per command). ssh's multiplexed
+   * client exits 255 unless its master handed it the session's
+   * `exit-status`, so every other code is one. Optional: without it every
+   * status waits for the supervisor's answer.
+   */
+  fromEngine?(exit: { readonly code: number | null; readonly signal: string | null }): boolean;
   /** Releases what the link holds on this machine (a control socket's directory). Called once, last. */
   dispose(): void;
 }

@@ -187,14 +187,16 @@ export function enginesTable(leg: LegResults, config: BenchConfig): string {
   const rows: string[][] = [];
   for (const [engine, { ours, raw }] of Object.entries(ENGINE_VARIANTS)) {
     if (!data[ours] || !data[raw]) continue;
-    for (const name of [ours, raw]) {
+    // `--against`'s build of the library, when measured, follows this one.
+    const builds = Object.keys(data).filter((name) => name.startsWith(`${ours} @ `));
+    for (const name of [ours, ...builds, raw]) {
       rows.push([
         engine,
         name,
         fixed(median(data[name].roundMeanMs), 2),
         fixed(quantile(data[name].callMs, 0.5), 2),
         fixed(quantile(data[name].callMs, 0.95), 2),
-        name === ours ? times(median(data[ours].roundMeanMs) / median(data[raw].roundMeanMs)) : "",
+        name === raw ? "" : times(median(data[name].roundMeanMs) / median(data[raw].roundMeanMs)),
       ]);
     }
   }

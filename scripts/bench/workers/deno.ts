@@ -154,33 +154,54 @@ async function rawClient(program: string, args: string[], env: Record<string, st
 
 /**
  * The engines scenario's variants: `run()` on a shell over each engine (the orchestrator started them, see
- * `lib/engines.ts`), and each engine's raw client doing the same job.
+ * `lib/engines.ts`), and each engine's raw client doing the same job; with `--against`, `run()` of that tree too.
  */
-function engineVariants(): Variant[] {
+async function engineVariants(): Promise<Variant[]> {
   const { docker, ssh } = config.engineTargets;
-  const onDocker = library.createShell(dockerEngine({ container: docker.container, dockerHost: docker.dockerHost }), {
-    workdir: "/",
-    shell: "sh",
-  });
-  const { rawOptions: _, env: __, ...connection } = ssh;
-  const onSsh = library.createShell(sshEngine(connection), { workdir: "/", shell: "sh" });
-  shells.push(onDocker, onSsh);
+  const ours = engineRuns(library.createShell, { dockerEngine, sshEngine }, "");
+  const theirs = config.against
+    ? engineRuns(
+      (await import(config.against.module)).createShell,
+      await import(config.against.module.replace(/mod\.ts$/, "src/engines/mod.ts")),
+      ` @ ${config.against.label}`,
+    )
+    : [];
   return [
-    {
-      name: 'docker run("true")',
-      execEngine: async (command) => checkRunResult(await run(onDocker, { command }), "docker run()"),
-    },
+    ...ours,
+    ...theirs,
     {
       name: "docker exec <c> true",
       execEngine: (command) => rawClient("docker", ["exec", docker.container, command], docker.env),
     },
     {
-      name: 'ssh run("true")',
-      execEngine: async (command) => checkRunResult(await run(onSsh, { command }), "ssh run()"),
-    },
-    {
       name: "ssh -S <ctl> host true",
       execEngine: (command) => rawClient("ssh", [...ssh.rawOptions, ssh.host, command], ssh.env),
+    },
+  ];
+}
+
+/** `run()` over both engines with one build's `createShell` and engines; `suffix` names the build. */
+function engineRuns(
+  createShell: typeof library.createShell,
+  engines: { dockerEngine: typeof dockerEngine; sshEngine: typeof sshEngine },
+  suffix: string,
+): Variant[] {
+  const { docker, ssh } = config.engineTargets;
+  const onDocker = createShell(engines.dockerEngine({ container: docker.container, dockerHost: docker.dockerHost }), {
+    workdir: "/",
+    shell: "sh",
+  });
+  const { rawOptions: _, env: __, ...connection } = ssh;
+  const onSsh = createShell(engines.sshEngine(connection), { workdir: "/", shell: "sh" });
+  shells.push(onDocker, onSsh);
+  return [
+    {
+      name: `docker run("true")${suffix}`,
+      execEngine: async (command) => checkRunResult(await run(onDocker, { command }), `docker run()${suffix}`),
+    },
+    {
+      name: `ssh run("true")${suffix}`,
+      execEngine: async (command) => checkRunResult(await run(onSsh, { command }), `ssh run()${suffix}`),
     },
   ];
 }
@@ -322,7 +343,7 @@ const against = config.against
 
 const variants: Variant[] = [
   ...ours.variants,
-  ...(config.scenario === "engines" ? engineVariants() : []),
+  ...(config.scenario === "engines" ? await engineVariants() : []),
   ...(against?.variants ?? []),
   {
     name: "raw Deno.Command",

@@ -121,15 +121,41 @@ function rawClient(program, args, env) {
 }
 
 /**
- * The engines scenario's variants: `run()` on a shell over each engine (the orchestrator started them, see
- * `lib/engines.ts`), and each engine's raw client doing the same job.
+ * The engines scenario's variants: `run()` on a shell over each engine, and each engine's raw client doing the same
+ * job; with `--against`, `run()` of that build too.
  *
  * @returns {Promise<import("./common.mjs").Variant[]>}
  */
 async function engineVariants() {
   const { docker, ssh } = config.engineTargets;
-  const { createShell } = await load("@dsh/shell");
-  const { dockerEngine, sshEngine } = await load("@dsh/shell/engines");
+  const theirs = config.against
+    ? await engineRuns(createRequire(join(config.against.packages, "package.json")), ` @ ${config.against.label}`)
+    : [];
+  return [
+    ...await engineRuns(fromPackages, ""),
+    ...theirs,
+    {
+      name: "docker exec <c> true",
+      execEngine: (command) => rawClient("docker", ["exec", docker.container, command], docker.env),
+    },
+    {
+      name: "ssh -S <ctl> host true",
+      execEngine: (command) => rawClient("ssh", [...ssh.rawOptions, ssh.host, command], ssh.env),
+    },
+  ];
+}
+
+/**
+ * `run()` over both engines with one build.
+ *
+ * @param {NodeRequire} from Resolves that build's `@dsh/shell`.
+ * @param {string} suffix Names the build in the variants' names ("" for this tree's).
+ * @returns {Promise<import("./common.mjs").Variant[]>}
+ */
+async function engineRuns(from, suffix) {
+  const { docker, ssh } = config.engineTargets;
+  const { createShell } = await load("@dsh/shell", from);
+  const { dockerEngine, sshEngine } = await load("@dsh/shell/engines", from);
   const onDocker = createShell(dockerEngine({ container: docker.container, dockerHost: docker.dockerHost }), {
     workdir: "/",
     shell: "sh",
@@ -139,20 +165,12 @@ async function engineVariants() {
   shells.push(onDocker, onSsh);
   return [
     {
-      name: 'docker run("true")',
-      execEngine: async (command) => checkRunResult(await run(onDocker, { command }), "docker run()"),
+      name: `docker run("true")${suffix}`,
+      execEngine: async (command) => checkRunResult(await run(onDocker, { command }), `docker run()${suffix}`),
     },
     {
-      name: "docker exec <c> true",
-      execEngine: (command) => rawClient("docker", ["exec", docker.container, command], docker.env),
-    },
-    {
-      name: 'ssh run("true")',
-      execEngine: async (command) => checkRunResult(await run(onSsh, { command }), "ssh run()"),
-    },
-    {
-      name: "ssh -S <ctl> host true",
-      execEngine: (command) => rawClient("ssh", [...ssh.rawOptions, ssh.host, command], ssh.env),
+      name: `ssh run("true")${suffix}`,
+      execEngine: async (command) => checkRunResult(await run(onSsh, { command }), `ssh run()${suffix}`),
     },
   ];
 }

@@ -10,8 +10,10 @@
  * - the command's status is the exit code of the engine's client (`ssh`
  *   and `docker exec` exit with their program's: the wrapper exits with
  *   its command's), once the supervisor's link has answered a question
- *   after it: a client that ended because the connection did is never
- *   taken for a status. Nothing on stderr after its first line counts:
+ *   after it, or at once when the engine says that exit can only have
+ *   come from its side (`EngineLink.fromEngine`: ssh's codes but 255): a
+ *   client that ended because the connection did is never taken for a
+ *   status. Nothing on stderr after its first line counts:
  *   the command can write anything there, the wrapper's nonce included.
  *   When we ended the command and the status is 128+15 or 128+9 (or 255,
  *   ssh's word for a wrapper that died by a signal: our SIGKILL), the
@@ -235,8 +237,10 @@ export class RemoteCommand implements Running {
       throw new ShellEngineError(engine.name, engine.target, supervisor.link.explain(this.#clientFailure(exited)));
     }
     // It started. Its client's exit is its status only while the link is up: a connection that dropped ends its
-    // clients too (ssh's 255), and whether it did is the supervisor's link's to say, never the command's.
-    if (supervisor.failure !== undefined || !await supervisor.confirm()) throw this.#lost(supervisor);
+    // clients too (ssh's 255), and whether it did is the supervisor's link's to say, never the command's; unless the
+    // engine says that this exit can only have come from its side (ssh: any code but 255), which saves the question.
+    const fromEngine = exit !== undefined && supervisor.link.fromEngine?.(exit) === true;
+    if (supervisor.failure !== undefined || (!fromEngine && !await supervisor.confirm())) throw this.#lost(supervisor);
     if (exit !== undefined && exit.code !== null) {
       // Before settled(): once the supervisor sees the session gone it removes the state file.
       if (this.#carry && cause === undefined) await this.#takeState(supervisor, this.#session.sid);

@@ -49,6 +49,15 @@ import { KILL_MARKED_FUNCTION } from "../guard/watchdog.ts";
  * command name holding a newline; else a slower sh loop): a process is
  * gone when dead, or a zombie with no thread left running.
  *
+ * When it ends every session by itself (its stdin ended, the heartbeat
+ * stopped, a SIGTERM), it first SIGKILLs each session's leader, the
+ * wrapper, if it still leads that session (`unwrap`): a wrapper outlives
+ * the SIGTERM that follows and would exit with whatever status its
+ * command's TERM trap chose, and sshd would pass that on as an exit-status
+ * that the host takes without asking (`EngineLink.fromEngine`). Killed, it
+ * leaves its client ssh's 255, which the host only takes once the
+ * supervisor answers, and it no longer can.
+ *
  * A terminal's command has its mark in its record file (the wrapper writes
  * it): its session counts as alive while anything carrying the mark runs,
  * and ending it also SIGKILLs what carries the mark outside the session
@@ -145,6 +154,11 @@ resize() {
   case $t_ in /dev/pts/*) stty -F "$t_" rows "$2" cols "$3" </dev/null >/dev/null 2>&1 ;; esac
 }
 forget() { k_=; for s_ in $S; do [ "$s_" = "$1" ] || k_="$k_ $s_"; done; S=$k_; }
+unwrap() {
+  { read -r w_ < "/proc/$1/stat"; } 2>/dev/null || return 0
+  w_=\${w_##*) }; set -f; set -- "$1" $w_; set +f
+  [ "$5" != "$1" ] || kill -s KILL "$1" 2>/dev/null
+}
 cleanup() {
   trap '' TERM USR1
   exec </dev/null >/dev/null 2>&1
@@ -157,6 +171,7 @@ cleanup() {
     valid "$s_" || continue
     case " $seen_ " in *" $s_ "*) continue ;; esac
     seen_="$seen_ $s_"
+    unwrap "$s_"
     ( terminate "$s_" ) & pids_="$pids_ $!"
   done
   [ -z "$pids_" ] || wait $pids_
