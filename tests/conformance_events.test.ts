@@ -99,7 +99,9 @@ interface Scenario {
     /** The shell, then (CC) `TaskCreate`, then an API error (HTTP 400) in place of the next turn. */
     | "edges"
     /** The shell, then a shell call of 4 s (background hooks of the first call end during it). */
-    | "shell-then-sleep";
+    | "shell-then-sleep"
+    /** (CC) The shell, then `WebFetch` of a URL on 127.0.0.1, then a subagent (`Agent`, `general-purpose`). */
+    | "if-forms";
   /** Hooks that must have run in the binary (else the run did not reach what the scenario measures). */
   readonly expectRan?: Partial<Record<AgentDialect, readonly string[]>>;
   /** A `CLAUDE.md` in the project (no marker: the model sees it as instructions, not as a hook's text). */
@@ -589,6 +591,63 @@ esac`,
     },
   },
   {
+    // One run, three calls, every `if` evaluated against each (no matcher): the tool part is measured too. The
+    // WebFetch call is denied by a guard (its URL a refused port on loopback, in a network namespace).
+    name: "if: WebFetch(domain:…), Agent(type), Tool(param:value) on a shell, a WebFetch and an Agent call",
+    call: "if-forms",
+    replayAll: true,
+    // The bare names and the Bash command rule: the tool part matches, and `if` is evaluated at all.
+    expectRan: { "claude-code": ["PreToolUse-0", "PreToolUse-1", "PreToolUse-2", "PreToolUse-3", "PreToolUse-4"] },
+    // Claude Code 2.1.328 runs none of these: in `if`, a specifier is matched only by the tool's own matcher
+    // (Bash's command, a file tool's path), which WebFetch and Agent have none of, and Bash's reads
+    // `description:touch` as a command. The bridge reads them as the permissions page does: a guard blocks more.
+    bridgeRunsMore: {
+      "claude-code": [
+        "PreToolUse-5",
+        "PreToolUse-7",
+        "PreToolUse-8",
+        "PreToolUse-9",
+        "PreToolUse-11",
+        "PreToolUse-12",
+        "PreToolUse-14",
+      ],
+    },
+    hooks: {
+      PreToolUse: [
+        { kind: "command", matcher: "WebFetch", body: "echo MARK-fetch-guard >&2; exit 2" },
+        { kind: "command", fields: { if: "WebFetch" }, body: "exit 0" },
+        { kind: "command", fields: { if: "Agent" }, body: context("PreToolUse", "MARK-if-agent-bare") },
+        { kind: "command", fields: { if: "Bash(touch *)" }, body: context("PreToolUse", "MARK-if-bash-command") },
+        { kind: "command", fields: { if: "Task" }, body: context("PreToolUse", "MARK-if-task-bare") },
+        { kind: "command", fields: { if: "WebFetch(domain:127.0.0.1)" }, body: "exit 0" },
+        { kind: "command", fields: { if: "WebFetch(domain:example.com)" }, body: "exit 0" },
+        { kind: "command", fields: { if: "WebFetch(domain:127.0.0.*)" }, body: "exit 0" },
+        { kind: "command", fields: { if: "WebFetch(domain:*.0.0.1)" }, body: "exit 0" },
+        { kind: "command", fields: { if: "Agent(general-purpose)" }, body: context("PreToolUse", "MARK-if-agent") },
+        { kind: "command", fields: { if: "Agent(Explore)" }, body: context("PreToolUse", "MARK-if-explore") },
+        { kind: "command", fields: { if: "Task(general-purpose)" }, body: context("PreToolUse", "MARK-if-task") },
+        {
+          kind: "command",
+          fields: { if: "Agent(description:a subagent)" },
+          body: context("PreToolUse", "MARK-if-agent-description"),
+        },
+        { kind: "command", fields: { if: "Agent(model:*)" }, body: context("PreToolUse", "MARK-if-model-unset") },
+        { kind: "command", fields: { if: "Bash(description:touch)" }, body: context("PreToolUse", "MARK-if-param") },
+        {
+          kind: "command",
+          fields: { if: "Bash(description:other)" },
+          body: context("PreToolUse", "MARK-if-param-other"),
+        },
+        {
+          kind: "command",
+          fields: { if: "Bash(run_in_background:true)" },
+          body: context("PreToolUse", "MARK-if-param-unset"),
+        },
+        { kind: "command", fields: { if: "Bash(command:touch *)" }, body: context("PreToolUse", "MARK-if-command") },
+      ],
+    },
+  },
+  {
     // The longest run of the suite: Claude Code's 30 s default on UserPromptSubmit against a hook that takes 32 s.
     name: "default timeouts: a UserPromptSubmit hook answering after 32 s",
     slow: true,
@@ -937,6 +996,8 @@ for (const agent of AGENTS) {
         ? "codex exec runs with approvals bypassed here: it asks for no permission"
         : scenario.call === "write"
         ? "Codex has no if rules (nor a Write tool)"
+        : scenario.call === "if-forms"
+        ? "Codex has no if rules (nor a WebFetch tool)"
         : undefined;
       const unwanted = ONLY !== undefined && !scenario.name.includes(ONLY) ? `not ${ONLY}` : undefined;
       it(
@@ -979,6 +1040,12 @@ for (const agent of AGENTS) {
         ]
         : scenario.call === "shell-then-sleep"
         ? [touch, agent.call("sleep 4")]
+        : scenario.call === "if-forms"
+        ? [
+          touch,
+          { name: "WebFetch", input: { url: "http://127.0.0.1:1/if-forms", prompt: "say done" } },
+          ...agent.subagentCalls(`${SUBAGENT_TASK}: say done`),
+        ]
         : touch;
       if (scenario.claudeMd === true) {
         writeFileSync(join(caseDir, "project", "CLAUDE.md"), "Project instructions: answer briefly.\n");

@@ -197,6 +197,18 @@ describe("if: other rule forms", () => {
     assert.equal(runs("Bash(run_in_background:true)", "Bash", { command: "x", run_in_background: true }), true);
   });
 
+  it("Task and Agent name one tool; a parameter rule of Bash or a file tool also runs as the tool's own rule", () => {
+    // Claude Code 2.1.328 ran an `if: "Task"` hook on an Agent call (tests/conformance_events.test.ts).
+    assert.equal(runs("Task", "Agent", { subagent_type: "general-purpose" }), true);
+    assert.equal(runs("Agent", "Task", { subagent_type: "general-purpose" }), true);
+    assert.equal(runs("Task(Explore)", "Agent", { subagent_type: "general-purpose" }), false);
+    // It reads `Bash(description:touch)` as a command pattern: the bridge runs the hook on either reading.
+    assert.equal(runs("Bash(description:touch)", "Bash", { command: "description:touch", description: "x" }), true);
+    assert.equal(runs("Bash(description:touch)", "Bash", { command: "touch a", description: "touch" }), true);
+    assert.equal(runs("Bash(description:touch)", "Bash", { command: "touch a", description: "x" }), false);
+    assert.equal(runs("Edit(content:x)", "Edit", { file_path: `${CWD}/content:x` }), true);
+  });
+
   it("a different tool does not match; what cannot be evaluated runs", () => {
     assert.equal(bash("Edit(src/**)", "rm -rf src"), false);
     assert.equal(runs("TodoWrite(anything)", "TodoWrite", { todos: [] }), true);

@@ -10,6 +10,13 @@
  * know, a missing input field, a command that cannot be parsed) runs the
  * hook, so a guard hook is never skipped by a filter that could not tell.
  *
+ * Claude Code 2.1.328 itself matches a specifier only with the tool's own
+ * matcher (Bash's command, a file tool's path): it runs no hook whose `if`
+ * is `WebFetch(domain:…)`, `Agent(type)` or `Tool(param:value)` (measured,
+ * tests/conformance_events.test.ts). The bridge reads those as the
+ * permissions page does, and a parameter rule of Bash or a file tool as the
+ * binary does too: a hook runs whenever either reading matches.
+ *
  * @module
  */
 
@@ -78,6 +85,9 @@ const BASH_PARAMETERS: ReadonlySet<string> = new Set([
   "dangerouslyDisableSandbox",
 ]);
 
+/** `Tool(param:value)`: a parameter's name, then its value. */
+const PARAMETER_FORM = /^([A-Za-z_][A-Za-z0-9_]*)\s*:\s*([\s\S]*)$/;
+
 /** Evaluates `rule` for one tool call. */
 export function ifRuleMatches(rule: IfRule, context: IfContext): IfOutcome {
   const toolName = context.toolName;
@@ -88,14 +98,30 @@ export function ifRuleMatches(rule: IfRule, context: IfContext): IfOutcome {
   const input = isRecord(context.toolInput) ? context.toolInput : undefined;
   if (input === undefined) return { match: true, failOpen: "the event has no tool_input" };
 
-  const parameter = /^([A-Za-z_][A-Za-z0-9_]*)\s*:\s*([\s\S]*)$/.exec(specifier);
+  const parameter = PARAMETER_FORM.exec(specifier);
   const shellTool = rule.tool === "Bash" || rule.tool === "PowerShell";
   if (
     parameter !== null && (!shellTool || BASH_PARAMETERS.has(parameter[1])) && !isSpecialParameter(rule, parameter[1])
   ) {
-    return parameterMatches(input, parameter[1], parameter[2]);
+    const byParameter = parameterMatches(input, parameter[1], parameter[2]);
+    // Claude Code 2.1.328 hands `Bash(description:touch)` to the tool's own matcher, which reads it as a
+    // command (or a path): the hook runs when either reading matches, never less often than there.
+    if (byParameter.match || (!shellTool && !Object.hasOwn(PATH_TOOLS, rule.tool))) return byParameter;
+    return ownMatcher(rule, specifier, toolName, input, context);
   }
-  if (shellTool) {
+  return ownMatcher(rule, specifier, toolName, input, context);
+}
+
+/** A specifier read by the tool's own matcher: a Bash command, a file path, a domain, a subagent type. */
+function ownMatcher(
+  rule: IfRule,
+  specifier: string,
+  toolName: string,
+  input: Record<string, unknown>,
+  context: IfContext,
+): IfOutcome {
+  const parameter = PARAMETER_FORM.exec(specifier);
+  if (rule.tool === "Bash" || rule.tool === "PowerShell") {
     const command = ownValue(input, "command");
     if (typeof command !== "string") return { match: true, failOpen: "tool_input.command is not a string" };
     return bashRuleMatches(compileBashPattern(specifier, rule.tool === "PowerShell"), command);
@@ -125,6 +151,9 @@ export function ifRuleMatches(rule: IfRule, context: IfContext): IfOutcome {
   return { match: true, failOpen: `the specifier form of ${rule.tool}(…) is not understood here` };
 }
 
+/** The subagent tool's names: `Agent`, and `Task`, its older name. */
+const SUBAGENT_TOOLS: ReadonlySet<string> = new Set(["Agent", "Task"]);
+
 /** `WebFetch(domain:…)` is its own form, not a parameter match. */
 function isSpecialParameter(rule: IfRule, name: string): boolean {
   return rule.tool === "WebFetch" && name === "domain";
@@ -137,6 +166,8 @@ function isSpecialParameter(rule: IfRule, name: string): boolean {
  */
 function toolMatches(ruleTool: string, toolName: string): boolean {
   if (ruleTool === toolName) return true;
+  // One tool under its two names: Claude Code 2.1.328 runs an `if: "Task"` hook on an Agent call (measured).
+  if (SUBAGENT_TOOLS.has(ruleTool) && SUBAGENT_TOOLS.has(toolName)) return true;
   if (Object.hasOwn(PATH_TOOLS, ruleTool) && Object.hasOwn(PATH_TOOLS[ruleTool], toolName)) return true;
   if (ruleTool.includes("*")) return globMatches(ruleTool, toolName, false);
   if (ruleTool.startsWith("mcp__") && !ruleTool.slice(5).includes("__")) return toolName.startsWith(`${ruleTool}__`);
