@@ -36,6 +36,7 @@ import { type AgentDialect, AGENTS, COMPACTING_TOKENS, reportCase } from "./help
 import { freshDir, removeDir } from "./helpers/dirs.ts";
 import { isRunning } from "./helpers/proc.ts";
 import { IS_DENO, scriptArgs } from "./helpers/runtime.ts";
+import { eventually } from "./helpers/wait.ts";
 import { type HookReply, type HookRequest, MockModel, SUBAGENT_TASK } from "./helpers/mock_model.ts";
 
 /** A command hook: a sh script that logs each payload, then runs `body` (the payload is in `$input`). */
@@ -791,21 +792,34 @@ function stdinOf(scenario: Scenario, dir: string): Pick<Side, "stdinNewline" | "
  * The ids of the hooks of `dir` whose recorded processes (`<id>.pids`, pids
  * separated by spaces or lines) still live; each such process is then killed
  * (the run is over: nothing of it may outlive the test).
+ *
+ * A hook's run settles once its leader has exited, and the rest of its group,
+ * SIGKILLed at the same moment, may still be on its way out: a process counts
+ * as alive only when it still runs {@linkcode SURVIVOR_MS} later (the hooks'
+ * own children sleep far longer than that).
  */
-function aliveIn(dir: string): string[] {
+async function aliveIn(dir: string): Promise<string[]> {
   if (!existsSync(dir)) return [];
-  const alive: string[] = [];
+  const recorded: [string, number[]][] = [];
   for (const name of readdirSync(dir).sort()) {
     const match = /^(.+)\.pids$/.exec(name);
     if (match === null) continue;
     const pids = readFileSync(join(dir, name), "utf8").split(/\s+/).filter((word) => /^\d+$/.test(word)).map(Number);
-    // A zombie has ended (the machine's init may be slow to reap what was reparented to it).
+    recorded.push([match[1], pids]);
+  }
+  // A zombie has ended (the machine's init may be slow to reap what was reparented to it).
+  await eventually(() => recorded.every(([, pids]) => !pids.some(isRunning)), SURVIVOR_MS);
+  const alive: string[] = [];
+  for (const [id, pids] of recorded) {
     const living = pids.filter(isRunning);
-    if (living.length > 0) alive.push(match[1]);
+    if (living.length > 0) alive.push(id);
     for (const pid of living) process.kill(pid, "SIGKILL");
   }
   return alive;
 }
+
+/** How long a recorded process may take to be gone before it counts as having outlived its run. */
+const SURVIVOR_MS = 5_000;
 
 const MARKER = /MARK-[a-z0-9-]+/g;
 
@@ -1060,6 +1074,8 @@ for (const agent of AGENTS) {
         ...(scenario.compact === true ? { compactAbove: COMPACTING_TOKENS / 2 } : {}),
         ...(scenario.permissionMode === undefined ? {} : { permissionMode: scenario.permissionMode }),
       });
+      // Outside a pid namespace of its own, the pids its hooks record are this host's: only then are they watched.
+      const hostPids = scenario.watchTeardown === true && agent.dialect === "claude-code";
       const run = await runAgent((isolated as { bwrap: string }).bwrap, {
         argv,
         env,
@@ -1070,7 +1086,7 @@ for (const agent of AGENTS) {
         hookReplies: repliesOf(scenario),
         dir: caseDir,
         ...(scenario.compact === true ? { firstTurnTokens: COMPACTING_TOKENS } : {}),
-        ...(scenario.watchTeardown === true && agent.dialect === "claude-code" ? { pidNamespace: false } : {}),
+        ...(hostPids ? { pidNamespace: false } : {}),
       });
       const everything = JSON.stringify(run.requests);
       const binarySide: Side = {
@@ -1081,7 +1097,8 @@ for (const agent of AGENTS) {
         commandRan: existsSync(marker),
         headers: headersOf(scenario, run.hookRequests),
         ...stdinOf(scenario, join(caseDir, "binary")),
-        alive: aliveIn(join(caseDir, "binary")),
+        // A namespace's pids name other processes here: not looked up, and never signalled.
+        alive: hostPids ? await aliveIn(join(caseDir, "binary")) : [],
       };
       const differs = agent.dialect === "codex" && scenario.codexLoadsNothing === true;
       const none = differs || (agent.dialect === "claude-code" && scenario.claudeCodeRunsNone === true);
@@ -1160,7 +1177,7 @@ for (const agent of AGENTS) {
         commandRan: prompted && commandRan,
         headers: headersOf(scenario, bridgeRequests),
         ...stdinOf(scenario, join(caseDir, "bridge")),
-        alive: aliveIn(join(caseDir, "bridge")),
+        alive: await aliveIn(join(caseDir, "bridge")),
       };
       // The deliberate difference: the bridge skips the http entries (with a warning) and runs the rest.
       const commands = Object.entries(scenario.hooks).flatMap(([event, list]) =>
