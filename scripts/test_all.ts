@@ -46,17 +46,30 @@ interface LegResult {
 }
 
 /** How many failure lines one leg keeps for the digest. */
-const DIGEST_LINES = 40;
+const DIGEST_LINES = 60;
+
+/** How many lines after a failing test's name may hold its error. */
+const DETAIL_WINDOW = 12;
+
+/** How much of one line the digest keeps. */
+const DIGEST_WIDTH = 400;
 
 /**
- * Picks the lines of a leg's output that name a failing test: Deno's
- * `name => file:line` entries under its FAILURES heading, and node:test's
- * `✖` lines. CI shows only the tail of a long log, and the Deno leg's own
- * summary scrolls away under the Node legs; the digest repeats it last.
+ * Picks the lines of a leg's output that name a failing test, with the
+ * first line of its error: Deno's `name => file:line` entries under its
+ * ERRORS heading, each with its `error:` line, and again under FAILURES; node:test's `✖`
+ * (spec) and `not ok` (TAP) lines, each with the error line that follows
+ * (TAP's `error: |-` block gives its next line). CI shows only the tail of
+ * a long log, and a leg's own summary scrolls away under the next legs; the
+ * digest repeats it last, so a red run says which assertion failed.
  */
 export class FailureDigest {
-  #inFailures = false;
+  #section: "none" | "errors" | "failures" = "none";
   #pending = "";
+  /** Lines left in which the last failing test's error may appear; 0 when none is awaited. */
+  #window = 0;
+  /** Whether the next line is the message of a TAP `error: |-` block. */
+  #takeNext = false;
   readonly lines: string[] = [];
 
   /** Feeds a chunk of output; lines may span chunks. */
@@ -75,10 +88,39 @@ export class FailureDigest {
   #line(raw: string): void {
     // deno-lint-ignore no-control-regex
     const line = raw.replace(/\x1b\[[0-9;]*m/g, "").trimEnd();
-    if (/^\s*FAILURES\s*$/.test(line)) this.#inFailures = true;
-    else if (/^(ok|FAILED) \|/.test(line)) this.#inFailures = false;
-    const named = (this.#inFailures && line.includes(" => ")) || /^\s*(✖ |not ok \d+ - )/.test(line);
-    if (named && this.lines.length < DIGEST_LINES && !this.lines.includes(line)) this.lines.push(line);
+    if (this.#takeNext) {
+      this.#takeNext = false;
+      this.#window = 0;
+      this.#keep(`  ${line.trim()}`);
+      return;
+    }
+    if (/^\s*ERRORS\s*$/.test(line)) this.#section = "errors";
+    else if (/^\s*FAILURES\s*$/.test(line)) this.#section = "failures";
+    else if (/^(ok|FAILED) \|/.test(line)) this.#section = "none";
+    if (this.#section === "errors" && /^error: /.test(line)) {
+      this.#keep(`  ${line}`);
+      return;
+    }
+    const named = (this.#section !== "none" && line.includes(" => ")) ||
+      (/^\s*(✖ |not ok \d+ - )/.test(line) && !/^\s*✖ failing tests:$/.test(line));
+    if (named) {
+      this.#keep(line.trim());
+      this.#window = DETAIL_WINDOW;
+      return;
+    }
+    if (this.#window === 0) return;
+    this.#window--;
+    if (/^\s*error:\s*[|>]-?\s*$/.test(line)) this.#takeNext = true;
+    else if (/^\s*(error:\s*\S|[\w.]*Error\b[^:]*:)/.test(line)) {
+      this.#window = 0;
+      this.#keep(`  ${line.trim()}`);
+    }
+  }
+
+  /** Keeps a line once, cut to {@linkcode DIGEST_WIDTH}, while there is room. */
+  #keep(line: string): void {
+    const cut = line.length > DIGEST_WIDTH ? `${line.slice(0, DIGEST_WIDTH)}…` : line;
+    if (this.lines.length < DIGEST_LINES && !this.lines.includes(cut)) this.lines.push(cut);
   }
 }
 
@@ -170,7 +212,7 @@ function printVerdicts(results: LegResult[]): void {
   for (const { name, code, failures } of results) {
     if (code === 0 || failures.length === 0) continue;
     console.log(`test_all: ${name} leg, failing:`);
-    for (const line of failures) console.log(`  ${line.trim()}`);
+    for (const line of failures) console.log(`  ${line}`);
   }
   for (const { name, code } of results) {
     console.log(`test_all: ${name} leg ${code === 0 ? "ok" : `FAILED (exit code ${code})`}`);
