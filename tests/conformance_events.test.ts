@@ -113,11 +113,14 @@ interface Scenario {
    */
   readonly replayAll?: true;
   /**
-   * Claude Code runs outside a pid namespace of its own, so that what it
-   * leaves running at its end is seen (the `alive` hooks); Codex's run keeps
-   * its namespace (its own helper lingers seconds after it).
+   * The id of the async hook still running when the run ends, whose
+   * processes (`$pids`) the teardown must end. Claude Code runs outside a pid
+   * namespace of its own, so that what it leaves running at its end is seen
+   * (the `alive` hooks), and its last turn waits until the hook has recorded
+   * them; Codex's run keeps its namespace (its own helper lingers seconds
+   * after it).
    */
-  readonly watchTeardown?: true;
+  readonly watchTeardown?: string;
   /**
    * A documented difference that fails safe: the ids of the hooks the
    * bridge runs where this binary does not (an `if` form it reads as the
@@ -531,7 +534,7 @@ const SCENARIOS: readonly Scenario[] = [
       codex: ["PostToolUse-0", "SessionEnd-0", "SessionEnd-1"],
     },
     replayAll: true,
-    watchTeardown: true,
+    watchTeardown: "PostToolUse-0",
     hooks: {
       // The first call's firing ends during the second call (2 s, past its timeout of 1 s); the second call's
       // firing is still running when the run ends.
@@ -541,7 +544,7 @@ const SCENARIOS: readonly Scenario[] = [
         matcher: "Bash",
         fields: { timeout: 1 },
         body: `case "$input" in
-  *'sleep 4'*) sleep 60 & echo "$$ $!" > "$pids"; wait ;;
+  *'sleep 4'*) sleep 60 & echo "$$ $!" > "$pids.new"; mv "$pids.new" "$pids"; wait ;;
   *) sleep 2; ${context("PostToolUse", "MARK-async-past-timeout")} ;;
 esac`,
       }],
@@ -1075,7 +1078,7 @@ for (const agent of AGENTS) {
         ...(scenario.permissionMode === undefined ? {} : { permissionMode: scenario.permissionMode }),
       });
       // Outside a pid namespace of its own, the pids its hooks record are this host's: only then are they watched.
-      const hostPids = scenario.watchTeardown === true && agent.dialect === "claude-code";
+      const hostPids = scenario.watchTeardown !== undefined && agent.dialect === "claude-code";
       const run = await runAgent((isolated as { bwrap: string }).bwrap, {
         argv,
         env,
@@ -1086,7 +1089,10 @@ for (const agent of AGENTS) {
         hookReplies: repliesOf(scenario),
         dir: caseDir,
         ...(scenario.compact === true ? { firstTurnTokens: COMPACTING_TOKENS } : {}),
-        ...(hostPids ? { pidNamespace: false } : {}),
+        // The run ends only once the last call's async hook has recorded what it runs (the teardown's subject).
+        ...(hostPids
+          ? { pidNamespace: false, holdLastUntil: join(caseDir, "binary", `${scenario.watchTeardown}.pids`) }
+          : {}),
       });
       const everything = JSON.stringify(run.requests);
       const binarySide: Side = {
@@ -1104,8 +1110,10 @@ for (const agent of AGENTS) {
       const none = differs || (agent.dialect === "claude-code" && scenario.claudeCodeRunsNone === true);
       if (none) assert.deepEqual(binarySide.ran, [], `${agent.name} ran hooks of this file`);
       else assert.ok(binarySide.ran.length > 0, `no hook ran in ${agent.name} (exit ${run.code}): ${run.stderr}`);
-      // A teardown is watched only when the binary's last hook got to record its processes before the run ended:
-      // on a loaded machine the binary can end the run (and kill the hook) before the hook's shell has started.
+      if (hostPids) {
+        const watched = readdirSync(join(caseDir, "binary")).filter((name) => name.endsWith(".pids"));
+        assert.ok(watched.length > 0, `no hook of ${agent.name} was still running at the end to watch`);
+      }
       for (const id of scenario.expectRan?.[agent.dialect] ?? []) {
         assert.ok(binarySide.ran.includes(id), `${id} did not run in ${agent.name} (exit ${run.code}): ${run.stderr}`);
       }

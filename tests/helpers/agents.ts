@@ -259,6 +259,12 @@ export interface AgentRun {
   /** A private directory for the run's files. */
   readonly dir: string;
   /**
+   * A file the mock's turns after the last scripted call wait for (at most
+   * `HOLD_MS`): an async hook the last call started records itself there
+   * before the answer that ends the run, whatever the machine's load.
+   */
+  readonly holdLastUntil?: string;
+  /**
    * Whether the run gets a pid namespace of its own (default true). Without
    * one, a bubblewrap the agent starts (a sandboxed MCP server's) can mount
    * its own /proc, which the kernel refuses inside a pid namespace whose
@@ -294,6 +300,7 @@ export async function runAgent(
       fifo,
       JSON.stringify(run.hookReplies ?? {}),
       String(run.firstTurnTokens ?? 1),
+      run.holdLastUntil ?? "",
     ]),
   ];
   const agent = ["env", "-i", ...Object.entries(run.env).map(([name, value]) => `${name}=${value}`), ...run.argv];

@@ -13,6 +13,7 @@
  * Nothing here imports the library.
  */
 
+import { existsSync } from "node:fs";
 import { createServer, type IncomingMessage, type Server, type ServerResponse } from "node:http";
 import type { AddressInfo } from "node:net";
 
@@ -95,6 +96,7 @@ export class MockModel {
   onHookRequest: (request: HookRequest) => void = () => {};
   readonly #hookReplies: Readonly<Record<string, HookReply>>;
   readonly #firstTurnTokens: number;
+  readonly #holdLastUntil: string | undefined;
   #turn = 0;
 
   /**
@@ -103,14 +105,19 @@ export class MockModel {
    * @param hookReplies How `/hooks/<name>` answers, by name (HTTP hooks of a case).
    * @param firstTurnTokens The input tokens the first answer reports (1 otherwise): a large
    *   count makes the agent compact its context once, after that turn.
+   * @param holdLastUntil A file the turns after the last scripted call wait for (at most
+   *   {@linkcode HOLD_MS}): what the agent started during the run (an async hook) gets to
+   *   record itself before the answer that ends the run.
    */
   constructor(
     call: ScriptedCalls,
     protocol: MockProtocol = "anthropic",
     hookReplies: Readonly<Record<string, HookReply>> = {},
     firstTurnTokens = 1,
+    holdLastUntil?: string,
   ) {
     this.#firstTurnTokens = firstTurnTokens;
+    this.#holdLastUntil = holdLastUntil;
     this.#calls = Array.isArray(call) ? call : [call as ScriptedToolCall];
     this.#protocol = protocol;
     this.#hookReplies = hookReplies;
@@ -167,20 +174,29 @@ export class MockModel {
       const parsed = JSON.parse(body) as Record<string, unknown>;
       this.requests.push(parsed);
       this.onRequest(parsed);
-      if (this.#apiError(parsed, response)) return;
-      if (this.#protocol === "anthropic") this.#reply(parsed, response);
-      else this.#replyResponses(parsed, response);
+      const answer = (): void => {
+        if (this.#apiError(parsed, response)) return;
+        if (this.#protocol === "anthropic") this.#reply(parsed, response);
+        else this.#replyResponses(parsed, response);
+      };
+      const held = this.#holdLastUntil;
+      if (held === undefined || this.#resultsIn(parsed) < this.#calls.length) answer();
+      else void untilExists(held, HOLD_MS).then(answer);
     });
+  }
+
+  /** How many tool results a request's conversation holds: the turn it asks for. */
+  #resultsIn(parsed: Record<string, unknown>): number {
+    const input = (parsed.input ?? []) as Record<string, unknown>[];
+    const messages = (parsed.messages ?? []) as unknown[];
+    return this.#protocol === "anthropic"
+      ? JSON.stringify(messages).split('"type":"tool_result"').length - 1
+      : input.filter((item) => item.type === "function_call_output").length;
   }
 
   /** Answers the turn with its scripted API error, if it has one; whether it did. */
   #apiError(parsed: Record<string, unknown>, response: ServerResponse): boolean {
-    const input = (parsed.input ?? []) as Record<string, unknown>[];
-    const messages = (parsed.messages ?? []) as unknown[];
-    const results = this.#protocol === "anthropic"
-      ? JSON.stringify(messages).split('"type":"tool_result"').length - 1
-      : input.filter((item) => item.type === "function_call_output").length;
-    const error = this.#calls[results]?.apiError;
+    const error = this.#calls[this.#resultsIn(parsed)]?.apiError;
     if (error === undefined) return false;
     this.#turn++;
     const message = `MOCK-API-ERROR ${error.type}`;
@@ -293,6 +309,15 @@ export class MockModel {
     });
     response.end();
   }
+}
+
+/** How long a held turn waits for its file before it is answered regardless. */
+export const HOLD_MS = 30_000;
+
+/** Resolves once `path` exists, or after `ms` (polled: the writer is another process). */
+async function untilExists(path: string, ms: number): Promise<void> {
+  const end = Date.now() + ms;
+  while (!existsSync(path) && Date.now() < end) await new Promise((resolve) => setTimeout(resolve, 20));
 }
 
 /** The tool results shown to the model in one request body, of either API. */
