@@ -183,24 +183,50 @@ async function runLeg(leg: Leg): Promise<LegResult> {
     stdout: "piped",
     stderr: "piped",
   }).spawn();
-  const digest = new FailureDigest();
-  await Promise.all([tee(child.stdout, Deno.stdout, digest), tee(child.stderr, Deno.stderr, digest)]);
-  digest.end();
+  // One digest per stream: lines of the two interleave in chunks.
+  const digests = [new FailureDigest(), new FailureDigest()];
+  const copies = [tee(child.stdout, Deno.stdout, digests[0]), tee(child.stderr, Deno.stderr, digests[1])];
   const { code } = await child.status;
-  return { name: leg.name, code, failures: digest.lines };
+  // A process the leg leaked may still hold its pipes: the leg is over once its own process is, and what is
+  // already written gets a bounded drain.
+  let timer: ReturnType<typeof setTimeout> | undefined;
+  const drained = Promise.all(copies.map((copy) => copy.done));
+  await Promise.race([drained, new Promise((resolve) => timer = setTimeout(resolve, DRAIN_MS))]);
+  clearTimeout(timer);
+  for (const copy of copies) copy.stop();
+  for (const digest of digests) digest.end();
+  return { name: leg.name, code, failures: digests.flatMap((digest) => digest.lines) };
+}
+
+/** How long a finished leg's output may take to drain before its pipes are left. */
+const DRAIN_MS = 5_000;
+
+/** A copy of a child's stream: done at its end, or stopped. */
+interface Copy {
+  readonly done: Promise<void>;
+  /** Stops reading (a leaked process may hold the stream open forever). */
+  stop(): void;
 }
 
 /** Copies a child's stream through to ours, feeding the digest on the way. */
-async function tee(
+function tee(
   from: ReadableStream<Uint8Array>,
   to: { write(chunk: Uint8Array): Promise<number> },
   digest: FailureDigest,
-): Promise<void> {
+): Copy {
+  const reader = from.getReader();
   const decoder = new TextDecoder();
-  for await (const chunk of from) {
-    for (let written = 0; written < chunk.length;) written += await to.write(chunk.subarray(written));
-    digest.push(decoder.decode(chunk, { stream: true }));
-  }
+  const done = (async () => {
+    while (true) {
+      const { value, done } = await reader.read();
+      if (done) return;
+      for (let written = 0; written < value.length;) written += await to.write(value.subarray(written));
+      digest.push(decoder.decode(value, { stream: true }));
+    }
+  })();
+  // A read cancelled by stop() ends the loop with an error nobody needs.
+  done.catch(() => {});
+  return { done, stop: () => void reader.cancel().catch(() => {}) };
 }
 
 /**
