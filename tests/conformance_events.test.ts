@@ -34,9 +34,9 @@ import { isolation, REQUIRE_AGENTS, runAgent } from "./helpers/agents.ts";
 import { shQuote } from "./helpers/bash.ts";
 import { type AgentDialect, AGENTS, COMPACTING_TOKENS, reportCase } from "./helpers/conformance.ts";
 import { freshDir, removeDir } from "./helpers/dirs.ts";
-import { isRunning } from "./helpers/proc.ts";
+import { hasFinished, procInfo } from "./helpers/proc.ts";
 import { IS_DENO, scriptArgs } from "./helpers/runtime.ts";
-import { eventually } from "./helpers/wait.ts";
+import { appeared, eventually } from "./helpers/wait.ts";
 import { type HookReply, type HookRequest, MockModel, SUBAGENT_TASK } from "./helpers/mock_model.ts";
 
 /** A command hook: a sh script that logs each payload, then runs `body` (the payload is in `$input`). */
@@ -544,7 +544,8 @@ const SCENARIOS: readonly Scenario[] = [
         matcher: "Bash",
         fields: { timeout: 1 },
         body: `case "$input" in
-  *'sleep 4'*) sleep 60 & echo "$$ $!" > "$pids.new"; mv "$pids.new" "$pids"; wait ;;
+  *'sleep 4'*) sleep 60 &
+    for pid in $$ $!; do echo "$pid $(sed 's/.*) //' /proc/$pid/stat | cut -d' ' -f20)"; done > "$pids.new"; mv "$pids.new" "$pids"; wait ;;
   *) sleep 2; ${context("PostToolUse", "MARK-async-past-timeout")} ;;
 esac`,
       }],
@@ -792,9 +793,11 @@ function stdinOf(scenario: Scenario, dir: string): Pick<Side, "stdinNewline" | "
 }
 
 /**
- * The ids of the hooks of `dir` whose recorded processes (`<id>.pids`, pids
- * separated by spaces or lines) still live; each such process is then killed
- * (the run is over: nothing of it may outlive the test).
+ * The ids of the hooks of `dir` whose recorded processes (`<id>.pids`, one
+ * `pid start-time` line each, the start time field 22 of `/proc/PID/stat`)
+ * still live; each such process is then killed (the run is over: nothing of
+ * it may outlive the test). A process counts only while it is still the one
+ * recorded: its pid may have gone to another since.
  *
  * A hook's run settles once its leader has exited, and the rest of its group,
  * SIGKILLed at the same moment, may still be on its way out: a process counts
@@ -803,20 +806,31 @@ function stdinOf(scenario: Scenario, dir: string): Pick<Side, "stdinNewline" | "
  */
 async function aliveIn(dir: string): Promise<string[]> {
   if (!existsSync(dir)) return [];
-  const recorded: [string, number[]][] = [];
+  const recorded: [string, [number, string][]][] = [];
   for (const name of readdirSync(dir).sort()) {
     const match = /^(.+)\.pids$/.exec(name);
     if (match === null) continue;
-    const pids = readFileSync(join(dir, name), "utf8").split(/\s+/).filter((word) => /^\d+$/.test(word)).map(Number);
-    recorded.push([match[1], pids]);
+    const lines = readFileSync(join(dir, name), "utf8").split("\n").map((line) => line.trim().split(" "));
+    recorded.push([match[1], lines.filter((words) => words.length === 2).map(([pid, start]) => [Number(pid), start])]);
   }
+  const living = (processes: [number, string][]) =>
+    processes.filter(([pid, start]) => {
+      const info = procInfo(pid);
+      return info !== undefined && info.start === start && !hasFinished(info);
+    });
   // A zombie has ended (the machine's init may be slow to reap what was reparented to it).
-  await eventually(() => recorded.every(([, pids]) => !pids.some(isRunning)), SURVIVOR_MS);
+  await eventually(() => recorded.every(([, processes]) => living(processes).length === 0), SURVIVOR_MS);
   const alive: string[] = [];
-  for (const [id, pids] of recorded) {
-    const living = pids.filter(isRunning);
-    if (living.length > 0) alive.push(id);
-    for (const pid of living) process.kill(pid, "SIGKILL");
+  for (const [id, processes] of recorded) {
+    const left = living(processes);
+    if (left.length > 0) alive.push(id);
+    for (const [pid] of left) {
+      try {
+        process.kill(pid, "SIGKILL");
+      } catch {
+        // Gone since.
+      }
+    }
   }
   return alive;
 }
@@ -903,7 +917,9 @@ function allPayloads(dir: string, requests: readonly HookRequest[]): Map<string,
   for (const request of requests) offer(request.body);
   // A tool event's firings in the order of the calls (the mock numbers its calls turn by turn).
   const callOrder = (payload: Record<string, unknown>) => String(payload.tool_use_id ?? "");
-  for (const list of payloads.values()) list.sort((a, b) => callOrder(a).localeCompare(callOrder(b)));
+  for (const list of payloads.values()) {
+    list.sort((a, b) => callOrder(a).localeCompare(callOrder(b), undefined, { numeric: true }));
+  }
   return payloads;
 }
 
@@ -1172,6 +1188,12 @@ for (const agent of AGENTS) {
           if (event === "PermissionRequest") commandRan = commandRan && result.permission === "allow";
           if (event === "PreCompact") compacting = !result.blocked;
         }
+      }
+      // What the teardown ends must have been recorded first, or its check holds for nothing.
+      const teardownHook = scenario.watchTeardown;
+      if (teardownHook !== undefined && existsSync(join(caseDir, "binary", `${teardownHook}.pids`))) {
+        const recorded = await appeared(join(caseDir, "bridge", `${teardownHook}.pids`), 10_000);
+        assert.ok(recorded, `the bridge's ${teardownHook} did not record its processes before the teardown`);
       }
       teardown.abort();
       await Promise.all(left);

@@ -13,9 +13,9 @@
  * Nothing here imports the library.
  */
 
-import { existsSync } from "node:fs";
 import { createServer, type IncomingMessage, type Server, type ServerResponse } from "node:http";
 import type { AddressInfo } from "node:net";
+import { appeared } from "./wait.ts";
 
 /** Which API the mock speaks. */
 export type MockProtocol = "anthropic" | "responses";
@@ -181,7 +181,7 @@ export class MockModel {
       };
       const held = this.#holdLastUntil;
       if (held === undefined || this.#resultsIn(parsed) < this.#calls.length) answer();
-      else void untilExists(held, HOLD_MS).then(answer);
+      else void appeared(held, HOLD_MS).then(answer);
     });
   }
 
@@ -224,7 +224,7 @@ export class MockModel {
   #reply(parsed: Record<string, unknown>, response: ServerResponse): void {
     this.#turn++;
     const messages = (parsed.messages ?? []) as { role?: string; content?: unknown }[];
-    const results = JSON.stringify(messages).split('"type":"tool_result"').length - 1;
+    const results = this.#resultsIn(parsed);
     // A user message's own text, not the tool results it carries (the main conversation's Task result names the task).
     const prompts = messages.filter((message) => message.role === "user").map((message) =>
       typeof message.content === "string"
@@ -276,7 +276,7 @@ export class MockModel {
   #replyResponses(parsed: Record<string, unknown>, response: ServerResponse): void {
     this.#turn++;
     const input = (parsed.input ?? []) as Record<string, unknown>[];
-    const results = input.filter((item) => item.type === "function_call_output").length;
+    const results = this.#resultsIn(parsed);
     const call = this.#next(input.filter((item) => item.role === "user"), results);
     const id = `resp_mock_${this.#turn}`;
     const item = call === undefined
@@ -313,12 +313,6 @@ export class MockModel {
 
 /** How long a held turn waits for its file before it is answered regardless. */
 export const HOLD_MS = 30_000;
-
-/** Resolves once `path` exists, or after `ms` (polled: the writer is another process). */
-async function untilExists(path: string, ms: number): Promise<void> {
-  const end = Date.now() + ms;
-  while (!existsSync(path) && Date.now() < end) await new Promise((resolve) => setTimeout(resolve, 20));
-}
 
 /** The tool results shown to the model in one request body, of either API. */
 export function toolResultsOf(body: Record<string, unknown> | undefined): ToolResult[] {
