@@ -867,11 +867,15 @@ function headersOf(scenario: Scenario, requests: readonly HookRequest[]): Record
   return seen;
 }
 
-/** The ids of the command hooks of `dir` that logged a payload. */
+/**
+ * The ids of the command hooks of `dir` that logged a payload. A hook
+ * killed between its log's opening and its one write (a binary's teardown
+ * at the run's end) leaves an empty log: it did not get to log.
+ */
 function commandHooksRan(dir: string): string[] {
   return readdirSync(dir).flatMap((name) => {
     const match = /^(.+)\.jsonl$/.exec(name);
-    return match === null ? [] : [match[1]];
+    return match === null || readFileSync(join(dir, name), "utf8").trim() === "" ? [] : [match[1]];
   });
 }
 
