@@ -872,11 +872,27 @@ function headersOf(scenario: Scenario, requests: readonly HookRequest[]): Record
  * killed between its log's opening and its one write (a binary's teardown
  * at the run's end) leaves an empty log: it did not get to log.
  */
-function commandHooksRan(dir: string): string[] {
+function commandHooksLogged(dir: string): string[] {
   return readdirSync(dir).flatMap((name) => {
     const match = /^(.+)\.jsonl$/.exec(name);
     return match === null || readFileSync(join(dir, name), "utf8").trim() === "" ? [] : [match[1]];
   });
+}
+
+/**
+ * The ids of the command hooks of `dir` that ran: they logged a payload,
+ * or at least began to take their stdin (`<id>.stdin.<pid>`, created by
+ * their first command, kept as `<id>.stdin`). Claude Code kills the
+ * StopFailure hooks it fired as it ends the run, tens of milliseconds
+ * later: on a loaded machine one may not get to its log.
+ */
+function commandHooksRan(dir: string): string[] {
+  const ran = new Set(commandHooksLogged(dir));
+  for (const name of readdirSync(dir)) {
+    const match = /^(.+)\.stdin(\.\d+)?$/.exec(name);
+    if (match !== null) ran.add(match[1]);
+  }
+  return [...ran];
 }
 
 /** The first payload each event's hooks got in `dir`, and from the http requests (after `given`). */
@@ -892,7 +908,7 @@ function firstPayloads(
     const event = String(payload.hook_event_name);
     if (!payloads.has(event)) payloads.set(event, payload);
   };
-  for (const id of commandHooksRan(dir).sort()) {
+  for (const id of commandHooksLogged(dir).sort()) {
     offer(JSON.parse(readFileSync(join(dir, `${id}.jsonl`), "utf8").split("\n")[0]));
   }
   for (const request of requests) offer(JSON.parse(request.body));
@@ -914,7 +930,7 @@ function allPayloads(dir: string, requests: readonly HookRequest[]): Map<string,
     payloads.set(event, [...payloads.get(event) ?? [], payload]);
   };
   if (existsSync(dir)) {
-    for (const id of commandHooksRan(dir).sort()) {
+    for (const id of commandHooksLogged(dir).sort()) {
       for (const line of readFileSync(join(dir, `${id}.jsonl`), "utf8").split("\n")) offer(line);
     }
   }
