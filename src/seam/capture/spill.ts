@@ -20,6 +20,7 @@ import {
 } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
+import { randomHex } from "../random_hex.ts";
 
 /** This process's user id, or undefined where the platform has none. */
 function currentUid(): number | undefined {
@@ -183,9 +184,7 @@ export class SpillDirectory {
 }
 
 function randomName(label: string): string {
-  const bytes = crypto.getRandomValues(new Uint8Array(12));
-  const hex = Array.from(bytes, (b) => b.toString(16).padStart(2, "0")).join("");
-  return `${label}-${hex}.log`;
+  return `${label}-${randomHex(12)}.log`;
 }
 
 /** One open spill file, written synchronously so chunk memory can be reused at once. */

@@ -21,6 +21,7 @@
 import { closeSync, mkdtempSync, openSync, renameSync, rmdirSync, unlinkSync, writeSync } from "node:fs";
 import { join } from "node:path";
 import type { SessionIdentity } from "../session/session.ts";
+import { randomHex } from "../random_hex.ts";
 
 /** The record's file name inside its private directory. */
 export const RECORD_FILE = "record";
@@ -47,10 +48,7 @@ const MARK_PATTERN = /^[0-9a-f]{32}$/;
  * ```
  */
 export function newMark(): string {
-  const bytes = crypto.getRandomValues(new Uint8Array(16));
-  let mark = "";
-  for (const byte of bytes) mark += byte.toString(16).padStart(2, "0");
-  return mark;
+  return randomHex(16);
 }
 
 /**

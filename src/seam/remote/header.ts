@@ -10,6 +10,7 @@
 
 import { ShellSpecError } from "../errors.ts";
 import { shellQuote } from "../shell_quote.ts";
+import { randomHex } from "../random_hex.ts";
 
 /** What one command needs on the engine's side. */
 export interface HeaderInput {
@@ -108,6 +109,5 @@ function headerBody(input: HeaderInput): string {
 
 /** 96 random bits, as hex after a fixed prefix. */
 function newNonce(): string {
-  const bytes = crypto.getRandomValues(new Uint8Array(12));
-  return `dsh-${Array.from(bytes, (byte) => byte.toString(16).padStart(2, "0")).join("")}`;
+  return `dsh-${randomHex(12)}`;
 }

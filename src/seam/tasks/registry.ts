@@ -8,6 +8,7 @@
 
 import { TaskAccessError, TaskLimitError } from "../errors.ts";
 import type { ShellTask } from "./types.ts";
+import { randomHex } from "../random_hex.ts";
 
 /** Tasks of one shell, by id, in start order. */
 export class TaskRegistry {
@@ -43,8 +44,7 @@ export class TaskRegistry {
   newId(): string {
     let id: string;
     do {
-      const bytes = crypto.getRandomValues(new Uint8Array(5));
-      id = `t${Array.from(bytes, (b) => b.toString(16).padStart(2, "0")).join("")}`;
+      id = `t${randomHex(5)}`;
     } while (this.#tasks.has(id));
     return id;
   }
