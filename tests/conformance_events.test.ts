@@ -34,7 +34,7 @@ import { isolation, REQUIRE_AGENTS, runAgent } from "./helpers/agents.ts";
 import { shQuote } from "./helpers/bash.ts";
 import { type AgentDialect, AGENTS, COMPACTING_TOKENS, reportCase } from "./helpers/conformance.ts";
 import { freshDir, removeDir } from "./helpers/dirs.ts";
-import { hasFinished, procInfo } from "./helpers/proc.ts";
+import { Leftovers, stillRuns } from "./helpers/proc.ts";
 import { IS_DENO, scriptArgs } from "./helpers/runtime.ts";
 import { appeared, eventually } from "./helpers/wait.ts";
 import { type HookReply, type HookRequest, MockModel, SUBAGENT_TASK } from "./helpers/mock_model.ts";
@@ -824,25 +824,17 @@ async function aliveIn(dir: string): Promise<string[]> {
     const lines = readFileSync(join(dir, name), "utf8").split("\n").map((line) => line.trim().split(" "));
     recorded.push([match[1], lines.filter((words) => words.length === 2).map(([pid, start]) => [Number(pid), start])]);
   }
-  const living = (processes: [number, string][]) =>
-    processes.filter(([pid, start]) => {
-      const info = procInfo(pid);
-      return info !== undefined && info.start === start && !hasFinished(info);
-    });
+  const living = (processes: [number, string][]) => processes.filter(([pid, start]) => stillRuns(pid, start));
   // A zombie has ended (the machine's init may be slow to reap what was reparented to it).
   await eventually(() => recorded.every(([, processes]) => living(processes).length === 0), SURVIVOR_MS);
   const alive: string[] = [];
+  const leftovers = new Leftovers();
   for (const [id, processes] of recorded) {
     const left = living(processes);
     if (left.length > 0) alive.push(id);
-    for (const [pid] of left) {
-      try {
-        process.kill(pid, "SIGKILL");
-      } catch {
-        // Gone since.
-      }
-    }
+    for (const [pid, start] of left) leftovers.addStarted(pid, start);
   }
+  leftovers.kill();
   return alive;
 }
 
@@ -906,6 +898,23 @@ function commandHooksRan(dir: string): string[] {
   return [...ran];
 }
 
+/**
+ * The payloads each command hook of `dir` got, a line each, hook by hook in the order of their ids: what it logged,
+ * or, for a hook ended before it logged (Claude Code's StopFailure hooks, Codex's SessionEnd as `exec` ends), the
+ * stdin it had taken: `<id>.stdin` is moved into place only once its `cat` has read the whole of it.
+ */
+function hookPayloadLines(dir: string): string[][] {
+  const logged = new Set(commandHooksLogged(dir));
+  return commandHooksRan(dir).sort().flatMap((id) => {
+    if (logged.has(id)) return [readFileSync(join(dir, `${id}.jsonl`), "utf8").split("\n").filter((line) => line)];
+    const stdin = join(dir, `${id}.stdin`);
+    // Only its pid-named partial copy: it was ended while it took its stdin.
+    if (!existsSync(stdin)) return [];
+    // As its log would have it: `$(cat …)` drops the trailing newlines, one line of JSON.
+    return [[readFileSync(stdin, "utf8").replace(/\n+$/, "")]];
+  });
+}
+
 /** The first payload each event's hooks got in `dir`, and from the http requests (after `given`). */
 function firstPayloads(
   dir: string,
@@ -919,9 +928,7 @@ function firstPayloads(
     const event = String(payload.hook_event_name);
     if (!payloads.has(event)) payloads.set(event, payload);
   };
-  for (const id of commandHooksLogged(dir).sort()) {
-    offer(JSON.parse(readFileSync(join(dir, `${id}.jsonl`), "utf8").split("\n")[0]));
-  }
+  for (const lines of hookPayloadLines(dir)) offer(JSON.parse(lines[0]));
   for (const request of requests) offer(JSON.parse(request.body));
   return payloads;
 }
@@ -940,11 +947,7 @@ function allPayloads(dir: string, requests: readonly HookRequest[]): Map<string,
     const event = String(payload.hook_event_name);
     payloads.set(event, [...payloads.get(event) ?? [], payload]);
   };
-  if (existsSync(dir)) {
-    for (const id of commandHooksLogged(dir).sort()) {
-      for (const line of readFileSync(join(dir, `${id}.jsonl`), "utf8").split("\n")) offer(line);
-    }
-  }
+  if (existsSync(dir)) { for (const lines of hookPayloadLines(dir)) lines.forEach(offer); }
   for (const request of requests) offer(request.body);
   // A tool event's firings in the order of the calls (the mock numbers its calls turn by turn).
   const callOrder = (payload: Record<string, unknown>) => String(payload.tool_use_id ?? "");

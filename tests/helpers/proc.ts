@@ -143,11 +143,15 @@ export class Leftovers {
     }
   }
 
+  /** Remembers `pid` as the process that started at `start` (field 22 of its stat), recorded earlier by someone else. */
+  addStarted(pid: number, start: string): void {
+    this.#seen.set(pid, start);
+  }
+
   /** SIGKILLs each remembered process that still runs and is still the one remembered. */
   kill(): void {
     for (const [pid, start] of this.#seen) {
-      const info = procInfo(pid);
-      if (info === undefined || info.start !== start || hasFinished(info)) continue;
+      if (!stillRuns(pid, start)) continue;
       try {
         process.kill(pid, "SIGKILL");
       } catch {
@@ -155,4 +159,10 @@ export class Leftovers {
       }
     }
   }
+}
+
+/** Whether `pid` still runs (a zombie has ended) and is still the process that started at `start`, not a reuse. */
+export function stillRuns(pid: number, start: string): boolean {
+  const info = procInfo(pid);
+  return info !== undefined && info.start === start && !hasFinished(info);
 }
