@@ -107,20 +107,23 @@ export function ifRuleMatches(rule: IfRule, context: IfContext): IfOutcome {
     // Claude Code 2.1.328 hands `Bash(description:touch)` to the tool's own matcher, which reads it as a
     // command (or a path): the hook runs when either reading matches, never less often than there.
     if (byParameter.match || (!shellTool && !Object.hasOwn(PATH_TOOLS, rule.tool))) return byParameter;
-    return ownMatcher(rule, specifier, toolName, input, context);
+    return ownMatcher(rule, specifier, parameter, toolName, input, context);
   }
-  return ownMatcher(rule, specifier, toolName, input, context);
+  return ownMatcher(rule, specifier, parameter, toolName, input, context);
 }
 
-/** A specifier read by the tool's own matcher: a Bash command, a file path, a domain, a subagent type. */
+/**
+ * A specifier read by the tool's own matcher: a Bash command, a file path, a domain, a subagent type.
+ * `parameter` is the specifier read as `name:value` ({@linkcode PARAMETER_FORM}), or null.
+ */
 function ownMatcher(
   rule: IfRule,
   specifier: string,
+  parameter: RegExpExecArray | null,
   toolName: string,
   input: Record<string, unknown>,
   context: IfContext,
 ): IfOutcome {
-  const parameter = PARAMETER_FORM.exec(specifier);
   if (rule.tool === "Bash" || rule.tool === "PowerShell") {
     const command = ownValue(input, "command");
     if (typeof command !== "string") return { match: true, failOpen: "tool_input.command is not a string" };
