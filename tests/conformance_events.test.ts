@@ -904,9 +904,10 @@ function commandHooksRan(dir: string): string[] {
  * stdin it had taken: `<id>.stdin` is moved into place only once its `cat` has read the whole of it.
  */
 function hookPayloadLines(dir: string): string[][] {
-  const logged = new Set(commandHooksLogged(dir));
   return commandHooksRan(dir).sort().flatMap((id) => {
-    if (logged.has(id)) return [readFileSync(join(dir, `${id}.jsonl`), "utf8").split("\n").filter((line) => line)];
+    const log = join(dir, `${id}.jsonl`);
+    const logged = existsSync(log) ? readFileSync(log, "utf8").split("\n").filter((line) => line.trim() !== "") : [];
+    if (logged.length > 0) return [logged];
     const stdin = join(dir, `${id}.stdin`);
     // Only its pid-named partial copy: it was ended while it took its stdin.
     if (!existsSync(stdin)) return [];
