@@ -8,8 +8,9 @@
  * OpenSSL, which reseeds its generator in a process that has forked, and
  * every spawn forks. The first `getRandomValues` after each spawn took
  * 228 µs here against 18 µs between two calls with no spawn (Node 20,
- * measured for issue 26): a fifth of what `run()` added to a spawn. With
- * the pool, that reseed is paid once per 256 marks. The bytes are the same
+ * measured for issue 26): about a third of what `run()` added to a spawn
+ * (+6.2 % of it before the pool, +3.9 % after, in one A/B run). With the
+ * pool, that reseed is paid once per 256 marks. The bytes are the same
  * generator's either way (Node's own `crypto.randomUUID` keeps such a
  * pool), and the pool lives in the host's memory, where every mark it
  * hands out is kept anyway.
