@@ -30,9 +30,19 @@ export interface ShellRunResult {
   exitCode: number | null;
   /** The signal that ended the command (e.g. `"SIGTERM"`), or `null`. */
   signal: string | null;
-  /** The timeout ended the command (never together with `aborted`). */
+  /**
+   * The timeout came before the command settled (never together with
+   * `aborted`). Usually it ended the command: `exitCode` is `null` and
+   * `signal` names the signal. When it came after the command's own exit,
+   * while its output was still being read to the end (or held open by a
+   * background process), it cut that wait short and ended what was left,
+   * and `exitCode` is the command's own.
+   */
   timedOut: boolean;
-  /** The abort signal or `close()` ended the command. */
+  /**
+   * The abort signal or `close()` came before the command settled; as for
+   * `timedOut`, `exitCode` is the command's own when it came after the exit.
+   */
   aborted: boolean;
   /** The effective timeout in ms. */
   timeoutMs: number;
