@@ -871,15 +871,20 @@ function headersOf(scenario: Scenario, requests: readonly HookRequest[]): Record
 }
 
 /**
- * The ids of the command hooks of `dir` that logged a payload. A hook
- * killed between its log's opening and its one write (a binary's teardown
- * at the run's end) leaves an empty log: it did not get to log.
+ * The logs of the command hooks of `dir` that logged a payload, by id,
+ * each file read once. A hook killed between its log's opening and its one
+ * write (a binary's teardown at the run's end) leaves an empty log: it did
+ * not get to log.
  */
-function commandHooksLogged(dir: string): string[] {
-  return readdirSync(dir).flatMap((name) => {
+function commandHookLogs(dir: string): Map<string, string> {
+  const logs = new Map<string, string>();
+  for (const name of readdirSync(dir)) {
     const match = /^(.+)\.jsonl$/.exec(name);
-    return match === null || readFileSync(join(dir, name), "utf8").trim() === "" ? [] : [match[1]];
-  });
+    if (match === null) continue;
+    const text = readFileSync(join(dir, name), "utf8");
+    if (text.trim() !== "") logs.set(match[1], text);
+  }
+  return logs;
 }
 
 /**
@@ -889,8 +894,8 @@ function commandHooksLogged(dir: string): string[] {
  * StopFailure hooks it fired as it ends the run, tens of milliseconds
  * later: on a loaded machine one may not get to its log.
  */
-function commandHooksRan(dir: string): string[] {
-  const ran = new Set(commandHooksLogged(dir));
+function commandHooksRan(dir: string, logs: Map<string, string> = commandHookLogs(dir)): string[] {
+  const ran = new Set(logs.keys());
   for (const name of readdirSync(dir)) {
     const match = /^(.+)\.stdin(\.\d+)?$/.exec(name);
     if (match !== null) ran.add(match[1]);
@@ -904,10 +909,10 @@ function commandHooksRan(dir: string): string[] {
  * stdin it had taken: `<id>.stdin` is moved into place only once its `cat` has read the whole of it.
  */
 function hookPayloadLines(dir: string): string[][] {
-  return commandHooksRan(dir).sort().flatMap((id) => {
-    const log = join(dir, `${id}.jsonl`);
-    const logged = existsSync(log) ? readFileSync(log, "utf8").split("\n").filter((line) => line.trim() !== "") : [];
-    if (logged.length > 0) return [logged];
+  const logs = commandHookLogs(dir);
+  return commandHooksRan(dir, logs).sort().flatMap((id) => {
+    const log = logs.get(id);
+    if (log !== undefined) return [log.split("\n").filter((line) => line)];
     const stdin = join(dir, `${id}.stdin`);
     // Only its pid-named partial copy: it was ended while it took its stdin.
     if (!existsSync(stdin)) return [];
