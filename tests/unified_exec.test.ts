@@ -234,7 +234,9 @@ describe("a program's end", () => {
         yield_time_ms: 0,
       }, { owner: "agent-1", signal: turn.signal });
       assert.ok(await appeared(up, POLL_MS));
-      assert.ok(runningWithEnv("MARK", mark).length >= 2);
+      // `up` says both sleeps were forked, not that they exec'd: a forked bash child's environ does not yet hold the
+      // exported MARK (bash keeps it in its own tables until exec), so wait until both carry it.
+      assert.ok(await eventually(() => runningWithEnv("MARK", mark).length >= 2, POLL_MS), "both sleeps run");
       turn.abort();
       assert.ok(await eventually(() => runningWithEnv("MARK", mark).length === 0, POLL_MS), "nothing left running");
       // Its processes gone is not yet its end seen: the call waits for that (it returns once the program has ended).
