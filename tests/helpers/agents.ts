@@ -259,11 +259,11 @@ export interface AgentRun {
   /** A private directory for the run's files. */
   readonly dir: string;
   /**
-   * A file the mock's turns after the last scripted call wait for (at most
-   * `HOLD_MS`): an async hook the last call started records itself there
-   * before the answer that ends the run, whatever the machine's load.
+   * Files the mock's turns after the last scripted call wait for, all of
+   * them (at most `HOLD_MS`): an async hook a call started records itself
+   * there before the answer that ends the run, whatever the machine's load.
    */
-  readonly holdLastUntil?: string;
+  readonly holdLastUntil?: readonly string[];
   /**
    * Whether the run gets a pid namespace of its own (default true). Without
    * one, a bubblewrap the agent starts (a sandboxed MCP server's) can mount
@@ -300,7 +300,7 @@ export async function runAgent(
       fifo,
       JSON.stringify(run.hookReplies ?? {}),
       String(run.firstTurnTokens ?? 1),
-      run.holdLastUntil ?? "",
+      JSON.stringify(run.holdLastUntil ?? []),
     ]),
   ];
   const agent = ["env", "-i", ...Object.entries(run.env).map(([name, value]) => `${name}=${value}`), ...run.argv];

@@ -15,7 +15,8 @@
 
 import { createServer, type IncomingMessage, type Server, type ServerResponse } from "node:http";
 import type { AddressInfo } from "node:net";
-import { appeared } from "./wait.ts";
+import { existsSync } from "node:fs";
+import { eventually } from "./wait.ts";
 
 /** Which API the mock speaks. */
 export type MockProtocol = "anthropic" | "responses";
@@ -96,7 +97,7 @@ export class MockModel {
   onHookRequest: (request: HookRequest) => void = () => {};
   readonly #hookReplies: Readonly<Record<string, HookReply>>;
   readonly #firstTurnTokens: number;
-  readonly #holdLastUntil: string | undefined;
+  readonly #holdLastUntil: readonly string[];
   #turn = 0;
 
   /**
@@ -105,16 +106,16 @@ export class MockModel {
    * @param hookReplies How `/hooks/<name>` answers, by name (HTTP hooks of a case).
    * @param firstTurnTokens The input tokens the first answer reports (1 otherwise): a large
    *   count makes the agent compact its context once, after that turn.
-   * @param holdLastUntil A file the turns after the last scripted call wait for (at most
-   *   {@linkcode HOLD_MS}): what the agent started during the run (an async hook) gets to
-   *   record itself before the answer that ends the run.
+   * @param holdLastUntil Files the turns after the last scripted call wait for, all of them
+   *   (at most {@linkcode HOLD_MS}): what the agent started during the run (an async hook)
+   *   gets to record itself before the answer that ends the run.
    */
   constructor(
     call: ScriptedCalls,
     protocol: MockProtocol = "anthropic",
     hookReplies: Readonly<Record<string, HookReply>> = {},
     firstTurnTokens = 1,
-    holdLastUntil?: string,
+    holdLastUntil: readonly string[] = [],
   ) {
     this.#firstTurnTokens = firstTurnTokens;
     this.#holdLastUntil = holdLastUntil;
@@ -180,8 +181,8 @@ export class MockModel {
         else this.#replyResponses(parsed, response);
       };
       const held = this.#holdLastUntil;
-      if (held === undefined || this.#resultsIn(parsed) < this.#calls.length) answer();
-      else void appeared(held, HOLD_MS).then(answer);
+      if (held.length === 0 || this.#resultsIn(parsed) < this.#calls.length) answer();
+      else void eventually(() => held.every((file) => existsSync(file)), HOLD_MS).then(answer);
     });
   }
 
