@@ -8,7 +8,8 @@
  * Compared: which hooks ran, whether the command ran (a file it touches),
  * and that what the model was shown (the tool result the mock received)
  * carries every reason the bridge reports. The binary is the reference: a
- * case that differs fails.
+ * case that differs fails. CI runs the binaries' side once and every leg
+ * replays it (`tests/helpers/agent_records.ts`).
  */
 
 import { after, before, describe, it } from "node:test";
@@ -26,6 +27,7 @@ import {
   parseHookSettings,
 } from "../src/hooks/mod.ts";
 import { isolation, REQUIRE_AGENTS, runAgent } from "./helpers/agents.ts";
+import { AGENT_RUNS, loadRecord, type RecordKey, RUNS_BINARIES, saveRecord } from "./helpers/agent_records.ts";
 import { type Agent, AGENTS, reportCase } from "./helpers/conformance.ts";
 import { shQuote } from "./helpers/bash.ts";
 import { freshDir, removeDir } from "./helpers/dirs.ts";
@@ -225,7 +227,8 @@ function shellsNoted(dir: string): Record<number, string> {
 interface BinaryRun {
   readonly outcome: Outcome;
   readonly shown: string;
-  readonly payloads: Map<number, Record<string, unknown>>;
+  /** `[hook index, payload]`, in index order (a record holds JSON). */
+  readonly payloads: [number, Record<string, unknown>][];
 }
 
 /** The payloads the hooks of `dir` logged (`input-<index>.json`), by hook index, in index order: the hooks that ran. */
@@ -262,7 +265,7 @@ async function runBinary(bwrap: string, agent: Agent, binary: string, testCase: 
   return {
     outcome: { ran, blocked: !existsSync(marker), shells: shellsNoted(hooksDir) },
     shown: results[0].content,
-    payloads,
+    payloads: [...payloads],
   };
 }
 
@@ -298,7 +301,10 @@ for (const agent of AGENTS) {
   describe(`the hook bridge and ${agent.name}, PreToolUse, case by case`, () => {
     let shell: Shell;
     let dir: string;
-    const missing = "missing" in agent.found
+    // A replaying leg runs no binary.
+    const missing = !RUNS_BINARIES
+      ? undefined
+      : "missing" in agent.found
       ? agent.found.missing
       : "missing" in isolated
       ? isolated.missing
@@ -318,13 +324,21 @@ for (const agent of AGENTS) {
 
     for (const [index, testCase] of CASES.entries()) {
       it(testCase.name, { skip: missing ?? false }, async () => {
-        const binary = (agent.found as { path: string }).path;
         const caseDir = join(dir, `case-${index}`);
         mkdirSync(caseDir);
-        const ran = await runBinary((isolated as { bwrap: string }).bwrap, agent, binary, testCase, caseDir);
+        const key: RecordKey = { suite: "PreToolUse", agent: agent.name, name: testCase.name, definition: testCase };
+        let ran: BinaryRun;
+        if (RUNS_BINARIES) {
+          const binary = (agent.found as { path: string }).path;
+          ran = await runBinary((isolated as { bwrap: string }).bwrap, agent, binary, testCase, caseDir);
+          if (AGENT_RUNS.mode === "record") return saveRecord(key, caseDir, ran);
+        } else {
+          ran = loadRecord<BinaryRun>(key, caseDir);
+          mkdirSync(join(caseDir, "project"));
+        }
         // The payload the binary gave its first hook that ran, or one like it when none ran (the bridge must run
         // none then either).
-        const payload = ran.payloads.values().next().value ?? {
+        const payload = ran.payloads[0]?.[1] ?? {
           session_id: "none-ran",
           cwd: join(caseDir, "project"),
           hook_event_name: "PreToolUse",

@@ -18,7 +18,9 @@
  * harness shows the model (context, and the reasons of a block where the
  * event shows them). A scenario whose sides differ fails. Few runs, many
  * checks each: a Codex run lingers about 5 s. `DSH_CONFORMANCE_SCENARIO`
- * (a part of a scenario's name) runs only the scenarios it names.
+ * (a part of a scenario's name) runs only the scenarios it names. CI runs
+ * the binaries' side once and every leg replays it
+ * (`tests/helpers/agent_records.ts`).
  */
 
 import { after, before, describe, it } from "node:test";
@@ -31,6 +33,7 @@ import { isDeepStrictEqual } from "node:util";
 import { createLocalShell, type Shell } from "../mod.ts";
 import { dispatchHookEvent, type HookDispatchResult, parseHookSettings } from "../src/hooks/mod.ts";
 import { isolation, REQUIRE_AGENTS, runAgent } from "./helpers/agents.ts";
+import { AGENT_RUNS, loadRecord, type RecordKey, RUNS_BINARIES, saveRecord } from "./helpers/agent_records.ts";
 import { shQuote } from "./helpers/bash.ts";
 import { type AgentDialect, AGENTS, COMPACTING_TOKENS, reportCase } from "./helpers/conformance.ts";
 import { freshDir, removeDir } from "./helpers/dirs.ts";
@@ -121,6 +124,14 @@ interface Scenario {
    * after it).
    */
   readonly watchTeardown?: string;
+  /**
+   * Background hooks the binary starts and may end with the run: its last
+   * turn waits until each has logged its payload, so what is compared does
+   * not depend on when the binary's teardown comes (Codex ends an `async`
+   * PreToolUse hook as `exec` ends; on a loaded machine it may not have
+   * logged yet).
+   */
+  readonly awaitRan?: readonly string[];
   /**
    * A documented difference that fails safe: the ids of the hooks the
    * bridge runs where this binary does not (an `if` form it reads as the
@@ -291,6 +302,7 @@ const SCENARIOS: readonly Scenario[] = [
   },
   {
     name: "PreToolUse guards marked asyncRewake (runs in the foreground: blocks) and async (does not block)",
+    awaitRan: ["PreToolUse-1"],
     hooks: {
       PreToolUse: [
         { kind: "command", background: "asyncRewake", body: "echo MARK-pre-rewake >&2; exit 2", matcher: "Bash" },
@@ -780,6 +792,28 @@ interface Side {
   readonly alive: string[];
 }
 
+/**
+ * The file the scenario's shell call touches (the MCP tool's call appends to
+ * it); a Write call writes its file under the project's src/ (where
+ * Write(src/**) reaches, and Edit(src/**) does not).
+ */
+function markerOf(scenario: Scenario, caseDir: string): string {
+  return scenario.call === "write" ? join(caseDir, "project", "src", "command-ran.txt") : join(caseDir, "command-ran");
+}
+
+/** The binary's side of a scenario, and what the bridge replays of it: all a record holds. */
+interface BinaryRecord {
+  readonly side: Side;
+  readonly code: number | null;
+  readonly stderr: string;
+  /** The payloads its command hooks got, hook by hook (`hookPayloadLines`). */
+  readonly payloadLines: string[][];
+  /** The requests its http hooks made. */
+  readonly hookRequests: HookRequest[];
+  /** The `<id>.pids` files its hooks left, where the teardown is watched. */
+  readonly watched: string[];
+}
+
 /** What the command hooks of `dir` got on stdin, and how often the duplicated ones ran. */
 function stdinOf(scenario: Scenario, dir: string): Pick<Side, "stdinNewline" | "runs" | "finished"> {
   const stdinNewline: Record<string, boolean> = {};
@@ -909,6 +943,7 @@ function commandHooksRan(dir: string, logs: Map<string, string> = commandHookLog
  * stdin it had taken: `<id>.stdin` is moved into place only once its `cat` has read the whole of it.
  */
 function hookPayloadLines(dir: string): string[][] {
+  if (!existsSync(dir)) return [];
   const logs = commandHookLogs(dir);
   return commandHooksRan(dir, logs).sort().flatMap((id) => {
     const log = logs.get(id);
@@ -921,29 +956,31 @@ function hookPayloadLines(dir: string): string[][] {
   });
 }
 
-/** The first payload each event's hooks got in `dir`, and from the http requests (after `given`). */
+/** The first payload each event's hooks got (`hookPayloadLines`), and from the http requests (after `given`). */
 function firstPayloads(
-  dir: string,
+  payloadLines: readonly string[][],
   requests: readonly HookRequest[],
   given: Record<string, unknown>[] = [],
 ): Map<string, Record<string, unknown>> {
   const payloads = new Map<string, Record<string, unknown>>();
   for (const payload of given) payloads.set(String(payload.hook_event_name), payload);
-  if (!existsSync(dir)) return payloads;
   const offer = (payload: Record<string, unknown>) => {
     const event = String(payload.hook_event_name);
     if (!payloads.has(event)) payloads.set(event, payload);
   };
-  for (const lines of hookPayloadLines(dir)) offer(JSON.parse(lines[0]));
+  for (const lines of payloadLines) offer(JSON.parse(lines[0]));
   for (const request of requests) offer(JSON.parse(request.body));
   return payloads;
 }
 
 /**
- * Every payload each event's hooks got in `dir` and from the http requests,
- * each once, by event: the firings of a `replayAll` scenario.
+ * Every payload each event's hooks got (`hookPayloadLines`) and from the
+ * http requests, each once, by event: the firings of a `replayAll` scenario.
  */
-function allPayloads(dir: string, requests: readonly HookRequest[]): Map<string, Record<string, unknown>[]> {
+function allPayloads(
+  payloadLines: readonly string[][],
+  requests: readonly HookRequest[],
+): Map<string, Record<string, unknown>[]> {
   const payloads = new Map<string, Record<string, unknown>[]>();
   const seen = new Set<string>();
   const offer = (line: string) => {
@@ -953,7 +990,7 @@ function allPayloads(dir: string, requests: readonly HookRequest[]): Map<string,
     const event = String(payload.hook_event_name);
     payloads.set(event, [...payloads.get(event) ?? [], payload]);
   };
-  if (existsSync(dir)) { for (const lines of hookPayloadLines(dir)) lines.forEach(offer); }
+  for (const lines of payloadLines) lines.forEach(offer);
   for (const request of requests) offer(request.body);
   // A tool event's firings in the order of the calls (the mock numbers its calls turn by turn).
   const callOrder = (payload: Record<string, unknown>) => String(payload.tool_use_id ?? "");
@@ -1030,7 +1067,10 @@ for (const agent of AGENTS) {
     let dir: string;
     let hookServer: MockModel;
     let base: string;
-    const missing = "missing" in agent.found
+    // A replaying leg runs no binary.
+    const missing = !RUNS_BINARIES
+      ? undefined
+      : "missing" in agent.found
       ? agent.found.missing
       : "missing" in isolated
       ? isolated.missing
@@ -1080,15 +1120,25 @@ for (const agent of AGENTS) {
       );
     }
 
-    /** Runs `scenario` through the binary and through the bridge, and compares the two. */
+    /**
+     * Runs `scenario` through the binary and through the bridge, and
+     * compares the two; records the binary's side instead, or compares the
+     * bridge with a recorded one (`DSH_AGENT_RUNS`).
+     */
     async function check(index: number, scenario: Scenario): Promise<void> {
       const caseDir = join(dir, `scenario-${index}`);
       for (const sub of ["binary", "bridge", "project", "home"]) mkdirSync(join(caseDir, sub), { recursive: true });
-      // The shell call touches this file; the MCP tool's call appends to it.
-      // A Write call writes its file under the project's src/ (where Write(src/**) reaches, and Edit(src/**) does not).
-      const marker = scenario.call === "write"
-        ? join(caseDir, "project", "src", "command-ran.txt")
-        : join(caseDir, "command-ran");
+      const key: RecordKey = { suite: "events", agent: agent.name, name: scenario.name, definition: scenario };
+      if (!RUNS_BINARIES) return await compare(scenario, caseDir, loadRecord<BinaryRecord>(key, caseDir));
+      const record = await runBinary(scenario, caseDir);
+      checkBinary(scenario, record);
+      if (AGENT_RUNS.mode === "record") return saveRecord(key, caseDir, record);
+      await compare(scenario, caseDir, record);
+    }
+
+    /** What the binary did with a scenario run in `caseDir`. */
+    async function runBinary(scenario: Scenario, caseDir: string): Promise<BinaryRecord> {
+      const marker = markerOf(scenario, caseDir);
       const mcpServer = scenario.call === "mcp"
         ? [process.execPath, ...scriptArgs(fileURLToPath(MCP_SERVER), [marker])]
         : undefined;
@@ -1145,13 +1195,16 @@ for (const agent of AGENTS) {
         hookReplies: repliesOf(scenario),
         dir: caseDir,
         ...(scenario.compact === true ? { firstTurnTokens: COMPACTING_TOKENS } : {}),
-        // The run ends only once the last call's async hook has recorded what it runs (the teardown's subject).
-        ...(hostPids
-          ? { pidNamespace: false, holdLastUntil: join(caseDir, "binary", `${scenario.watchTeardown}.pids`) }
-          : {}),
+        // The run ends only once the last call's async hook has recorded what it runs (the teardown's subject), and
+        // the background hooks it compares have logged.
+        holdLastUntil: [
+          ...(hostPids ? [join(caseDir, "binary", `${scenario.watchTeardown}.pids`)] : []),
+          ...(scenario.awaitRan ?? []).map((id) => join(caseDir, "binary", `${id}.jsonl`)),
+        ],
+        ...(hostPids ? { pidNamespace: false } : {}),
       });
       const everything = JSON.stringify(run.requests);
-      const binarySide: Side = {
+      const side: Side = {
         ran: [...commandHooksRan(join(caseDir, "binary")), ...run.hookRequests.map((request) => request.name)]
           .sort(),
         shown: markersIn(everything),
@@ -1162,22 +1215,39 @@ for (const agent of AGENTS) {
         // A namespace's pids name other processes here: not looked up, and never signalled.
         alive: hostPids ? await aliveIn(join(caseDir, "binary")) : [],
       };
+      return {
+        side,
+        code: run.code,
+        stderr: run.stderr,
+        payloadLines: hookPayloadLines(join(caseDir, "binary")),
+        hookRequests: run.hookRequests,
+        watched: hostPids ? readdirSync(join(caseDir, "binary")).filter((name) => name.endsWith(".pids")) : [],
+      };
+    }
+
+    /** What must hold of the binary's side for the comparison to measure what the scenario is for. */
+    function checkBinary(scenario: Scenario, { side: binarySide, code, stderr, watched }: BinaryRecord): void {
       const differs = agent.dialect === "codex" && scenario.codexLoadsNothing === true;
       const none = differs || (agent.dialect === "claude-code" && scenario.claudeCodeRunsNone === true);
       if (none) assert.deepEqual(binarySide.ran, [], `${agent.name} ran hooks of this file`);
-      else assert.ok(binarySide.ran.length > 0, `no hook ran in ${agent.name} (exit ${run.code}): ${run.stderr}`);
-      if (hostPids) {
-        const watched = readdirSync(join(caseDir, "binary")).filter((name) => name.endsWith(".pids"));
+      else assert.ok(binarySide.ran.length > 0, `no hook ran in ${agent.name} (exit ${code}): ${stderr}`);
+      if (scenario.watchTeardown !== undefined && agent.dialect === "claude-code") {
         assert.ok(watched.length > 0, `no hook of ${agent.name} was still running at the end to watch`);
       }
       for (const id of scenario.expectRan?.[agent.dialect] ?? []) {
-        assert.ok(binarySide.ran.includes(id), `${id} did not run in ${agent.name} (exit ${run.code}): ${run.stderr}`);
+        assert.ok(binarySide.ran.includes(id), `${id} did not run in ${agent.name} (exit ${code}): ${stderr}`);
       }
       const killed = scenario.killedAtOnce?.[agent.dialect] ?? [];
       if (killed.length > 0) {
         assert.ok(killed.some((id) => binarySide.ran.includes(id)), `none of ${killed} ran in ${agent.name}`);
       }
+    }
 
+    /** Runs `scenario` through the bridge in `caseDir`, and compares it with the binary's side. */
+    async function compare(scenario: Scenario, caseDir: string, record: BinaryRecord): Promise<void> {
+      checkBinary(scenario, record);
+      const binarySide = record.side;
+      const differs = agent.dialect === "codex" && scenario.codexLoadsNothing === true;
       // The bridge, event by event, in the order the binary meets them.
       const bridgeSettings = parseHookSettings(settingsOf(scenario, join(caseDir, "bridge"), base, agent.dialect), {
         dialect: agent.dialect,
@@ -1194,9 +1264,9 @@ for (const agent of AGENTS) {
       let compacting = true;
       // Where Codex ran nothing, the bridge is given payloads like Codex's (it runs the command hooks regardless).
       const firsts = differs
-        ? firstPayloads(join(caseDir, "bridge-witness"), [], codexLikePayloads(caseDir))
-        : firstPayloads(join(caseDir, "binary"), run.hookRequests);
-      const every = scenario.replayAll === true ? allPayloads(join(caseDir, "binary"), run.hookRequests) : undefined;
+        ? firstPayloads([], [], codexLikePayloads(caseDir))
+        : firstPayloads(record.payloadLines, record.hookRequests);
+      const every = scenario.replayAll === true ? allPayloads(record.payloadLines, record.hookRequests) : undefined;
       // The run's end: what its last events left in the background is cancelled then, as a harness's teardown does.
       const teardown = new AbortController();
       const left: Promise<unknown>[] = [];
@@ -1235,7 +1305,7 @@ for (const agent of AGENTS) {
       }
       // What the teardown ends must have been recorded first, or its check holds for nothing.
       const teardownHook = scenario.watchTeardown;
-      if (teardownHook !== undefined && existsSync(join(caseDir, "binary", `${teardownHook}.pids`))) {
+      if (teardownHook !== undefined && record.watched.includes(`${teardownHook}.pids`)) {
         const recorded = await appeared(join(caseDir, "bridge", `${teardownHook}.pids`), 10_000);
         assert.ok(recorded, `the bridge's ${teardownHook} did not record its processes before the teardown`);
       }

@@ -22,11 +22,13 @@ import {
   REQUIRE_AGENTS,
   runAgent,
 } from "./helpers/agents.ts";
+import { AGENT_RUNS, loadRecord, type RecordKey, RUNS_BINARIES, saveRecord } from "./helpers/agent_records.ts";
 import { freshDir, removeDir } from "./helpers/dirs.ts";
 
 const EVENTS = ["SessionStart", "UserPromptSubmit", "PreToolUse", "PostToolUse", "Stop"] as const;
-const claude = claudeCodeBinary();
-const jail = isolation();
+// A replaying leg runs no binary (tests/helpers/agent_records.ts).
+const claude = RUNS_BINARIES ? claudeCodeBinary() : { path: "" };
+const jail = RUNS_BINARIES ? isolation() : { bwrap: "" };
 const missing = "missing" in claude ? claude.missing : "missing" in jail ? jail.missing : false;
 if (missing && !REQUIRE_AGENTS) console.error(`\n*** HOOK PAYLOAD TESTS SKIPPED: ${missing} ***\n`);
 
@@ -46,12 +48,23 @@ describe(`hook payloads: what Claude Code ${CLAUDE_CODE_VERSION} sends`, { skip:
   let payloads: Map<string, Record<string, unknown>>;
   const prompt = "run the command";
 
+  const key: RecordKey = {
+    suite: "payloads",
+    agent: `Claude Code ${CLAUDE_CODE_VERSION}`,
+    name: "one Bash call",
+    definition: { EVENTS, prompt },
+  };
   before(async () => {
     if (!("path" in claude) || !("bwrap" in jail)) throw new Error(String(missing));
     dir = freshDir("dsh-hook-payloads-");
+    mkdirSync(join(dir, "project"));
+    if (!RUNS_BINARIES) {
+      payloads = new Map(loadRecord<[string, Record<string, unknown>][]>(key, dir));
+      return;
+    }
     const hooksDir = join(dir, "hooks");
     mkdirSync(hooksDir);
-    mkdirSync(join(dir, "project", ".claude"), { recursive: true });
+    mkdirSync(join(dir, "project", ".claude"));
     mkdirSync(join(dir, "home"));
     const hooks: Record<string, unknown> = {};
     for (const event of EVENTS) {
@@ -77,6 +90,7 @@ describe(`hook payloads: what Claude Code ${CLAUDE_CODE_VERSION} sends`, { skip:
         JSON.parse(readFileSync(join(hooksDir, `${event}.json`), "utf8")),
       ]),
     );
+    if (AGENT_RUNS.mode === "record") saveRecord(key, dir, [...payloads]);
   });
   after(() => {
     if (dir !== undefined) removeDir(dir);

@@ -79,12 +79,18 @@ export interface SetUpOptions {
  */
 export const COMPACTING_TOKENS = 990_000;
 
+/** The binaries, looked up (and installed) at first use: a replaying leg runs none. */
+let claudeCode: { path: string } | { missing: string } | undefined;
+let codex: { path: string } | { missing: string } | undefined;
+
 /** Claude Code and Codex, at the pinned versions. */
 export const AGENTS: readonly Agent[] = [
   {
     name: `Claude Code ${CLAUDE_CODE_VERSION}`,
     dialect: "claude-code",
-    found: claudeCodeBinary(),
+    get found() {
+      return claudeCode ??= claudeCodeBinary();
+    },
     call: (command) => ({ name: "Bash", input: { command, description: "touch" } }),
     mcpCall: (text) => ({ name: "mcp__memo__note", input: { text } }),
     subagentCalls: (prompt) => [{
@@ -114,7 +120,9 @@ export const AGENTS: readonly Agent[] = [
   {
     name: `Codex ${CODEX_VERSION}`,
     dialect: "codex",
-    found: codexBinary(),
+    get found() {
+      return codex ??= codexBinary();
+    },
     call: (command) => ({ name: "exec_command", input: { cmd: command } }),
     // Codex 0.169 offers an MCP server's tools as a namespace `mcp__<server>`; its hooks see `mcp__memo__note`.
     mcpCall: (text) => ({ name: "note", namespace: "mcp__memo", input: { text } }),
