@@ -19,19 +19,24 @@
  *    pointed at the package's own exports and `npm:` specifiers made bare,
  *    and runs `node --test` with each Node binary given.
  *
- * Usage: `deno run -A scripts/build_npm.ts [--test | --test-only] [--node <path>]…`
+ * Usage: `deno run -A scripts/build_npm.ts [--test | --test-only | --compile-tests] [--node <path>]… [--files a,b] [--skip a,b]`
  * - no flag: build the package only (`--no-test`, the 1.0 way to say it,
  *   is accepted and means the same);
  * - `--test`: build the package and the tests, and run the tests under Node;
+ * - `--compile-tests`: build the package and the tests, run nothing (CI
+ *   builds once, then checks the package and runs the legs on that build);
  * - `--test-only`: run the compiled tests of an earlier build, without
  *   building (for running one build on several Node versions);
  * - `--node <path>` (repeatable; default `node`; with `--test` or
  *   `--test-only`): the Node binaries to run the tests with, one after the
- *   other; every one runs even if an earlier one failed.
+ *   other; every one runs even if an earlier one failed;
+ * - `--files a.test.ts,b.test.ts` / `--skip …` (with `--test` or
+ *   `--test-only`): run only these test files of `tests/`, or all but these.
  *
  * @module
  */
 
+import { relative } from "node:path";
 import { compilePackage, createCompiler } from "./build/compile.ts";
 import { ignoreNotFound, listFiles } from "./build/files.ts";
 import { log } from "./build/log.ts";
@@ -40,14 +45,18 @@ import { isTypeScript, OUT_DIR, TESTS_DIR } from "./build/paths.ts";
 import { planBuild, readDenoConfig } from "./build/plan.ts";
 import { checkBuildIsCurrent, compileTests, runNodeTestsWithEach } from "./build/test.ts";
 
-/** What to do: build and test, only build, or only test an earlier build. */
-type BuildMode = "build-and-test" | "build" | "test-only";
+/** What to do: build and test, only build, build with the tests compiled, or only test an earlier build. */
+type BuildMode = "build-and-test" | "build" | "build-with-tests" | "test-only";
 
 /** The command-line options. */
 interface BuildArgs {
   mode: BuildMode;
   /** The Node binaries to test with, in order. */
   nodeBinaries: string[];
+  /** The test files to run (names in `tests/`); all when undefined. */
+  files?: string[];
+  /** The test files not to run (names in `tests/`). */
+  skip: string[];
 }
 
 /**
@@ -61,9 +70,10 @@ async function main(argv: string[]): Promise<number> {
   const config = await readDenoConfig();
   const testSources = args.mode === "build" ? [] : await listFiles(TESTS_DIR);
   const testRoots = testSources.filter(isTypeScript);
+  const toRun = selectTests(testRoots, args);
   if (args.mode === "test-only") {
     await checkBuildIsCurrent(testRoots);
-    return await runNodeTestsWithEach(testRoots, args.nodeBinaries);
+    return await runNodeTestsWithEach(toRun, args.nodeBinaries);
   }
   log(`building ${config.name}@${config.version} into npm/`);
 
@@ -77,11 +87,26 @@ async function main(argv: string[]): Promise<number> {
   if (args.mode === "build") return 0;
   if (!await compileTests(compiler, plan, testSources, packageFiles)) return 1;
   await installDependencies(plan);
-  return await runNodeTestsWithEach(testRoots, args.nodeBinaries);
+  if (args.mode === "build-with-tests") return 0;
+  return await runNodeTestsWithEach(toRun, args.nodeBinaries);
+}
+
+/**
+ * The test sources `--files` and `--skip` leave; a name that is no test
+ * file of `tests/` is an error, so a typo cannot quietly drop a file.
+ */
+function selectTests(testRoots: string[], args: BuildArgs): string[] {
+  const byName = new Map(testRoots.map((file) => [relative(TESTS_DIR, file), file]));
+  for (const name of [...args.files ?? [], ...args.skip]) {
+    if (!byName.has(name)) throw new Error(`--files/--skip: no test file tests/${name}`);
+  }
+  const wanted = args.files === undefined ? [...byName.keys()] : args.files;
+  return [...byName].filter(([name]) => wanted.includes(name) && !args.skip.includes(name)).map(([, file]) => file);
 }
 
 /** The usage line, for argument errors. */
-const USAGE = "usage: build_npm.ts [--test | --test-only] [--node <path>]...";
+const USAGE =
+  "usage: build_npm.ts [--test | --test-only | --compile-tests] [--node <path>]... [--files a,b] [--skip a,b]";
 
 /**
  * Reads `--test`, `--test-only`, `--no-test` (the default, accepted as it
@@ -92,6 +117,9 @@ const USAGE = "usage: build_npm.ts [--test | --test-only] [--node <path>]...";
 function parseArgs(argv: string[]): BuildArgs {
   let mode: BuildMode | undefined;
   const nodeBinaries: string[] = [];
+  let files: string[] | undefined;
+  const skip: string[] = [];
+  const list = (value: string) => value.split(",").filter((name) => name !== "");
   const setMode = (next: BuildMode) => {
     if (mode !== undefined && mode !== next) {
       throw new Error(`--test, --test-only and --no-test exclude each other; ${USAGE}`);
@@ -103,15 +131,24 @@ function parseArgs(argv: string[]): BuildArgs {
     if (arg === "--test") setMode("build-and-test");
     else if (arg === "--no-test") setMode("build");
     else if (arg === "--test-only") setMode("test-only");
+    else if (arg === "--compile-tests") setMode("build-with-tests");
+    else if (arg === "--files" && i + 1 < argv.length) files = [...files ?? [], ...list(argv[++i])];
+    else if (arg === "--skip" && i + 1 < argv.length) skip.push(...list(argv[++i]));
     else if (arg === "--node" && i + 1 < argv.length) nodeBinaries.push(argv[++i]);
     else if (arg.startsWith("--node=")) nodeBinaries.push(arg.slice("--node=".length));
     else throw new Error(`unknown argument ${JSON.stringify(arg)}; ${USAGE}`);
   }
   mode ??= "build";
-  if (mode === "build" && nodeBinaries.length > 0) {
-    throw new Error(`--node means nothing without --test or --test-only; ${USAGE}`);
+  const runs = mode === "build-and-test" || mode === "test-only";
+  if (!runs && (nodeBinaries.length > 0 || files !== undefined || skip.length > 0)) {
+    throw new Error(`--node, --files and --skip mean nothing without --test or --test-only; ${USAGE}`);
   }
-  return { mode, nodeBinaries: nodeBinaries.length > 0 ? nodeBinaries : ["node"] };
+  return {
+    mode,
+    nodeBinaries: nodeBinaries.length > 0 ? nodeBinaries : ["node"],
+    ...(files === undefined ? {} : { files }),
+    skip,
+  };
 }
 
 if (import.meta.main) {

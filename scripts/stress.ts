@@ -14,8 +14,10 @@
  * - rss and heap back near their baseline.
  *
  * Usage: `deno task stress [--seed N] [--count N] [--concurrency N] [--max-seconds N] [--first N] [--keep]
- * [--inject-faults] [--engine-floods N]`. `--engine-floods N` runs instead the SSH engine's tests with N floods
- * of 150 MB in a row (issue 20: each must leave the link and another owner's task alive; the suite runs two). Exits 1 when any check fails. The seed replays the same workload (`--first N` runs
+ * [--inject-faults] [--engine-floods N] [--release]`. `--engine-floods N` runs instead the SSH engine's tests with
+ * N floods of 150 MB in a row (issue 20: each must leave the link and another owner's task alive; the suite runs
+ * two). `--release` is the size for a release (docs/testing.md): the 2 000 commands, then 20 floods; CI runs 500
+ * commands, which still hold every kind of job. Exits 1 when any check fails. The seed replays the same workload (`--first N` runs
  * only the first N jobs of that plan); `--keep` keeps the run's temp directory (kept anyway on failure);
  * `--max-seconds` (default 600) aborts a hung run; `--inject-faults` plants a leaked process, an orphan
  * spill file and a leaked fd and passes only when the audit catches all three.
@@ -48,10 +50,15 @@ interface Args {
   first: number | undefined;
   /** Instead of the plan: the SSH engine's tests, with this many floods in a row. */
   engineFloods: number | undefined;
+  /** The release's size: the whole plan (2 000 commands), then {@linkcode RELEASE_FLOODS} floods. */
+  release: boolean;
 }
 
+/** How many SSH floods in a row a release run makes. */
+const RELEASE_FLOODS = 20;
+
 const USAGE = "usage: deno task stress [--seed N] [--count N] [--concurrency N] [--max-seconds N] [--first N] " +
-  "[--keep] [--inject-faults] [--engine-floods N]";
+  "[--keep] [--inject-faults] [--engine-floods N] [--release]";
 
 /** A mistake on the command line: one line on stderr and exit code 2, never a stack trace. */
 class UsageError extends Error {
@@ -73,6 +80,7 @@ function parseArgs(argv: string[]): Args | undefined {
     maxSeconds: 600,
     first: undefined,
     engineFloods: undefined,
+    release: false,
   };
   for (let i = 0; i < argv.length; i++) {
     const [flag, inline] = argv[i].split("=", 2);
@@ -95,6 +103,7 @@ function parseArgs(argv: string[]): Args | undefined {
     else if (flag === "--keep") args.keep = true;
     else if (flag === "--inject-faults") args.injectFaults = true;
     else if (flag === "--engine-floods") args.engineFloods = value();
+    else if (flag === "--release") args.release = true;
     else throw new UsageError(`unknown argument ${JSON.stringify(argv[i])}; ${USAGE}`);
   }
   return args;
@@ -343,7 +352,14 @@ async function main(): Promise<number> {
   }
   if (parsed === undefined) return 0;
   if (parsed.engineFloods !== undefined) return await engineFloods(parsed.engineFloods);
-  const args = parsed;
+  if (!parsed.release) return await runPlan(parsed);
+  const plan = await runPlan({ ...parsed, count: 2000 });
+  const floods = await engineFloods(RELEASE_FLOODS);
+  return plan === 0 && floods === 0 ? 0 : 1;
+}
+
+/** Runs the plan of `args.count` commands and the audit after it; the exit code. */
+async function runPlan(args: Args): Promise<number> {
   const started = performance.now();
   const gc = exposeGc();
   console.log(

@@ -12,15 +12,72 @@
  * packages `node@22`, `node@24` (…), installed once into
  * `node_modules/.cache/dsh-node/` (git-ignored).
  *
- * Usage: `deno run -A scripts/test_all.ts [--node-matrix | build_npm args…]`:
- * without `--node-matrix`, extra arguments (e.g. `--node <path>`) go to the
- * Node leg.
+ * With `--ci` (what `.ci/run` runs) each kind of evidence runs once:
+ * 1. the package and the compiled tests are built once (`build_npm.ts
+ *    --compile-tests`; `--prebuilt` when CI built them already);
+ * 2. the live step: the agent binaries, once, on Deno
+ *    (`DSH_AGENT_RUNS=record:<dir>`, `tests/helpers/agent_records.ts`): the
+ *    conformance suites' binary side is recorded, the MCP clients run;
+ * 3. the Deno leg and the Node 20 leg, beside each other, every test file
+ *    but the live-only ones, the conformance suites replaying what step 2
+ *    recorded (`DSH_AGENT_RUNS=replay:<dir>`): every leg checks the bridge
+ *    against the binaries of this same run;
+ * 4. Node 22 and 24, beside each other, the files whose behaviour can differ
+ *    between Node lines ({@linkcode NODE_LINE_TESTS}).
+ * Each leg's output is printed whole when it ends, with its ten slowest
+ * test files.
+ *
+ * Usage: `deno run -A scripts/test_all.ts [--node-matrix | --ci [--prebuilt] | --install-nodes | build_npm args…]`
+ * (`--install-nodes` only installs the Node lines of the matrix):
+ * without `--node-matrix` or `--ci`, extra arguments (e.g. `--node <path>`)
+ * go to the Node leg.
  *
  * @module
  */
 
 import * as path from "node:path";
 import { fileURLToPath } from "node:url";
+
+/**
+ * Test files that only drive the agent binaries (the library is the
+ * server they talk to): run once, in the live step, never by a leg.
+ */
+export function isLiveOnly(name: string): boolean {
+  return name === "mcp_clients.test.ts" || /^agents_.*\.test\.ts$/.test(name);
+}
+
+/** Test files whose binary side the live step records and every leg replays. */
+export const RECORDED_TESTS: readonly string[] = [
+  "conformance.test.ts",
+  "conformance_events.test.ts",
+  "hook_payloads.test.ts",
+];
+
+/**
+ * What can differ between Node lines, run on 22 and 24 besides 20: the
+ * adapter on child_process and its streams, stdin and output, the kill and
+ * exit paths, the terminal's native binding, the package's load and types
+ * (the README's samples), the CLI, the MCP server on stdio, fetch for http
+ * hooks.
+ */
+export const NODE_LINE_TESTS: readonly string[] = [
+  "abort_listeners.test.ts",
+  "adapter_handlers.test.ts",
+  "adapters.test.ts",
+  "cli.test.ts",
+  "exec.test.ts",
+  "hooks_http.test.ts",
+  "host_exit.test.ts",
+  "mcp.test.ts",
+  "output.test.ts",
+  "read_buffers.test.ts",
+  "readme.test.ts",
+  "spawn_failure.test.ts",
+  "stdin.test.ts",
+  "terminate.test.ts",
+  "tty.test.ts",
+  "watchdog.test.ts",
+];
 
 /** The repository root: this script lives in `<root>/scripts/`. */
 const ROOT = fileURLToPath(new URL("..", import.meta.url));
@@ -35,6 +92,10 @@ const NODE_CACHE_DIR = path.join(ROOT, "node_modules", ".cache", "dsh-node");
 interface Leg {
   name: string;
   args: string[];
+  /** Added to the leg's environment. */
+  env?: Record<string, string>;
+  /** Where the leg's per-file times are written (Deno's JUnit file, or the Node reporter's JSON). */
+  timings?: { kind: "junit" | "json"; file: string };
 }
 
 /** The outcome of one leg. */
@@ -166,26 +227,37 @@ function matrixLegs(nodes: MatrixNode[]): Leg[] {
   return result;
 }
 
+/** Where a leg's output goes: through at once, or kept and printed whole when the leg ends (legs side by side). */
+type Output = "through" | "whole";
+
 /**
- * Runs one leg with its output streamed through. A leg without arguments
- * stands for a Node line that could not be had, and fails.
+ * Runs one leg with its output streamed through, or kept until it ends. A
+ * leg without arguments stands for a Node line that could not be had, and
+ * fails.
  */
-async function runLeg(leg: Leg): Promise<LegResult> {
+async function runLeg(leg: Leg, output: Output = "through"): Promise<LegResult> {
+  const title = `\n=== test_all: ${leg.name} leg: deno ${leg.args.join(" ")} ===`;
   if (leg.args.length === 0) {
     console.log(`\n=== test_all: ${leg.name} leg: no node binary ===`);
     return { name: leg.name, code: 1, failures: [] };
   }
-  console.log(`\n=== test_all: ${leg.name} leg: deno ${leg.args.join(" ")} ===`);
+  const started = performance.now();
+  if (output === "through") console.log(title);
+  else console.log(`\n=== test_all: ${leg.name} leg started (its output follows when it ends) ===`);
   const child = new Deno.Command(Deno.execPath(), {
     args: leg.args,
     cwd: ROOT,
     stdin: "null",
     stdout: "piped",
     stderr: "piped",
+    ...(leg.env === undefined ? {} : { env: leg.env }),
   }).spawn();
   // One digest per stream: lines of the two interleave in chunks.
   const digests = [new FailureDigest(), new FailureDigest()];
-  const copies = [tee(child.stdout, Deno.stdout, digests[0]), tee(child.stderr, Deno.stderr, digests[1])];
+  const kept: Uint8Array[] = [];
+  const keep = { write: (chunk: Uint8Array) => (kept.push(chunk.slice()), Promise.resolve(chunk.length)) };
+  const [out, err] = output === "through" ? [Deno.stdout, Deno.stderr] : [keep, keep];
+  const copies = [tee(child.stdout, out, digests[0]), tee(child.stderr, err, digests[1])];
   const { code } = await child.status;
   // A process the leg leaked may still hold its pipes: the leg is over once its own process is, and what is
   // already written gets a bounded drain.
@@ -195,7 +267,63 @@ async function runLeg(leg: Leg): Promise<LegResult> {
   clearTimeout(timer);
   for (const copy of copies) copy.stop();
   for (const digest of digests) digest.end();
+  if (output === "whole") {
+    console.log(title);
+    for (const chunk of kept) await writeAll(Deno.stdout, chunk);
+  }
+  const seconds = (performance.now() - started) / 1000;
+  console.log(`\n=== test_all: ${leg.name} leg ended in ${seconds.toFixed(0)} s (exit code ${code}) ===`);
+  if (leg.timings !== undefined) printSlowest(leg.name, await fileTimes(leg.timings));
   return { name: leg.name, code, failures: digests.flatMap((digest) => digest.lines) };
+}
+
+/** Writes all of `chunk`. */
+async function writeAll(to: { write(chunk: Uint8Array): Promise<number> }, chunk: Uint8Array): Promise<void> {
+  for (let written = 0; written < chunk.length;) written += await to.write(chunk.subarray(written));
+}
+
+/** How many of a leg's slowest test files are printed. */
+const SLOWEST = 10;
+
+/**
+ * Each test file's time in seconds, from Deno's JUnit report (the sum of a
+ * file's top-level tests) or the Node reporter's JSON; empty when the file
+ * is missing or unreadable (a leg that died early), which is said.
+ */
+export function parseFileTimes(kind: "junit" | "json", text: string): Map<string, number> {
+  const times = new Map<string, number>();
+  if (kind === "json") {
+    for (const [file, ms] of Object.entries(JSON.parse(text) as Record<string, number>)) {
+      times.set(path.basename(file), ms / 1000);
+    }
+    return times;
+  }
+  for (const suite of text.matchAll(/<testsuite name="([^"]+)"[^>]*>([\s\S]*?)<\/testsuite>/g)) {
+    const name = suite[1];
+    if (!/\.test\.[cm]?[jt]s$/.test(name)) continue;
+    let total = 0;
+    for (const test of suite[2].matchAll(/<testcase [^>]*time="([\d.]+)"/g)) total += Number(test[1]);
+    times.set(path.basename(name), (times.get(path.basename(name)) ?? 0) + total);
+  }
+  return times;
+}
+
+/** Reads a leg's per-file times (see {@linkcode parseFileTimes}). */
+async function fileTimes(timings: NonNullable<Leg["timings"]>): Promise<Map<string, number>> {
+  try {
+    return parseFileTimes(timings.kind, await Deno.readTextFile(timings.file));
+  } catch (error) {
+    console.log(`test_all: no per-file times in ${timings.file}: ${error instanceof Error ? error.message : error}`);
+    return new Map();
+  }
+}
+
+/** Prints a leg's {@linkcode SLOWEST} slowest test files. */
+function printSlowest(leg: string, times: Map<string, number>): void {
+  if (times.size === 0) return;
+  const slowest = [...times].sort(([, a], [, b]) => b - a).slice(0, SLOWEST);
+  console.log(`test_all: ${leg} leg, the ${slowest.length} slowest test files:`);
+  for (const [file, seconds] of slowest) console.log(`  ${seconds.toFixed(1).padStart(7)} s  ${file}`);
 }
 
 /** How long a finished leg's output may take to drain before its pipes are left. */
@@ -220,7 +348,7 @@ function tee(
     while (true) {
       const { value, done } = await reader.read();
       if (done) return;
-      for (let written = 0; written < value.length;) written += await to.write(value.subarray(written));
+      await writeAll(to, value);
       digest.push(decoder.decode(value, { stream: true }));
     }
   })();
@@ -313,18 +441,120 @@ async function isFile(file: string): Promise<boolean> {
   return (await Deno.stat(file).catch(() => null))?.isFile ?? false;
 }
 
+/** The test files of `tests/`, by name. */
+async function testFiles(): Promise<string[]> {
+  const names: string[] = [];
+  for await (const entry of Deno.readDir(path.join(ROOT, "tests"))) {
+    if (entry.isFile && /\.test\.ts$/.test(entry.name)) names.push(entry.name);
+  }
+  return names.sort();
+}
+
+/**
+ * The CI plan (`--ci`), step by step: each step's legs run beside each
+ * other, and a step starts when the one before it has ended. The live step
+ * comes first: the legs replay what it recorded.
+ */
+async function ciSteps(records: string, work: string, prebuilt: boolean): Promise<Leg[][]> {
+  const files = await testFiles();
+  const live = files.filter((name) => isLiveOnly(name) || RECORDED_TESTS.includes(name));
+  const everyLeg = files.filter((name) => !isLiveOnly(name));
+  for (const name of [...RECORDED_TESTS, ...NODE_LINE_TESTS]) {
+    if (!files.includes(name)) throw new Error(`test_all: no test file tests/${name}`);
+  }
+  const nodes = await matrixNodes();
+  const nodeLeg = (node: MatrixNode, selection: string[]): Leg => {
+    const name = `node ${node.major} (${node.version})`;
+    if (node.binary === null) return { name, args: [] };
+    const timings = path.join(work, `node-${node.major}.json`);
+    return {
+      name,
+      args: ["run", "-A", "scripts/build_npm.ts", "--test-only", "--node", node.binary, ...selection],
+      env: { DSH_AGENT_RUNS: `replay:${records}`, DSH_TEST_TIMINGS: timings },
+      timings: { kind: "json", file: timings },
+    };
+  };
+  const [oldest, ...newer] = nodes;
+  const build: Leg[] = prebuilt
+    ? []
+    : [{ name: "build", args: ["run", "-A", "scripts/build_npm.ts", "--compile-tests"] }];
+  // `deno task check` type-checks the tests; a leg does not again (CI runs both).
+  const denoTest = (name: string, names: string[], env: Record<string, string>): Leg => ({
+    name,
+    args: [
+      "test",
+      "-A",
+      "--no-check",
+      `--junit-path=${path.join(work, `${name}.xml`)}`,
+      ...names.map((f) => `tests/${f}`),
+    ],
+    env,
+    timings: { kind: "junit", file: path.join(work, `${name}.xml`) },
+  });
+  return [
+    [denoTest("live", live, { DSH_AGENT_RUNS: `record:${records}` }), ...build],
+    [
+      denoTest("deno", everyLeg, { DSH_AGENT_RUNS: `replay:${records}` }),
+      nodeLeg(oldest, ["--skip", files.filter(isLiveOnly).join(",")]),
+    ],
+    newer.map((node) => nodeLeg(node, ["--files", NODE_LINE_TESTS.join(",")])),
+  ];
+}
+
+/**
+ * Tells whoever waits for the package (`.ci/run`'s package checks, beside
+ * the tests) that it was built, or not: `ok` or `failed` into the file
+ * `DSH_CI_BUILD_DONE` names, when it names one.
+ */
+async function announceBuild(build: LegResult | undefined): Promise<void> {
+  const file = Deno.env.get("DSH_CI_BUILD_DONE");
+  if (file === undefined || file === "") return;
+  await Deno.writeTextFile(file, build === undefined || build.code === 0 ? "ok\n" : "failed\n");
+}
+
 /**
  * Runs every leg, prints the verdicts and returns the exit code.
  */
 async function main(args: string[]): Promise<number> {
+  if (args.length === 1 && args[0] === "--install-nodes") {
+    // Before anything runs beside anything else: two installs into one folder would trip on each other.
+    const nodes = await matrixNodes();
+    for (const node of nodes) console.log(`node ${node.major}: ${node.binary ?? "none"} (${node.version})`);
+    return nodes.every((node) => node.binary !== null) ? 0 : 1;
+  }
   const matrix = args.includes("--node-matrix");
+  const ci = args.includes("--ci");
   if (matrix && args.length > 1) {
     console.error("test_all: --node-matrix takes no other argument");
     return 2;
   }
-  const plan = matrix ? matrixLegs(await matrixNodes()) : legs(args);
+  if (ci && args.some((arg) => arg !== "--ci" && arg !== "--prebuilt")) {
+    console.error("test_all: --ci takes no argument but --prebuilt");
+    return 2;
+  }
   const results: LegResult[] = [];
-  for (const leg of plan) results.push(await runLeg(leg));
+  if (ci) {
+    const work = await Deno.makeTempDir({ prefix: "dsh-test-all-" });
+    try {
+      const records = path.join(work, "records");
+      const [first, ...rest] = await ciSteps(records, work, args.includes("--prebuilt"));
+      const ended = await Promise.all(first.map((leg) => runLeg(leg, first.length > 1 ? "whole" : "through")));
+      results.push(...ended);
+      await announceBuild(ended.find((result) => result.name === "build"));
+      // Without the package the legs would only fail for that; a failed live case fails its replaying cases too.
+      if (ended.every((result) => result.name !== "build" || result.code === 0)) {
+        for (const step of rest) {
+          const output: Output = step.length > 1 ? "whole" : "through";
+          results.push(...await Promise.all(step.map((leg) => runLeg(leg, output))));
+        }
+      }
+    } finally {
+      await Deno.remove(work, { recursive: true });
+    }
+  } else {
+    const plan = matrix ? matrixLegs(await matrixNodes()) : legs(args);
+    for (const leg of plan) results.push(await runLeg(leg));
+  }
   printVerdicts(results);
   return results.every((result) => result.code === 0) ? 0 : 1;
 }

@@ -27,7 +27,15 @@ import {
   parseHookSettings,
 } from "../src/hooks/mod.ts";
 import { isolation, REQUIRE_AGENTS, runAgent } from "./helpers/agents.ts";
-import { AGENT_RUNS, loadRecord, type RecordKey, RUNS_BINARIES, saveRecord } from "./helpers/agent_records.ts";
+import {
+  AGENT_RUNS,
+  loadRecord,
+  pool,
+  RECORD_CONCURRENCY,
+  type RecordKey,
+  RUNS_BINARIES,
+  saveRecord,
+} from "./helpers/agent_records.ts";
 import { type Agent, AGENTS, reportCase } from "./helpers/conformance.ts";
 import { shQuote } from "./helpers/bash.ts";
 import { freshDir, removeDir } from "./helpers/dirs.ts";
@@ -309,9 +317,19 @@ for (const agent of AGENTS) {
       : "missing" in isolated
       ? isolated.missing
       : undefined;
+    /** While the live step records: every case, started before its turn, {@linkcode RECORD_CONCURRENCY} at a time. */
+    const early = new Map<number, Promise<void>>();
     before(() => {
       dir = freshDir("dsh-conformance-");
       shell = createLocalShell({ graceMs: 500 });
+      if (missing !== undefined || AGENT_RUNS.mode !== "record") return;
+      const next = pool(RECORD_CONCURRENCY);
+      for (const [index, testCase] of CASES.entries()) {
+        const running = next(() => runCase(index, testCase));
+        // Awaited by its own `it`; until then a failure must not count as unhandled.
+        running.catch(() => {});
+        early.set(index, running);
+      }
     });
     after(async () => {
       await shell?.close();
@@ -323,62 +341,65 @@ for (const agent of AGENTS) {
     });
 
     for (const [index, testCase] of CASES.entries()) {
-      it(testCase.name, { skip: missing ?? false }, async () => {
-        const caseDir = join(dir, `case-${index}`);
-        mkdirSync(caseDir);
-        const key: RecordKey = { suite: "PreToolUse", agent: agent.name, name: testCase.name, definition: testCase };
-        let ran: BinaryRun;
-        if (RUNS_BINARIES) {
-          const binary = (agent.found as { path: string }).path;
-          ran = await runBinary((isolated as { bwrap: string }).bwrap, agent, binary, testCase, caseDir);
-          if (AGENT_RUNS.mode === "record") return saveRecord(key, caseDir, ran);
-        } else {
-          ran = loadRecord<BinaryRun>(key, caseDir);
-          mkdirSync(join(caseDir, "project"));
-        }
-        // The payload the binary gave its first hook that ran, or one like it when none ran (the bridge must run
-        // none then either).
-        const payload = ran.payloads[0]?.[1] ?? {
-          session_id: "none-ran",
-          cwd: join(caseDir, "project"),
-          hook_event_name: "PreToolUse",
-          tool_name: "Bash",
-          tool_input: { command: `touch ${shQuote(join(caseDir, "command-ran"))}` },
-          tool_use_id: "toolu_mock_1",
-        };
-        const bridge = await runBridge(shell, agent.dialect, testCase, caseDir, payload);
-        // The documented difference: Codex ran nothing and let the call run; the bridge runs the hooks (and warns).
-        const differs = agent.dialect === "codex" && testCase.codexLoadsNothing === true;
-        const warned = bridge.warnings.some((warning) => /loads no hook of this file/.test(warning.message));
-        reportCase({
-          suite: "PreToolUse",
-          agent: agent.name,
-          case: testCase.name,
-          binary: { ...ran.outcome, shown: ran.shown },
-          bridge: { ...bridge.outcome, reasons: bridge.result.reasons },
-          matches: differs
-            ? ran.outcome.ran.length === 0 && !ran.outcome.blocked && warned
-            : isDeepStrictEqual(bridge.outcome, ran.outcome) &&
-              bridge.result.reasons.every((reason) => ran.shown.includes(reason.trim())),
-        });
-        if (differs) {
-          assert.deepEqual(ran.outcome.ran, [], `${agent.name} ran a hook of the file`);
-          assert.equal(ran.outcome.blocked, false);
-          assert.ok(warned, "the bridge did not warn of the difference");
-          return;
-        }
-        assert.deepEqual(bridge.outcome, ran.outcome, `the bridge decided otherwise; the model saw ${ran.shown}`);
-        // An inline hook that ran noted its shell: the comparison above is not of two missing notes.
-        for (const index of ran.outcome.ran) {
-          if (testCase.hooks[index].language === "inline") {
-            assert.match(ran.outcome.shells[index] ?? "", /^(bash|posix)\n/);
-          }
-        }
-        // What the model is shown carries every reason the bridge reports, and none the binary dropped.
-        for (const reason of bridge.result.reasons) {
-          assert.ok(ran.shown.includes(reason.trim()), `${JSON.stringify(reason)} not in ${JSON.stringify(ran.shown)}`);
-        }
+      it(testCase.name, { skip: missing ?? false }, () => early.get(index) ?? runCase(index, testCase));
+    }
+
+    /** Runs a case through the binary and the bridge (or records, or replays, the binary's side) and compares. */
+    async function runCase(index: number, testCase: Case): Promise<void> {
+      const caseDir = join(dir, `case-${index}`);
+      mkdirSync(caseDir);
+      const key: RecordKey = { suite: "PreToolUse", agent: agent.name, name: testCase.name, definition: testCase };
+      let ran: BinaryRun;
+      if (RUNS_BINARIES) {
+        const binary = (agent.found as { path: string }).path;
+        ran = await runBinary((isolated as { bwrap: string }).bwrap, agent, binary, testCase, caseDir);
+        if (AGENT_RUNS.mode === "record") return saveRecord(key, caseDir, ran);
+      } else {
+        ran = loadRecord<BinaryRun>(key, caseDir);
+        mkdirSync(join(caseDir, "project"));
+      }
+      // The payload the binary gave its first hook that ran, or one like it when none ran (the bridge must run
+      // none then either).
+      const payload = ran.payloads[0]?.[1] ?? {
+        session_id: "none-ran",
+        cwd: join(caseDir, "project"),
+        hook_event_name: "PreToolUse",
+        tool_name: "Bash",
+        tool_input: { command: `touch ${shQuote(join(caseDir, "command-ran"))}` },
+        tool_use_id: "toolu_mock_1",
+      };
+      const bridge = await runBridge(shell, agent.dialect, testCase, caseDir, payload);
+      // The documented difference: Codex ran nothing and let the call run; the bridge runs the hooks (and warns).
+      const differs = agent.dialect === "codex" && testCase.codexLoadsNothing === true;
+      const warned = bridge.warnings.some((warning) => /loads no hook of this file/.test(warning.message));
+      reportCase({
+        suite: "PreToolUse",
+        agent: agent.name,
+        case: testCase.name,
+        binary: { ...ran.outcome, shown: ran.shown },
+        bridge: { ...bridge.outcome, reasons: bridge.result.reasons },
+        matches: differs
+          ? ran.outcome.ran.length === 0 && !ran.outcome.blocked && warned
+          : isDeepStrictEqual(bridge.outcome, ran.outcome) &&
+            bridge.result.reasons.every((reason) => ran.shown.includes(reason.trim())),
       });
+      if (differs) {
+        assert.deepEqual(ran.outcome.ran, [], `${agent.name} ran a hook of the file`);
+        assert.equal(ran.outcome.blocked, false);
+        assert.ok(warned, "the bridge did not warn of the difference");
+        return;
+      }
+      assert.deepEqual(bridge.outcome, ran.outcome, `the bridge decided otherwise; the model saw ${ran.shown}`);
+      // An inline hook that ran noted its shell: the comparison above is not of two missing notes.
+      for (const index of ran.outcome.ran) {
+        if (testCase.hooks[index].language === "inline") {
+          assert.match(ran.outcome.shells[index] ?? "", /^(bash|posix)\n/);
+        }
+      }
+      // What the model is shown carries every reason the bridge reports, and none the binary dropped.
+      for (const reason of bridge.result.reasons) {
+        assert.ok(ran.shown.includes(reason.trim()), `${JSON.stringify(reason)} not in ${JSON.stringify(ran.shown)}`);
+      }
     }
   });
 }

@@ -33,7 +33,15 @@ import { isDeepStrictEqual } from "node:util";
 import { createLocalShell, type Shell } from "../mod.ts";
 import { dispatchHookEvent, type HookDispatchResult, parseHookSettings } from "../src/hooks/mod.ts";
 import { isolation, REQUIRE_AGENTS, runAgent } from "./helpers/agents.ts";
-import { AGENT_RUNS, loadRecord, type RecordKey, RUNS_BINARIES, saveRecord } from "./helpers/agent_records.ts";
+import {
+  AGENT_RUNS,
+  loadRecord,
+  pool,
+  RECORD_CONCURRENCY,
+  type RecordKey,
+  RUNS_BINARIES,
+  saveRecord,
+} from "./helpers/agent_records.ts";
 import { shQuote } from "./helpers/bash.ts";
 import { type AgentDialect, AGENTS, COMPACTING_TOKENS, reportCase } from "./helpers/conformance.ts";
 import { freshDir, removeDir } from "./helpers/dirs.ts";
@@ -1075,8 +1083,27 @@ for (const agent of AGENTS) {
       : "missing" in isolated
       ? isolated.missing
       : undefined;
-    /** The slow scenarios, started before the others and run beside them; each `it` awaits its own. */
+    /**
+     * The scenarios started before their turn, each `it` awaiting its own:
+     * the slow ones, run beside the others; while the live step records,
+     * every one, {@linkcode RECORD_CONCURRENCY} at a time (without the
+     * bridge's side, two of which would share the hook server's listener).
+     */
     const early = new Map<number, Promise<void>>();
+    /** Why `scenario` does not run here, if it does not. */
+    const skipOf = (scenario: Scenario): string | undefined => {
+      const notHere = agent.dialect !== "codex"
+        ? undefined
+        : scenario.permissionMode !== undefined
+        ? "codex exec runs with approvals bypassed here: it asks for no permission"
+        : scenario.call === "write"
+        ? "Codex has no if rules (nor a Write tool)"
+        : scenario.call === "if-forms"
+        ? "Codex has no if rules (nor a WebFetch tool)"
+        : undefined;
+      const unwanted = ONLY !== undefined && !scenario.name.includes(ONLY) ? `not ${ONLY}` : undefined;
+      return missing ?? notHere ?? unwanted;
+    };
     before(async () => {
       dir = freshDir("dsh-conformance-events-");
       shell = createLocalShell({ graceMs: 500 });
@@ -1084,9 +1111,13 @@ for (const agent of AGENTS) {
       hookServer = new MockModel({ name: "none", input: {} }, "anthropic", replies);
       base = await hookServer.start();
       if (missing !== undefined) return;
-      for (const [index, scenario] of SCENARIOS.entries()) {
-        if (scenario.slow !== true || (ONLY !== undefined && !scenario.name.includes(ONLY))) continue;
-        const running = check(index, scenario);
+      const recording = AGENT_RUNS.mode === "record";
+      const next = pool(RECORD_CONCURRENCY);
+      // The slow ones first: they take the longest.
+      const order = [...SCENARIOS.entries()].sort(([, a], [, b]) => Number(b.slow === true) - Number(a.slow === true));
+      for (const [index, scenario] of order) {
+        if (skipOf(scenario) !== undefined || (scenario.slow !== true && !recording)) continue;
+        const running = recording ? next(() => check(index, scenario)) : check(index, scenario);
         // Awaited by its own `it`; until then a failure must not count as unhandled.
         running.catch(() => {});
         early.set(index, running);
@@ -1103,21 +1134,7 @@ for (const agent of AGENTS) {
     });
 
     for (const [index, scenario] of SCENARIOS.entries()) {
-      const notHere = agent.dialect !== "codex"
-        ? undefined
-        : scenario.permissionMode !== undefined
-        ? "codex exec runs with approvals bypassed here: it asks for no permission"
-        : scenario.call === "write"
-        ? "Codex has no if rules (nor a Write tool)"
-        : scenario.call === "if-forms"
-        ? "Codex has no if rules (nor a WebFetch tool)"
-        : undefined;
-      const unwanted = ONLY !== undefined && !scenario.name.includes(ONLY) ? `not ${ONLY}` : undefined;
-      it(
-        scenario.name,
-        { skip: missing ?? notHere ?? unwanted ?? false },
-        () => early.get(index) ?? check(index, scenario),
-      );
+      it(scenario.name, { skip: skipOf(scenario) ?? false }, () => early.get(index) ?? check(index, scenario));
     }
 
     /**

@@ -53,6 +53,7 @@ import { exitOf } from "./helpers/fixture.ts";
 import { runningWithEnv } from "./helpers/proc.ts";
 import { IS_DENO, scriptArgs } from "./helpers/runtime.ts";
 import { appeared, eventually } from "./helpers/wait.ts";
+import { sized } from "./helpers/sizes.ts";
 
 const REQUIRED = process.env.DSH_REQUIRE_ENGINES === "1";
 const dockerMissing = dockerUnavailable();
@@ -64,10 +65,10 @@ for (const missing of [dockerMissing, sshMissing]) {
 /** The grace every shell here uses: the no-orphans budget is this + 5 s. */
 const GRACE_MS = 500;
 /**
- * How many 150 MB floods the SSH flood test runs in a row: two here, twenty in `deno task stress --engine-floods 20`
- * (DSH_ENGINE_FLOODS=20).
+ * How many 150 MB floods the SSH flood test runs in a row: two here, twenty at the release's sizes
+ * (`DSH_RELEASE_SIZES=1`) and in `deno task stress --engine-floods 20` (DSH_ENGINE_FLOODS=20).
  */
-const FLOODS = Number(process.env.DSH_ENGINE_FLOODS ?? 2);
+const FLOODS = Number(process.env.DSH_ENGINE_FLOODS ?? sized(2, 20));
 /** The marker variable the tests give commands, to find their processes anywhere on this kernel. */
 const MARK = "DSH_TEST_MARK";
 

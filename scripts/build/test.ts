@@ -174,8 +174,16 @@ async function runNodeTests(testRoots: string[], given: string): Promise<NodeRun
   }
   // Node 20's --test takes no globs, so the files are listed.
   log(`node ${version} (${binary}): running ${testFiles.length} test files with --test`);
+  // DSH_TEST_TIMINGS: a file for each test file's time (scripts/test_timings.mjs), beside the usual output.
+  const timings = Deno.env.get("DSH_TEST_TIMINGS");
+  const reporters = timings === undefined || timings === "" ? [] : [
+    "--test-reporter=spec",
+    "--test-reporter-destination=stdout",
+    `--test-reporter=${path.join(ROOT, "scripts", "test_timings.mjs")}`,
+    `--test-reporter-destination=${timings}`,
+  ];
   const { code } = await new Deno.Command(binary, {
-    args: ["--test", ...testFiles],
+    args: ["--test", ...reporters, ...testFiles],
     cwd: OUT_DIR,
     stdin: "null",
     stdout: "inherit",

@@ -137,3 +137,28 @@ export function loadRecord<T>(key: RecordKey, caseDir: string): T {
 function jsonText(text: string): string {
   return JSON.stringify(text).slice(1, -1);
 }
+
+/**
+ * How many cases the live step runs at once while it records: a binary's
+ * run mostly waits (on the mock, on its hooks, on its own shutdown), and
+ * each runs in a namespace and directory of its own.
+ */
+export const RECORD_CONCURRENCY = 3;
+
+/** Runs the functions given to it at most `limit` at a time, in the order given. */
+export function pool(limit: number): <T>(run: () => Promise<T>) => Promise<T> {
+  let active = 0;
+  const waiting: (() => void)[] = [];
+  return async <T>(run: () => Promise<T>): Promise<T> => {
+    // A freed slot is handed to the first waiter, never counted free in between.
+    if (active < limit) active++;
+    else await new Promise<void>((resolve) => waiting.push(resolve));
+    try {
+      return await run();
+    } finally {
+      const next = waiting.shift();
+      if (next === undefined) active--;
+      else next();
+    }
+  };
+}
