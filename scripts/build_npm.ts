@@ -31,7 +31,8 @@
  *   `--test-only`): the Node binaries to run the tests with, one after the
  *   other; every one runs even if an earlier one failed;
  * - `--files a.test.ts,b.test.ts` / `--skip …` (with `--test` or
- *   `--test-only`): run only these test files of `tests/`, or all but these.
+ *   `--test-only`): run only these test files of `tests/`, in this order,
+ *   or all but these.
  *
  * @module
  */
@@ -100,8 +101,9 @@ function selectTests(testRoots: string[], args: BuildArgs): string[] {
   for (const name of [...args.files ?? [], ...args.skip]) {
     if (!byName.has(name)) throw new Error(`--files/--skip: no test file tests/${name}`);
   }
-  const wanted = args.files === undefined ? [...byName.keys()] : args.files;
-  return [...byName].filter(([name]) => wanted.includes(name) && !args.skip.includes(name)).map(([, file]) => file);
+  // In the order `--files` gives (CI puts the files that wait for the live step last), else by name.
+  const wanted = args.files ?? [...byName.keys()];
+  return wanted.filter((name) => !args.skip.includes(name)).map((name) => byName.get(name) as string);
 }
 
 /** The usage line, for argument errors. */

@@ -16,8 +16,8 @@
  * Usage: `deno task stress [--seed N] [--count N] [--concurrency N] [--max-seconds N] [--first N] [--keep]
  * [--inject-faults] [--engine-floods N] [--release]`. `--engine-floods N` runs instead the SSH engine's tests with
  * N floods of 150 MB in a row (issue 20: each must leave the link and another owner's task alive; the suite runs
- * two). `--release` is the size for a release (docs/testing.md): the 2 000 commands, then 20 floods; CI runs 500
- * commands, which still hold every kind of job. Exits 1 when any check fails. The seed replays the same workload (`--first N` runs
+ * two). `--release` is the size for a release (docs/testing.md): the 2 000 commands, then 20 floods (CI runs the
+ * 2 000 commands; its floods are the suite's two). Exits 1 when any check fails. The seed replays the same workload (`--first N` runs
  * only the first N jobs of that plan); `--keep` keeps the run's temp directory (kept anyway on failure);
  * `--max-seconds` (default 600) aborts a hung run; `--inject-faults` plants a leaked process, an orphan
  * spill file and a leaked fd and passes only when the audit catches all three.

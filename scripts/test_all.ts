@@ -12,18 +12,20 @@
  * packages `node@22`, `node@24` (…), installed once into
  * `node_modules/.cache/dsh-node/` (git-ignored).
  *
- * With `--ci` (what `.ci/run` runs) each kind of evidence runs once:
- * 1. the package and the compiled tests are built once (`build_npm.ts
- *    --compile-tests`; `--prebuilt` when CI built them already);
- * 2. the live step: the agent binaries, once, on Deno
- *    (`DSH_AGENT_RUNS=record:<dir>`, `tests/helpers/agent_records.ts`): the
- *    conformance suites' binary side is recorded, the MCP clients run;
- * 3. the Deno leg and the Node 20 leg, beside each other, every test file
- *    but the live-only ones, the conformance suites replaying what step 2
- *    recorded (`DSH_AGENT_RUNS=replay:<dir>`): every leg checks the bridge
- *    against the binaries of this same run;
- * 4. Node 22 and 24, beside each other, the files whose behaviour can differ
- *    between Node lines ({@linkcode NODE_LINE_TESTS}).
+ * With `--ci` (what `.ci/run` runs) each kind of evidence runs once, legs
+ * beside each other where nothing orders them:
+ * - the live step: the agent binaries, once, on Deno
+ *   (`DSH_AGENT_RUNS=record:<dir>`, `tests/helpers/agent_records.ts`): the
+ *   conformance suites' binary side is recorded, the MCP clients run;
+ * - beside it, the package and the compiled tests, built once
+ *   (`build_npm.ts --compile-tests`; `--prebuilt` when built already);
+ * - beside both, the Deno leg, and once the package is built the Node 20
+ *   leg: every test file but the live-only ones, the conformance suites last,
+ *   replaying what the live step recorded (`DSH_AGENT_RUNS=replay:<dir>`,
+ *   each case waiting for its record): every leg checks the bridge against
+ *   the binaries of this same run;
+ * - then Node 22 and 24, beside each other, the files whose behaviour can
+ *   differ between Node lines ({@linkcode NODE_LINE_TESTS}).
  * Each leg's output is printed whole when it ends, with its ten slowest
  * test files.
  *
@@ -37,6 +39,7 @@
 
 import * as path from "node:path";
 import { fileURLToPath } from "node:url";
+import { LIVE_DONE } from "../tests/helpers/agent_records.ts";
 
 /**
  * Test files that only drive the agent binaries (the library is the
@@ -450,18 +453,31 @@ async function testFiles(): Promise<string[]> {
   return names.sort();
 }
 
+/** The legs of the CI plan (`--ci`), and the live step's record directory. */
+interface CiPlan {
+  readonly live: Leg;
+  readonly build: Leg | undefined;
+  readonly deno: Leg;
+  readonly node: Leg;
+  readonly nodeLines: Leg[];
+}
+
 /**
- * The CI plan (`--ci`), step by step: each step's legs run beside each
- * other, and a step starts when the one before it has ended. The live step
- * comes first: the legs replay what it recorded.
+ * The CI plan's legs: the live step; the build (unless `prebuilt`); the
+ * Deno and the oldest Node line's legs, every file but the live-only ones,
+ * those that replay the live step last (they wait for its records); the
+ * newer Node lines' legs, what can differ between lines.
  */
-async function ciSteps(records: string, work: string, prebuilt: boolean): Promise<Leg[][]> {
+async function ciPlan(records: string, work: string, prebuilt: boolean): Promise<CiPlan> {
   const files = await testFiles();
-  const live = files.filter((name) => isLiveOnly(name) || RECORDED_TESTS.includes(name));
-  const everyLeg = files.filter((name) => !isLiveOnly(name));
   for (const name of [...RECORDED_TESTS, ...NODE_LINE_TESTS]) {
     if (!files.includes(name)) throw new Error(`test_all: no test file tests/${name}`);
   }
+  const live = files.filter((name) => isLiveOnly(name) || RECORDED_TESTS.includes(name));
+  const everyLeg = [
+    ...files.filter((name) => !isLiveOnly(name) && !RECORDED_TESTS.includes(name)),
+    ...RECORDED_TESTS,
+  ];
   const nodes = await matrixNodes();
   const nodeLeg = (node: MatrixNode, selection: string[]): Leg => {
     const name = `node ${node.major} (${node.version})`;
@@ -469,15 +485,11 @@ async function ciSteps(records: string, work: string, prebuilt: boolean): Promis
     const timings = path.join(work, `node-${node.major}.json`);
     return {
       name,
-      args: ["run", "-A", "scripts/build_npm.ts", "--test-only", "--node", node.binary, ...selection],
+      args: ["run", "-A", "scripts/build_npm.ts", "--test-only", "--node", node.binary, "--files", selection.join(",")],
       env: { DSH_AGENT_RUNS: `replay:${records}`, DSH_TEST_TIMINGS: timings },
       timings: { kind: "json", file: timings },
     };
   };
-  const [oldest, ...newer] = nodes;
-  const build: Leg[] = prebuilt
-    ? []
-    : [{ name: "build", args: ["run", "-A", "scripts/build_npm.ts", "--compile-tests"] }];
   // `deno task check` type-checks the tests; a leg does not again (CI runs both).
   const denoTest = (name: string, names: string[], env: Record<string, string>): Leg => ({
     name,
@@ -491,14 +503,41 @@ async function ciSteps(records: string, work: string, prebuilt: boolean): Promis
     env,
     timings: { kind: "junit", file: path.join(work, `${name}.xml`) },
   });
-  return [
-    [denoTest("live", live, { DSH_AGENT_RUNS: `record:${records}` }), ...build],
-    [
-      denoTest("deno", everyLeg, { DSH_AGENT_RUNS: `replay:${records}` }),
-      nodeLeg(oldest, ["--skip", files.filter(isLiveOnly).join(",")]),
-    ],
-    newer.map((node) => nodeLeg(node, ["--files", NODE_LINE_TESTS.join(",")])),
-  ];
+  const [oldest, ...newer] = nodes;
+  return {
+    live: denoTest("live", live, { DSH_AGENT_RUNS: `record:${records}` }),
+    build: prebuilt ? undefined : { name: "build", args: ["run", "-A", "scripts/build_npm.ts", "--compile-tests"] },
+    deno: denoTest("deno", everyLeg, { DSH_AGENT_RUNS: `replay:${records}` }),
+    node: nodeLeg(oldest, everyLeg),
+    nodeLines: newer.map((node) => nodeLeg(node, [...NODE_LINE_TESTS])),
+  };
+}
+
+/**
+ * Runs the CI plan: the live step, the build and the Deno leg at once; the
+ * oldest Node line's leg once the build is there; the newer lines once the
+ * Deno and Node legs have ended. A leg's output is printed whole when it
+ * ends. The live step's end is written to `<records>/done` (whatever its
+ * outcome), which the replaying cases wait for when their record is not
+ * there.
+ */
+async function runCi(plan: CiPlan, records: string): Promise<LegResult[]> {
+  const live = runLeg(plan.live, "whole").finally(async () => {
+    await Deno.mkdir(records, { recursive: true });
+    await Deno.writeTextFile(path.join(records, LIVE_DONE), "");
+  });
+  const build = plan.build === undefined ? undefined : runLeg(plan.build, "whole");
+  const built = (async () => {
+    const result = await build;
+    await announceBuild(result);
+    return result === undefined || result.code === 0;
+  })();
+  const deno = runLeg(plan.deno, "whole");
+  // Without the package, the Node legs would only fail for that.
+  const node = built.then((ok) => ok ? runLeg(plan.node, "whole") : undefined);
+  const first = await Promise.all([live, build, deno, node]);
+  const lines = await built ? await Promise.all(plan.nodeLines.map((leg) => runLeg(leg, "whole"))) : [];
+  return [...first, ...lines].filter((result) => result !== undefined);
 }
 
 /**
@@ -537,17 +576,7 @@ async function main(args: string[]): Promise<number> {
     const work = await Deno.makeTempDir({ prefix: "dsh-test-all-" });
     try {
       const records = path.join(work, "records");
-      const [first, ...rest] = await ciSteps(records, work, args.includes("--prebuilt"));
-      const ended = await Promise.all(first.map((leg) => runLeg(leg, first.length > 1 ? "whole" : "through")));
-      results.push(...ended);
-      await announceBuild(ended.find((result) => result.name === "build"));
-      // Without the package the legs would only fail for that; a failed live case fails its replaying cases too.
-      if (ended.every((result) => result.name !== "build" || result.code === 0)) {
-        for (const step of rest) {
-          const output: Output = step.length > 1 ? "whole" : "through";
-          results.push(...await Promise.all(step.map((leg) => runLeg(leg, output))));
-        }
-      }
+      results.push(...await runCi(await ciPlan(records, work, args.includes("--prebuilt")), records));
     } finally {
       await Deno.remove(work, { recursive: true });
     }

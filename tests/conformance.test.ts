@@ -355,7 +355,7 @@ for (const agent of AGENTS) {
         ran = await runBinary((isolated as { bwrap: string }).bwrap, agent, binary, testCase, caseDir);
         if (AGENT_RUNS.mode === "record") return saveRecord(key, caseDir, ran);
       } else {
-        ran = loadRecord<BinaryRun>(key, caseDir);
+        ran = await loadRecord<BinaryRun>(key, caseDir);
         mkdirSync(join(caseDir, "project"));
       }
       // The payload the binary gave its first hook that ran, or one like it when none ran (the bridge must run

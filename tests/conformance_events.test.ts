@@ -1146,7 +1146,7 @@ for (const agent of AGENTS) {
       const caseDir = join(dir, `scenario-${index}`);
       for (const sub of ["binary", "bridge", "project", "home"]) mkdirSync(join(caseDir, sub), { recursive: true });
       const key: RecordKey = { suite: "events", agent: agent.name, name: scenario.name, definition: scenario };
-      if (!RUNS_BINARIES) return await compare(scenario, caseDir, loadRecord<BinaryRecord>(key, caseDir));
+      if (!RUNS_BINARIES) return await compare(scenario, caseDir, await loadRecord<BinaryRecord>(key, caseDir));
       const record = await runBinary(scenario, caseDir);
       checkBinary(scenario, record);
       if (AGENT_RUNS.mode === "record") return saveRecord(key, caseDir, record);

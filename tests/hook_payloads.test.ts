@@ -59,7 +59,7 @@ describe(`hook payloads: what Claude Code ${CLAUDE_CODE_VERSION} sends`, { skip:
     dir = freshDir("dsh-hook-payloads-");
     mkdirSync(join(dir, "project"));
     if (!RUNS_BINARIES) {
-      payloads = new Map(loadRecord<[string, Record<string, unknown>][]>(key, dir));
+      payloads = new Map(await loadRecord<[string, Record<string, unknown>][]>(key, dir));
       return;
     }
     const hooksDir = join(dir, "hooks");

@@ -164,10 +164,10 @@ async function runNodeTests(testRoots: string[], given: string): Promise<NodeRun
     log(`node binary did not run: ${given}: ${error instanceof Error ? error.message : error}`);
     return { binary: given, version: null, code: 1 };
   }
+  // In the order given (by name, unless the caller chose one).
   const testFiles = testRoots
     .filter((file) => TEST_FILE_PATTERN.test(path.basename(file)))
-    .map((file) => path.relative(OUT_DIR, emittedPath(file)))
-    .sort();
+    .map((file) => path.relative(OUT_DIR, emittedPath(file)));
   if (testFiles.length === 0) {
     log("no test files in tests/: nothing to run with node");
     return { binary, version, code: 0 };

@@ -11,7 +11,9 @@
  *   outcome is checked as far as the binary goes and written to `<dir>`.
  * - `DSH_AGENT_RUNS=replay:<dir>`: no binary runs; each case's outcome is
  *   read from `<dir>` (a missing or stale record fails the case, never
- *   skips it) and the bridge's side is run and compared with it.
+ *   skips it) and the bridge's side is run and compared with it. A record
+ *   not there yet is waited for until the live step says it has ended
+ *   (`<dir>/done`, {@linkcode LIVE_DONE}): CI runs the legs beside it.
  * - unset: both sides, one after the other (a developer's run).
  *
  * A record names the binary's release and holds a fingerprint of the case's
@@ -25,7 +27,7 @@
  */
 
 import { createHash } from "node:crypto";
-import { existsSync, mkdirSync, readFileSync, realpathSync, writeFileSync } from "node:fs";
+import { existsSync, mkdirSync, readFileSync, realpathSync, renameSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
 import process from "node:process";
 
@@ -105,17 +107,32 @@ export function saveRecord(key: RecordKey, caseDir: string, value: unknown): voi
       ),
     ),
   };
-  writeFileSync(recordFile(AGENT_RUNS.dir, key.suite, key.agent, key.name), `${JSON.stringify(stored, null, 1)}\n`);
+  // Whole or not at all: a leg beside the live step reads it as soon as it is there.
+  const file = recordFile(AGENT_RUNS.dir, key.suite, key.agent, key.name);
+  writeFileSync(`${file}.part`, `${JSON.stringify(stored, null, 1)}\n`);
+  renameSync(`${file}.part`, file);
 }
+
+/** The file the live step's runner writes once the live step has ended, whatever its outcome. */
+export const LIVE_DONE = "done";
+
+/** How long a replaying case waits for its record at most, should the live step never say it ended. */
+const RECORD_WAIT_MS = 30 * 60_000;
 
 /**
  * The binary's side of a case, as recorded, with {@linkcode CASE_DIR} put
- * back as `caseDir`; throws when there is no record of this case, binary
- * and release, or when the case's definition changed since.
+ * back as `caseDir`, once the live step has written it; throws when the
+ * live step ended without a record of this case, binary and release, or
+ * when the case's definition changed since.
  */
-export function loadRecord<T>(key: RecordKey, caseDir: string): T {
+export async function loadRecord<T>(key: RecordKey, caseDir: string): Promise<T> {
   if (AGENT_RUNS.mode !== "replay") throw new Error("loadRecord outside DSH_AGENT_RUNS=replay:<dir>");
-  const file = recordFile(AGENT_RUNS.dir, key.suite, key.agent, key.name);
+  const dir = AGENT_RUNS.dir;
+  const file = recordFile(dir, key.suite, key.agent, key.name);
+  // The record is written before the live step ends: once `done` is there, a missing record stays missing.
+  const ended = () => existsSync(file) || existsSync(join(dir, LIVE_DONE));
+  const deadline = Date.now() + RECORD_WAIT_MS;
+  while (!ended() && Date.now() < deadline) await new Promise((resolve) => setTimeout(resolve, 200));
   if (!existsSync(file)) {
     throw new Error(
       `no record of ${key.agent} for "${key.name}" (${key.suite}) in ${AGENT_RUNS.dir}: run the live step`,
