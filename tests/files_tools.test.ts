@@ -81,7 +81,12 @@ describe("the file tools", () => {
     assert.equal(empty.text, "<system-reminder>Warning: the file exists but the contents are empty.</system-reminder>");
     const missing = await executeReadTool(shell, { file_path: "nope.txt" }, context);
     assert.equal(missing.isError, true);
-    assert.match(missing.text, /nope\.txt": cannot read: no such file or directory/);
+    assert.equal(missing.text, `File does not exist. Note: your current working directory is ${dir}.`);
+    writeFileSync(join(dir, "ends.txt"), "one\ntwo\n");
+    // Claude Code's lines are the text split at newlines: one that ends the file is followed by an empty line.
+    assert.equal((await executeReadTool(shell, { file_path: "ends.txt" }, context)).text, "1\tone\n2\ttwo\n3\t");
+    assert.equal((await executeReadTool(shell, { file_path: "ends.txt", limit: 2 }, context)).text, "1\tone\n2\ttwo");
+    assert.equal((await executeReadTool(shell, { file_path: "ends.txt", offset: 3 }, context)).text, "3\t");
     const climbing = await executeReadTool(shell, { file_path: "../x" }, context);
     assert.deepEqual([climbing.isError, climbing.text.startsWith("file_path: must not contain")], [true, true]);
     const zero = await executeReadTool(shell, { file_path: "r.txt", offset: 0 }, context);
@@ -196,7 +201,7 @@ describe("the file tools over MCP", () => {
       `File created successfully at: ${path}`,
       false,
     ]);
-    assert.deepEqual(await call("Read", { file_path: path }), ["1\thello\n2\tworld", false]);
+    assert.deepEqual(await call("Read", { file_path: path }), ["1\thello\n2\tworld\n3\t", false]);
     assert.deepEqual(await call("Edit", { file_path: path, old_string: "world", new_string: "there" }), [
       `The file ${path} has been updated successfully.`,
       false,

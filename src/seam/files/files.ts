@@ -168,9 +168,10 @@ class SeamFiles implements ShellFiles {
 
   async #countLines(path: string): Promise<number> {
     const { stdout } = await runStep(this.#step, ["count", path], "read");
-    const [size, newlines, endsWithNewline] = stdout.trim().split(/\s+/).map(Number);
-    // A last line without a newline is a line too (wc -l counts only the newlines).
-    return newlines + (size > 0 && endsWithNewline === 0 ? 1 : 0);
+    const [size, newlines] = stdout.trim().split(/\s+/).map(Number);
+    // Counted as an editor (and Claude Code's Read) counts them: the newlines and one more, the line after the last
+    // newline, empty when the file ends with one.
+    return size === 0 ? 0 : newlines + 1;
   }
 
   /** The whole of a text file, for an edit or a patch: refused past `EDIT_MAX_BYTES` or when not UTF-8. */

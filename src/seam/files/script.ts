@@ -34,8 +34,8 @@ export const FILE_STATUS = {
  * The script. Operations (every path absolute, checked by the host):
  * - `read PATH OFFSET LINES BYTES`: checks, then prints the file's size on
  *   one line, then at most `BYTES` bytes of lines `OFFSET..OFFSET+LINES-1`.
- * - `count PATH`: the file's size, the number of newlines in it (`wc -l`),
- *   then 1 when its last byte is a newline, else 0, one to a line.
+ * - `count PATH`: the file's size, then the number of newlines in it
+ *   (`wc -l`), one to a line.
  * - `cat PATH BYTES`: checks, then the size on one line, then at most
  *   `BYTES` bytes of the file.
  * - `write PATH PARENT TOKEN MODE`: (with MODE `parents`, the parent
@@ -80,7 +80,6 @@ count)
   readable "$p"
   stat -L -c %s "$p" || exit ${FILE_STATUS.denied}
   wc -l <"$p"
-  tail -c 1 "$p" | wc -l
   ;;
 cat)
   readable "$p"

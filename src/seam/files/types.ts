@@ -33,7 +33,11 @@ export interface ShellFileRead {
   truncated: boolean;
   /** Why the read was cut, or that the offset is past the end, in one line a model can act on. */
   note?: string;
-  /** The file's number of lines, given when `offset` is past its end (then `text` is empty). */
+  /**
+   * The file's number of lines, given when `offset` is past its end (then
+   * `text` is empty): counted as an editor counts them, the newlines and one
+   * more (a file that ends with a newline has an empty last line).
+   */
   totalLines?: number;
 }
 

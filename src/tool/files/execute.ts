@@ -16,6 +16,9 @@ import { ToolInputError } from "../errors.ts";
 import type { BashToolContext, ToolOutcome } from "../types.ts";
 import { applyPatchTool, editTool, readTool, writeTool } from "./definitions.ts";
 
+/** The lines a read returns without a `limit`: Claude Code's default, and `shell.files().read()`'s. */
+const READ_DEFAULT_LINES = 2000;
+
 /** The tools' names for the API's fields. */
 const FIELDS: Readonly<Record<string, string>> = {
   path: "file_path",
@@ -85,11 +88,24 @@ export async function executeReadTool(shell: Shell, input: unknown, context: Bas
         };
       }
     }
-    const numbered = numberLines(read.text, read.startLine);
+    let numbered = numberLines(read.text, read.startLine);
+    // Claude Code's lines are the text split at each newline: a file that ends with one has an empty last line, shown
+    // when the read reaches it (the limit not spent first).
+    if (!read.truncated && read.text.endsWith("\n") && read.lineCount < (limit ?? READ_DEFAULT_LINES)) {
+      numbered += `\n${read.startLine + read.lineCount}\t`;
+    }
+    if (read.text === "") numbered = `${read.startLine}\t`;
     return { text: read.note === undefined ? numbered : `${numbered}\n\n[${read.note}]`, isError: false };
   } catch (error) {
-    return refusal(error);
+    return refusal(error, (failed) => missingFile(shell, context, failed));
   }
+}
+
+/** Claude Code's words for a file that does not exist (Read, Edit): it names the working directory. */
+function missingFile(shell: Shell, context: BashToolContext, error: ShellFileError): string | undefined {
+  if (error.code !== "ENOENT") return undefined;
+  const workdir = shell.resolve({ command: "true", owner: context.owner }).workdir;
+  return `File does not exist. Note: your current working directory is ${workdir}.`;
 }
 
 /**
@@ -162,7 +178,7 @@ export async function executeEditTool(shell: Shell, input: unknown, context: Bas
     };
   } catch (error) {
     return refusal(error, (failed) => {
-      if (failed.code !== "EDITMATCH") return undefined;
+      if (failed.code !== "EDITMATCH") return missingFile(shell, context, failed);
       const found = /found (\d+) times/.exec(failed.message);
       if (found === null) return `String to replace not found in file.\nString: ${oldString}`;
       return `Found ${found[1]} matches of the string to replace, but replace_all is false. To replace all ` +
