@@ -69,7 +69,10 @@ describe("the file tools", () => {
     const all = await executeReadTool(shell, { file_path: join(dir, "r.txt") }, context);
     assert.deepEqual(all, { text: "1\talpha\n2\tbeta\n3\t\n4\tgamma", isError: false });
     const part = await executeReadTool(shell, { file_path: "r.txt", offset: 2, limit: 2 }, context);
-    assert.equal(part.text, "2\tbeta\n3\t\n\n[showing lines 2-3; the file goes on: read on with offset 4]");
+    assert.equal(part.text, "2\tbeta\n3\t", "no note: the model asked for two lines");
+    writeFileSync(join(dir, "long.txt"), "x\n".repeat(2001));
+    const long = await executeReadTool(shell, { file_path: "long.txt" }, context);
+    assert.ok(long.text.endsWith("2000\tx\n\n[showing lines 1-2000; the file goes on: read on with offset 2001]"));
     const past = await executeReadTool(shell, { file_path: "r.txt", offset: 10 }, context);
     assert.equal(
       past.text,
@@ -146,13 +149,13 @@ describe("the file tools", () => {
       input: "*** Begin Patch\n*** Delete File: added.txt\n*** Update File: renamed.txt\n@@\n-nope\n+z\n*** End Patch",
     }, context);
     assert.deepEqual(failed, {
-      text: `Failed to find expected lines in ${join(dir, "renamed.txt")}:\nnope`,
+      text: `apply_patch verification failed: Failed to find expected lines in ${join(dir, "renamed.txt")}:\nnope`,
       isError: true,
     });
     assert.ok(existsSync(join(dir, "added.txt")));
     const header = await executeApplyPatchTool(shell, { input: "*** Begin Patch\n*** Nope\n*** End Patch" }, context);
     assert.equal(header.isError, true);
-    assert.match(header.text, /^invalid hunk at line 2, '\*\*\* Nope' is not a valid hunk header/);
+    assert.match(header.text, /^apply_patch verification failed: invalid hunk at line 2, '\*\*\* Nope' is not a valid/);
   });
 
   it("every call ran as the harness's owner", () => {

@@ -19,6 +19,9 @@ import { applyPatchTool, editTool, readTool, writeTool } from "./definitions.ts"
 /** The lines a read returns without a `limit`: Claude Code's default, and `shell.files().read()`'s. */
 const READ_DEFAULT_LINES = 2000;
 
+/** What Codex puts before a patch it refuses before changing anything. */
+const VERIFICATION_FAILED = "apply_patch verification failed: ";
+
 /** The tools' names for the API's fields. */
 const FIELDS: Readonly<Record<string, string>> = {
   path: "file_path",
@@ -95,7 +98,11 @@ export async function executeReadTool(shell: Shell, input: unknown, context: Bas
       numbered += `\n${read.startLine + read.lineCount}\t`;
     }
     if (read.text === "") numbered = `${read.startLine}\t`;
-    return { text: read.note === undefined ? numbered : `${numbered}\n\n[${read.note}]`, isError: false };
+    // As Claude Code, no note when the read stopped at the limit the model gave: it asked for that part.
+    const asked = limit !== undefined && read.lineCount === limit && read.text.length > 0 &&
+      !read.note?.startsWith("cut at");
+    const note = read.note === undefined || asked ? "" : `\n\n[${read.note}]`;
+    return { text: numbered + note, isError: false };
   } catch (error) {
     return refusal(error, (failed) => missingFile(shell, context, failed));
   }
@@ -221,10 +228,15 @@ export async function executeApplyPatchTool(
     const lines = changes.map((change) => `${letter[change.action]} ${shown(change.movedTo ?? change.path)}`);
     return { text: `Success. Updated the following files:\n${lines.join("\n")}\n`, isError: false };
   } catch (error) {
-    // Codex's own words, without the path in front that the library's message starts with.
+    // Codex's own words (measured on 0.169.0), without the path in front that the library's message starts with.
     return refusal(error, (failed) => {
       const prefix = `${JSON.stringify(failed.path)}: `;
-      return failed.message.startsWith(prefix) ? failed.message.slice(prefix.length) : undefined;
+      const problem = failed.message.startsWith(prefix) ? failed.message.slice(prefix.length) : failed.message;
+      if (failed.code === "PATCH") return `${VERIFICATION_FAILED}${problem}`;
+      if (failed.code === "ENOENT" && problem.startsWith("cannot update:")) {
+        return `${VERIFICATION_FAILED}Failed to read file to update ${failed.path}: No such file or directory (os error 2)`;
+      }
+      return problem;
     });
   }
 }
