@@ -176,6 +176,19 @@ describe("shell.files(): locally", () => {
     assert.equal(readFileSync(path, "utf8"), "$&$1 bar $&$1\n");
   });
 
+  it("a path is an argument, never a command line: shell syntax in names and content is data", async () => {
+    const names = ["$(touch pwned)", "-rf", "*", "a'b\"c", "`id`", "; touch pwned2"];
+    for (const name of names) await files.write(name, "$(touch pwned3) `touch pwned4`\n");
+    for (const name of names) {
+      assert.equal(readFileSync(join(dir, name), "utf8"), "$(touch pwned3) `touch pwned4`\n", name);
+      assert.equal((await files.read(name)).text, "$(touch pwned3) `touch pwned4`\n", name);
+    }
+    await files.edit("-rf", { oldString: "$(touch pwned3)", newString: "$HOME" });
+    assert.equal(readFileSync(join(dir, "-rf"), "utf8"), "$HOME `touch pwned4`\n");
+    const pwned = readdirSync(dir).filter((name) => name.startsWith("pwned"));
+    assert.deepEqual(pwned, [], "nothing ran");
+  });
+
   it("a write through a symbolic link replaces its target; the link stays a link", async () => {
     writeFileSync(join(dir, "target.txt"), "old\n");
     symlinkSync("target.txt", join(dir, "link.txt"));
@@ -329,6 +342,36 @@ describe("shell.files(): under the sandbox, the kernel decides", { skip: sandbox
     await rejection(files.write("out-link", "escaped"));
     assert.equal(readFileSync(join(outside, "public.txt"), "utf8"), "public\n");
     assert.ok(lstatSync(join(work, "out-link")).isSymbolicLink());
+  });
+
+  it("a symbolic link in the workdir to a denyRead file does not read it", async () => {
+    symlinkSync(join(outside, "secret.txt"), join(work, "innocent.txt"));
+    const error = await rejection(files.read("innocent.txt"));
+    assert.ok(error instanceof ShellFileError, String(error));
+    assert.ok(!error.message.includes("the secret"));
+  });
+
+  it("one owner's /tmp is not another's: what agent-1 wrote there, agent-2 cannot read", async () => {
+    await files.write("/tmp/mine.txt", "agent-1's\n");
+    assert.equal((await files.read("/tmp/mine.txt")).text, "agent-1's\n");
+    const other = shell.files({ owner: "agent-2" });
+    const error = await rejection(other.read("/tmp/mine.txt"));
+    assert.ok(error instanceof ShellFileError && error.code === "ENOENT", String(error));
+    assert.equal(existsSync("/tmp/mine.txt"), false, "nor is it in the host's /tmp");
+  });
+
+  it("a patch that adds a file outside the writable roots changes nothing, not even a directory", async () => {
+    writeFileSync(join(work, "first.txt"), "first\n");
+    const target = join(outside, "made", "new.txt");
+    await fileError(
+      files.applyPatch(
+        `*** Begin Patch\n*** Update File: first.txt\n@@\n-first\n+changed\n*** Add File: ${target}\n+x\n*** End Patch`,
+      ),
+      "EACCES",
+      target,
+    );
+    assert.equal(readFileSync(join(work, "first.txt"), "utf8"), "first\n");
+    assert.equal(existsSync(join(outside, "made")), false);
   });
 
   it("a patch whose later write is refused puts back what it wrote before", async () => {
