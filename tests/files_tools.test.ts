@@ -10,7 +10,11 @@ import assert from "node:assert/strict";
 import { existsSync, readFileSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
 import { createLocalShell, type Shell, type ShellEvent } from "../mod.ts";
+import { Agent, RunContext } from "@openai/agents";
+import { asSchema, type ToolSet } from "ai";
 import { createMcpServer } from "../src/mcp/mod.ts";
+import { aiSdkFileTools } from "../src/frameworks/ai.ts";
+import { openAIAgentsFileTools } from "../src/frameworks/openai_agents.ts";
 import {
   applyPatchTool,
   editTool,
@@ -213,5 +217,61 @@ describe("the file tools over MCP", () => {
     const [refused, isError] = await call("Edit", { file_path: path, old_string: "world", new_string: "x" });
     assert.deepEqual([refused, isError], ["String to replace not found in file.\nString: world", true]);
     await client.close();
+  });
+});
+
+describe("the file tools in the framework adapters, with the real packages", () => {
+  let dir: string;
+  let shell: Shell;
+  const owners: (string | null)[] = [];
+
+  before(() => {
+    dir = freshDir("dsh-file-frameworks-");
+    shell = createLocalShell({ workdir: dir });
+    shell.events.subscribe((event: ShellEvent) => {
+      if (event.type === "file") owners.push(event.owner);
+    });
+  });
+  after(async () => {
+    await shell.close();
+    removeDir(dir);
+  });
+
+  it("AI SDK: the four tools carry ./tool's descriptions and schemas, and run as the owner", async () => {
+    const tools = aiSdkFileTools(shell, { owner: "chat-1" }) satisfies ToolSet;
+    assert.deepEqual(Object.keys(tools), ["Read", "Write", "Edit", "apply_patch"]);
+    for (const [index, tool] of Object.values(tools).entries()) {
+      assert.equal(tool.description, fileTools[index].description);
+      assert.deepEqual(await asSchema(tool.inputSchema).jsonSchema, fileTools[index].inputSchema);
+    }
+    const options = { toolCallId: "call-1", messages: [], context: {} };
+    await tools.Write.execute({ file_path: "ai.txt", content: "one\n" }, options);
+    assert.deepEqual(await tools.Read.execute({ file_path: "ai.txt" }, options), {
+      text: "1\tone\n2\t",
+      isError: false,
+    });
+    const refused = await tools.Edit.execute({ file_path: "ai.txt", old_string: "two", new_string: "2" }, options);
+    const shown = await tools.Edit.toModelOutput?.({ toolCallId: "c", input: {}, output: refused });
+    assert.deepEqual(shown, { type: "error-text", value: "String to replace not found in file.\nString: two" });
+    assert.throws(() => aiSdkFileTools(shell, {} as { owner: null }), TypeError);
+  });
+
+  it("OpenAI Agents SDK: four function tools an Agent takes, run as the owner", async () => {
+    const tools = openAIAgentsFileTools(shell, { owner: "run-1" });
+    const agent = new Agent({ name: "files", tools });
+    assert.deepEqual(agent.tools.map((tool) => tool.name), ["Read", "Write", "Edit", "apply_patch"]);
+    const [read, , , applyPatch] = tools;
+    const context = new RunContext();
+    const patch = "*** Begin Patch\n*** Add File: agents.txt\n+made\n*** End Patch";
+    assert.equal(
+      await applyPatch.invoke(context, JSON.stringify({ input: patch })),
+      "Success. Updated the following files:\nA agents.txt\n",
+    );
+    assert.equal(await read.invoke(context, JSON.stringify({ file_path: "agents.txt" })), "1\tmade\n2\t");
+    assert.equal(readFileSync(join(dir, "agents.txt"), "utf8"), "made\n");
+  });
+
+  it("every call ran as its adapter's owner", () => {
+    assert.deepEqual([...new Set(owners)].sort(), ["chat-1", "run-1"]);
   });
 });
