@@ -176,14 +176,15 @@ class SeamFiles implements ShellFiles {
 
   /** The whole of a text file, for an edit or a patch: refused past `EDIT_MAX_BYTES` or when not UTF-8. */
   async #whole(path: string, doing: string): Promise<string> {
-    const { stdout } = await runStep(this.#step, ["cat", path, String(EDIT_MAX_BYTES + 1)], doing, {
+    const { stdout } = await runStep(this.#step, ["cat", path, String(EDIT_MAX_BYTES)], doing, {
       stdoutBytes: EDIT_MAX_BYTES + 64,
     });
     const newline = stdout.indexOf("\n");
     const size = Number(stdout.slice(0, newline));
     const content = stdout.slice(newline + 1);
-    if (size > EDIT_MAX_BYTES) {
-      throw new ShellFileError("EFBIG", path, `cannot ${doing}: ${size} bytes, more than ${EDIT_MAX_BYTES} read whole`);
+    // The script refused a larger file before reading it; one that grew since is cut at the bound: refuse it too.
+    if (size > EDIT_MAX_BYTES || byteLength(content) > size) {
+      throw new ShellFileError("EFBIG", path, `cannot ${doing}: the file is too large to read whole`);
     }
     if (content.includes("\0")) throw new ShellFileError("EBINARY", path, `cannot ${doing}: a binary file (NUL bytes)`);
     // The output was decoded as UTF-8; a replacement character means bytes that were not, and writing the text back

@@ -41,6 +41,8 @@ function failure(status: number | null, path: string, doing: string, stderr: str
         path,
         `cannot ${doing}: not a regular file (a device, a FIFO or a socket, or a path the sandbox hides)`,
       );
+    case FILE_STATUS.tooLarge:
+      return new ShellFileError("EFBIG", path, `cannot ${doing}: the file is too large to read whole`);
     case FILE_STATUS.binary:
       return new ShellFileError("EBINARY", path, `cannot ${doing}: a binary file (NUL bytes in its first 8 KiB)`);
     default: {

@@ -28,6 +28,8 @@ export const FILE_STATUS = {
   binary: 7,
   /** The parent of the path is not a directory. */
   notDirectory: 8,
+  /** Larger than the bound of a whole read (`cat`): refused before a byte of it is read. */
+  tooLarge: 9,
 } as const;
 
 /**
@@ -36,8 +38,9 @@ export const FILE_STATUS = {
  *   one line, then at most `BYTES` bytes of lines `OFFSET..OFFSET+LINES-1`.
  * - `count PATH`: the file's size, then the number of newlines in it
  *   (`wc -l`), one to a line.
- * - `cat PATH BYTES`: checks, then the size on one line, then at most
- *   `BYTES` bytes of the file.
+ * - `cat PATH BYTES`: checks (a file larger than `BYTES` is refused before
+ *   any of it is read), then the size on one line, then at most `BYTES`
+ *   bytes of the file.
  * - `write PATH PARENT TOKEN MODE`: (with MODE `parents`, the parent
  *   directories made first, as `mkdir -p`) stdin into `PARENT/.dsh-write-TOKEN`
  *   (created exclusively), then renamed over the path (over a symbolic
@@ -83,7 +86,9 @@ count)
   ;;
 cat)
   readable "$p"
-  stat -L -c %s "$p" || exit ${FILE_STATUS.denied}
+  size=$(stat -L -c %s "$p") || exit ${FILE_STATUS.denied}
+  [ "$size" -le "$3" ] || exit ${FILE_STATUS.tooLarge}
+  echo "$size"
   head -c "$3" "$p"
   ;;
 write)
