@@ -21,6 +21,7 @@ import {
   truncateSync,
   writeFileSync,
 } from "node:fs";
+import { randomBytes } from "node:crypto";
 import { join } from "node:path";
 import {
   createLocalShell,
@@ -352,12 +353,13 @@ describe("shell.files(): under the sandbox, the kernel decides", { skip: sandbox
   });
 
   it("one owner's /tmp is not another's: what agent-1 wrote there, agent-2 cannot read", async () => {
-    await files.write("/tmp/mine.txt", "agent-1's\n");
-    assert.equal((await files.read("/tmp/mine.txt")).text, "agent-1's\n");
+    const path = `/tmp/mine-${randomBytes(6).toString("hex")}.txt`;
+    await files.write(path, "agent-1's\n");
+    assert.equal((await files.read(path)).text, "agent-1's\n");
     const other = shell.files({ owner: "agent-2" });
-    const error = await rejection(other.read("/tmp/mine.txt"));
+    const error = await rejection(other.read(path));
     assert.ok(error instanceof ShellFileError && error.code === "ENOENT", String(error));
-    assert.equal(existsSync("/tmp/mine.txt"), false, "nor is it in the host's /tmp");
+    assert.equal(existsSync(path), false, "nor is it in the host's /tmp");
   });
 
   it("a patch that adds a file outside the writable roots changes nothing, not even a directory", async () => {
