@@ -7,7 +7,7 @@
 
 import { after, before, describe, it } from "node:test";
 import assert from "node:assert/strict";
-import { existsSync, readFileSync, writeFileSync } from "node:fs";
+import { existsSync, mkdtempSync, readdirSync, readFileSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
 import { createLocalShell, type Shell, type ShellEvent } from "../mod.ts";
 import { Agent, RunContext } from "@openai/agents";
@@ -28,7 +28,8 @@ import {
   writeTool,
 } from "../src/tool/mod.ts";
 import { freshDir, removeDir } from "./helpers/dirs.ts";
-import { connectInMemory } from "./helpers/mcp.ts";
+import { connectInMemory, connectStdio } from "./helpers/mcp.ts";
+import { sandboxSkip } from "./helpers/sandbox.ts";
 
 describe("the file tools", () => {
   let dir: string;
@@ -273,5 +274,49 @@ describe("the file tools in the framework adapters, with the real packages", () 
 
   it("every call ran as its adapter's owner", () => {
     assert.deepEqual([...new Set(owners)].sort(), ["chat-1", "run-1"]);
+  });
+});
+
+describe("the file tools of dsh-shell mcp on stdio, sandboxed (the CLI's default)", { skip: sandboxSkip() }, () => {
+  let work: string;
+  let outside: string;
+
+  before(() => {
+    // Not under /tmp, which the sandbox replaces with an owner's own.
+    work = mkdtempSync("/var/tmp/dsh-file-mcp-work-");
+    outside = mkdtempSync("/var/tmp/dsh-file-mcp-outside-");
+    writeFileSync(join(outside, "theirs.txt"), "theirs\n");
+  });
+  after(() => {
+    removeDir(work);
+    removeDir(outside);
+  });
+
+  it("writes in the workdir; outside it a file can be read, not written or edited, and nothing appears", async () => {
+    const server = await connectStdio([], work);
+    const call = async (name: string, args: Record<string, unknown>): Promise<[string, boolean]> => {
+      const result = await server.client.callTool({ name, arguments: args });
+      return [(result.content as { text: string }[]).map((part) => part.text).join(""), result.isError === true];
+    };
+    assert.deepEqual(await call("Write", { file_path: join(work, "in.txt"), content: "in\n" }), [
+      `File created successfully at: ${join(work, "in.txt")}`,
+      false,
+    ]);
+    assert.deepEqual(await call("Read", { file_path: join(outside, "theirs.txt") }), ["1\ttheirs\n2\t", false]);
+    const [written, writeFailed] = await call("Write", { file_path: join(outside, "new.txt"), content: "x" });
+    assert.equal(writeFailed, true, written);
+    assert.match(written, /permission denied \(or a read-only file system\)/);
+    const [, editFailed] = await call("Edit", {
+      file_path: join(outside, "theirs.txt"),
+      old_string: "theirs",
+      new_string: "mine",
+    });
+    assert.equal(editFailed, true);
+    const patch = `*** Begin Patch\n*** Add File: ${join(outside, "patched.txt")}\n+x\n*** End Patch`;
+    assert.equal((await call("apply_patch", { input: patch }))[1], true);
+    assert.deepEqual(readdirSync(outside), ["theirs.txt"]);
+    assert.equal(readFileSync(join(outside, "theirs.txt"), "utf8"), "theirs\n");
+    await server.client.close();
+    assert.deepEqual(await server.exited, { code: 0, signal: null });
   });
 });
