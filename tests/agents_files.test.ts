@@ -205,6 +205,7 @@ describe(`apply_patch against Codex ${CODEX_VERSION}`, () => {
     "gone.txt": "to delete\n",
     "context.txt": "a\nb\nc\n",
     "spaces.txt": "  padded   \nplain\n",
+    "twice.txt": "x\ny\n",
   };
   const patch = (...lines: string[]): string => ["*** Begin Patch", ...lines, "*** End Patch"].join("\n");
   const CASES: readonly Case[] = [
@@ -244,6 +245,24 @@ describe(`apply_patch against Codex ${CODEX_VERSION}`, () => {
       name: "an update of a missing file",
       tool: "apply_patch",
       input: { input: patch("*** Update File: nowhere.txt", "@@", "-a", "+b") },
+    },
+    {
+      name: "add over an existing file",
+      tool: "apply_patch",
+      input: { input: patch("*** Add File: added.txt", "+new") },
+    },
+    { name: "delete a missing file", tool: "apply_patch", input: { input: patch("*** Delete File: nowhere.txt") } },
+    {
+      name: "one file updated twice",
+      tool: "apply_patch",
+      input: {
+        input: patch("*** Update File: twice.txt", "@@", "-x", "+X", "*** Update File: twice.txt", "@@", "-y", "+Y"),
+      },
+    },
+    {
+      name: "an end-of-file hunk",
+      tool: "apply_patch",
+      input: { input: patch("*** Update File: twice.txt", "@@", "-y", "+last", "*** End of File") },
     },
   ];
 

@@ -318,7 +318,8 @@ class SeamFiles implements ShellFiles {
     const touched = new Set<string>();
     const claim = (path: string): void => {
       if (touched.has(path)) {
-        throw new ShellFileError("PATCH", path, "the patch touches this path twice; put all its changes in one hunk");
+        // Codex's words (0.169.0 refuses it too): one operation per path, so that each is undone alone.
+        throw new ShellFileError("PATCH", path, `invalid patch: multiple operations target ${path}`);
       }
       touched.add(path);
     };

@@ -236,6 +236,9 @@ export async function executeApplyPatchTool(
       if (failed.code === "ENOENT" && problem.startsWith("cannot update:")) {
         return `${VERIFICATION_FAILED}Failed to read file to update ${failed.path}: No such file or directory (os error 2)`;
       }
+      if (failed.code === "ENOENT" && problem.startsWith("cannot delete:")) {
+        return `${VERIFICATION_FAILED}Failed to read ${failed.path}: No such file or directory (os error 2)`;
+      }
       return problem;
     });
   }
