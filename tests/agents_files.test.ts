@@ -98,6 +98,8 @@ describe(`Read and Edit against Claude Code ${CLAUDE_CODE_VERSION}`, () => {
     "crlf.txt": "one\r\ntwo\r\n",
     "tabs.txt": "\tindented\n  spaced\n",
     "empty.txt": "",
+    "dir/inside.txt": "inside\n",
+    "blob.dat": "\u0000\u0001binary\u0000",
   };
   const CASES: readonly Case[] = [
     { name: "numbering, a file that ends with a newline", tool: "Read", input: { file_path: "a.txt" } },
@@ -123,6 +125,19 @@ describe(`Read and Edit against Claude Code ${CLAUDE_CODE_VERSION}`, () => {
       name: "Edit: replaced",
       tool: "Edit",
       input: { file_path: "a.txt", old_string: "gamma", new_string: "GAMMA" },
+    },
+    { name: "a directory", tool: "Read", input: { file_path: "dir" } },
+    { name: "a binary file", tool: "Read", input: { file_path: "blob.dat" } },
+    { name: "a limit past the end", tool: "Read", input: { file_path: "b.txt", limit: 50 } },
+    {
+      name: "Edit: the same string",
+      tool: "Edit",
+      input: { file_path: "a.txt", old_string: "alpha", new_string: "alpha" },
+    },
+    {
+      name: "Edit: a missing file",
+      tool: "Edit",
+      input: { file_path: "missing.txt", old_string: "a", new_string: "b" },
     },
     {
       name: "Edit: replace_all",

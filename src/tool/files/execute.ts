@@ -104,8 +104,21 @@ export async function executeReadTool(shell: Shell, input: unknown, context: Bas
     const note = read.note === undefined || asked ? "" : `\n\n[${read.note}]`;
     return { text: numbered + note, isError: false };
   } catch (error) {
-    return refusal(error, (failed) => missingFile(shell, context, failed));
+    return refusal(error, (failed) => {
+      if (failed.code === "EISDIR") return `EISDIR: illegal operation on a directory, read '${failed.path}'`;
+      if (failed.code === "EBINARY") return binaryFile(failed.path);
+      return missingFile(shell, context, failed);
+    });
   }
+}
+
+/** Claude Code's words for a binary file (it judges by the name's extension; this library by NUL bytes). */
+function binaryFile(path: string): string {
+  const name = path.slice(path.lastIndexOf("/") + 1);
+  const dot = name.lastIndexOf(".");
+  const kind = dot > 0 ? `a binary ${name.slice(dot)} file` : "a binary file";
+  return `This tool cannot read binary files. The file appears to be ${kind}. Use a skill for this file type if one ` +
+    "is available, or a shell command or script that can read the format.";
 }
 
 /** Claude Code's words for a file that does not exist (Read, Edit): it names the working directory. */
