@@ -68,7 +68,7 @@ export function numberLines(text: string, startLine: number): string {
  * await using shell = createLocalShell({ workdir: mkdtempSync(join(tmpdir(), "read-")) });
  * await executeWriteTool(shell, { file_path: "a.txt", content: "one\ntwo\n" }, { owner: "s1" });
  * const read = await executeReadTool(shell, { file_path: "a.txt", offset: 2 }, { owner: "s1" });
- * assert.deepEqual(read, { text: "2\ttwo", isError: false });
+ * assert.deepEqual(read, { text: "2\ttwo\n3\t", isError: false }); // as Claude Code: the empty line after the last newline
  * ```
  */
 export async function executeReadTool(shell: Shell, input: unknown, context: BashToolContext): Promise<ToolOutcome> {
