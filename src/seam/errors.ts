@@ -9,8 +9,9 @@
  */
 
 /**
- * The stable code of each error of the library, one per class: what a caller
- * compares, across copies of the library and after serialisation.
+ * The stable code of each error of the library, one per class (a
+ * `ShellFileError`'s says which failure of a file operation it is): what a
+ * caller compares, across copies of the library and after serialisation.
  */
 export type ShellErrorCode =
   | "ERR_SHELL_SPEC"
