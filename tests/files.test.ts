@@ -121,7 +121,18 @@ describe("shell.files(): locally", () => {
     assert.equal(read.size, 2 ** 30);
     assert.equal(read.truncated, true);
     assert.equal(read.text, "x".repeat(256 * 1024));
-    assert.match(read.note ?? "", /cut at 256 KiB; the file is 1073741824 bytes/);
+    assert.match(
+      read.note ?? "",
+      /^cut at 256 KiB inside line 1, which is longer than that; the file is 1073741824 bytes/,
+    );
+    // Lines that fit: the cut falls at a line's end, and the note says where to read on.
+    const lines = join(dir, "lines.log");
+    writeFileSync(lines, `${"y".repeat(1000)}\n`.repeat(300));
+    const cut = await files.read(lines);
+    assert.equal(cut.lineCount, 261);
+    assert.equal(cut.text, `${"y".repeat(1000)}\n`.repeat(261));
+    assert.match(cut.note ?? "", /^cut at 256 KiB; the file is 300300 bytes: read on with offset 262$/);
+    assert.equal((await files.read(lines, { offset: 262 })).lineCount, 39);
     await fileError(files.edit(big, { oldString: "second", newString: "2nd" }), "EFBIG", big);
     assert.equal(statSync(big).size, 2 ** 30);
   });

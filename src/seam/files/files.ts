@@ -132,12 +132,15 @@ class SeamFiles implements ShellFiles {
     let data = stdout.slice(newline + 1);
     let note: string | undefined;
     let truncated = false;
+    /** The bound fell inside the first line: it is shown cut, and no offset reaches the rest of it. */
+    let longLine = false;
     const bytes = encoder.encode(data);
     if (bytes.length > READ_MAX_BYTES) {
       const kept = decoder.decode(bytes.subarray(0, READ_MAX_BYTES));
       // Whole lines when there is at least one; a single line longer than the bound is cut where the bound falls.
       const lastNewline = kept.lastIndexOf("\n");
-      data = lastNewline >= 0 ? kept.slice(0, lastNewline + 1) : kept.replace(/\uFFFD$/, "");
+      longLine = lastNewline < 0;
+      data = longLine ? kept.replace(/\uFFFD$/, "") : kept.slice(0, lastNewline + 1);
       truncated = true;
     }
     let lineCount = countLines(data);
@@ -149,10 +152,14 @@ class SeamFiles implements ShellFiles {
     if (data.includes("\0")) throw new ShellFileError("EBINARY", path, "cannot read: a binary file (NUL bytes)");
     if (truncated) {
       const next = offset + lineCount;
-      note = bytes.length > READ_MAX_BYTES
-        ? `cut at ${READ_MAX_BYTES / 1024} KiB; the file is ${size} bytes: read on with offset ${next}` +
-          (lineCount === 0 ? " (a single line longer than the bound: read it with a command)" : "")
-        : `showing lines ${offset}-${next - 1}; the file goes on: read on with offset ${next}`;
+      const bound = `${READ_MAX_BYTES / 1024} KiB`;
+      if (longLine) {
+        note =
+          `cut at ${bound} inside line ${offset}, which is longer than that; the file is ${size} bytes: read the ` +
+          "rest of the line with a command";
+      } else if (bytes.length > READ_MAX_BYTES) {
+        note = `cut at ${bound}; the file is ${size} bytes: read on with offset ${next}`;
+      } else note = `showing lines ${offset}-${next - 1}; the file goes on: read on with offset ${next}`;
     }
     const read: ShellFileRead = { path, text: data, startLine: offset, lineCount, size, truncated };
     if (note !== undefined) read.note = note;
