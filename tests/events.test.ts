@@ -20,17 +20,20 @@ import { rejection } from "./helpers/errors.ts";
 import { sandboxSkip } from "./helpers/sandbox.ts";
 import { SSH_USER, SshDaemon, sshUnavailable } from "./helpers/ssh_daemon.ts";
 
-/** Subscribes a recorder to `shell`: every event, in order. */
-function record(shell: Shell): ShellEvent[] {
-  const events: ShellEvent[] = [];
+/** A command's event: what these tests record (the file events are `files.test.ts`'s). */
+type CommandEvent = Exclude<ShellEvent, { type: "file" }>;
+
+/** Subscribes a recorder to `shell`: every command event, in order. */
+function record(shell: Shell): CommandEvent[] {
+  const events: CommandEvent[] = [];
   shell.events.subscribe((event) => {
-    events.push(event);
+    if (event.type !== "file") events.push(event);
   });
   return events;
 }
 
 /** The event of `type` in `events`, which must be there. */
-function one<T extends ShellEvent["type"]>(events: ShellEvent[], type: T): Extract<ShellEvent, { type: T }> {
+function one<T extends CommandEvent["type"]>(events: CommandEvent[], type: T): Extract<ShellEvent, { type: T }> {
   const found = events.filter((event) => event.type === type);
   assert.equal(found.length, 1, `one ${type} event in ${JSON.stringify(events.map((e) => e.type))}`);
   return found[0] as Extract<ShellEvent, { type: T }>;
@@ -213,9 +216,9 @@ describe("shell.events on this machine", () => {
 
   it("unsubscribed, or subscribed while a command runs: no start is seen for what began unwatched", async () => {
     await using shell = createLocalShell();
-    const events: ShellEvent[] = [];
+    const events: CommandEvent[] = [];
     const unsubscribe = shell.events.subscribe((event) => {
-      events.push(event);
+      if (event.type !== "file") events.push(event);
     });
     assert.equal(shell.events.hasSubscribers, true);
     unsubscribe();
@@ -224,7 +227,7 @@ describe("shell.events on this machine", () => {
     assert.equal(events.length, 0);
     const task = shell.start(shell.resolve({ command: "sleep 0.1", owner: null }));
     shell.events.subscribe((event) => {
-      events.push(event);
+      if (event.type !== "file") events.push(event);
     });
     await task.done;
     assert.equal(events.length, 0, "a command launched while nobody listened is not watched");

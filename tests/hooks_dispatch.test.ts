@@ -63,6 +63,7 @@ function touchingAfterRun(shell: Shell, label: string, file: string): Shell {
     task: (id, owner) => shell.task(id, owner),
     tasks: (owner) => shell.tasks(owner),
     session: (options) => shell.session(options),
+    files: (options) => shell.files(options),
     close: () => shell.close(),
     [Symbol.asyncDispose]: () => shell[Symbol.asyncDispose](),
     events: shell.events,

@@ -54,7 +54,8 @@ describe("createMcpServer, in memory", () => {
 
   it("lists ./tool's three tools with their very descriptions and schemas, and honest annotations", async () => {
     const client = await connectInMemory(createMcpServer(shell, { openWorld: false, tools: "claude" }));
-    const { tools } = await client.listTools();
+    // The claude set's first three: bash and its companions (the file tools follow, tested in files_tools.test.ts).
+    const tools = (await client.listTools()).tools.slice(0, 3);
     assert.deepEqual(tools.map((tool) => tool.name), ["bash", "bash_output", "kill_shell"]);
     for (const [listed, own] of tools.map((tool, i) => [tool, [bashTool, bashOutputTool, killShellTool][i]] as const)) {
       assert.equal(listed.description, own.description);
@@ -200,13 +201,20 @@ describe("createMcpServer, in memory", () => {
       "bash",
       "bash_output",
       "kill_shell",
+      "Read",
+      "Write",
+      "Edit",
       "exec_command",
       "write_stdin",
+      "apply_patch",
     ]);
     const codex = await connectInMemory(createMcpServer(shell, { tools: "codex" }));
     const { tools } = await codex.listTools();
-    assert.deepEqual(tools.map((tool) => tool.name), ["exec_command", "write_stdin"]);
-    assert.deepEqual(tools.map((tool) => tool.inputSchema), [execCommandTool.inputSchema, writeStdinTool.inputSchema]);
+    assert.deepEqual(tools.map((tool) => tool.name), ["exec_command", "write_stdin", "apply_patch"]);
+    assert.deepEqual(tools.slice(0, 2).map((tool) => tool.inputSchema), [
+      execCommandTool.inputSchema,
+      writeStdinTool.inputSchema,
+    ]);
     await assert.rejects(codex.callTool({ name: "bash", arguments: { command: "ls" } }), /unknown tool/);
     await Promise.all([all.close(), codex.close()]);
   });
@@ -281,8 +289,12 @@ describe("dsh-shell mcp over stdio, sandboxed (the default)", { skip: noSandbox 
       "bash",
       "bash_output",
       "kill_shell",
+      "Read",
+      "Write",
+      "Edit",
       "exec_command",
       "write_stdin",
+      "apply_patch",
     ]);
     assert.equal(tools[0].annotations?.openWorldHint, false, "network none: a closed world");
     const result = await server.client.callTool({
@@ -335,7 +347,11 @@ describe("dsh-shell mcp over stdio, sandboxed (the default)", { skip: noSandbox 
   it("--network host makes bash an open-world tool", async () => {
     const server = await connectStdio(["--network", "host"], workdir());
     const { tools } = await server.client.listTools();
-    assert.deepEqual(tools.map((tool) => tool.annotations?.openWorldHint), [true, false, false, true, true]);
+    assert.deepEqual(tools.map((tool) => tool.annotations?.openWorldHint), [
+      ...[true, false, false],
+      ...[false, false, false], // the file tools reach the shell's files, never the network
+      ...[true, true, false],
+    ]);
     await server.client.close();
     assert.deepEqual(await server.exited, { code: 0, signal: null });
   });

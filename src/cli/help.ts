@@ -97,7 +97,8 @@ Options:
   --no-sandbox           run commands unsandboxed, with this user's rights
   --network none|host    the sandbox's network (default none)
   --writable-root DIR    another directory the sandbox lets commands write (repeatable)
-  --tools claude|codex|all  which tools to offer: bash, bash_output, kill_shell; exec_command, write_stdin (default all)
+  --tools claude|codex|all  which tools to offer: bash, bash_output, kill_shell, Read, Write, Edit;
+                         exec_command, write_stdin, apply_patch (default all)
   --timeout MS           the default foreground timeout of a bash call (default 120000)
   --shell PROGRAM        the shell commands run in, as 'PROGRAM -c COMMAND' (default bash; sh for an image without it)
   --engine docker:CONTAINER  run commands in a running container (--workdir required; --docker-host URL)

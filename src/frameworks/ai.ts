@@ -21,6 +21,7 @@
 import { tool } from "ai";
 import type { Shell } from "../seam/types.ts";
 import type { BashToolContext, ToolInputSchema, ToolOutcomeData } from "../tool/mod.ts";
+import { fileToolCalls } from "./file_tool_calls.ts";
 import { toolCalls } from "./tool_calls.ts";
 
 /**
@@ -143,4 +144,49 @@ export function aiSdkTools(
     return tool(definition) as AiSdkTool;
   });
   return { bash, bash_output: bashOutput, kill_shell: killShell };
+}
+
+/**
+ * Claude Code's `Read`, `Write` and `Edit` and Codex's `apply_patch` as AI
+ * SDK tools, run as `options.owner` where the shell's commands run (under
+ * its sandbox, on its engine): pass them to `generateText({ tools })`,
+ * beside `aiSdkTools`. Throws `TypeError` when `owner` is missing.
+ *
+ * @example
+ * ```ts
+ * import { createLocalShell } from "@dsh/shell";
+ * import { aiSdkFileTools } from "@dsh/shell/ai";
+ * import assert from "node:assert/strict";
+ * import { mkdtempSync } from "node:fs";
+ * import { tmpdir } from "node:os";
+ * import { join } from "node:path";
+ * await using shell = createLocalShell({ workdir: mkdtempSync(join(tmpdir(), "ai-files-")) });
+ * const { Write, Read } = aiSdkFileTools(shell, { owner: "chat-1" });
+ * await Write.execute({ file_path: "a.txt", content: "hi\n" }, { toolCallId: "1" });
+ * const read = await Read.execute({ file_path: "a.txt" }, { toolCallId: "2" });
+ * assert.deepEqual(read, { text: "1\thi\n2\t", isError: false });
+ * ```
+ */
+export function aiSdkFileTools(
+  shell: Shell,
+  options: Pick<BashToolContext, "owner">,
+): { Read: AiSdkTool; Write: AiSdkTool; Edit: AiSdkTool; apply_patch: AiSdkTool } {
+  const [read, write, edit, applyPatch] = fileToolCalls(shell, options).map((call) => {
+    const schema = call.inputSchema;
+    const definition: AiSdkTool = {
+      description: call.description,
+      inputSchema: {
+        "~standard": {
+          version: 1,
+          vendor: "@dsh/shell",
+          validate: (value) => ({ value }),
+          jsonSchema: { input: () => structuredClone(schema), output: () => structuredClone(schema) },
+        },
+      },
+      execute: (input, { abortSignal }) => call.run(input, abortSignal),
+      toModelOutput: ({ output }) => ({ type: output.isError ? "error-text" : "text", value: output.text }),
+    };
+    return tool(definition) as AiSdkTool;
+  });
+  return { Read: read, Write: write, Edit: edit, apply_patch: applyPatch };
 }

@@ -21,6 +21,7 @@
 import { type JsonSchemaDefinition, tool } from "@openai/agents";
 import type { Shell } from "../seam/types.ts";
 import type { BashToolContext, ToolInputSchema } from "../tool/mod.ts";
+import { fileToolCalls, type FileToolName } from "./file_tool_calls.ts";
 import { toolCalls } from "./tool_calls.ts";
 
 /** The SDK's type of a non-strict JSON Schema. */
@@ -100,5 +101,41 @@ export function openAIAgentsTools(shell: Shell, options: Pick<BashToolContext, "
     });
     // What tool() made is a FunctionTool whose execute returns text: the interface names what it has.
     return made as unknown as OpenAIAgentsTool;
+  });
+}
+
+/** A file tool as the OpenAI Agents SDK runs it: {@linkcode OpenAIAgentsTool} with a file tool's name. */
+export interface OpenAIAgentsFileTool extends Omit<OpenAIAgentsTool, "name"> {
+  /** The agent's name for it: `Read`, `Write`, `Edit` or `apply_patch`. */
+  readonly name: "Read" | "Write" | "Edit" | "apply_patch";
+}
+
+/**
+ * Claude Code's `Read`, `Write` and `Edit` and Codex's `apply_patch` as
+ * OpenAI Agents SDK function tools (non-strict: the tool checks its input),
+ * run as `options.owner` where the shell's commands run: pass them to
+ * `new Agent({ tools })`, beside `openAIAgentsTools`. Throws `TypeError`
+ * when `owner` is missing.
+ *
+ * @example
+ * ```ts
+ * import { createLocalShell } from "@dsh/shell";
+ * import { openAIAgentsFileTools } from "@dsh/shell/openai-agents";
+ * import assert from "node:assert/strict";
+ * await using shell = createLocalShell();
+ * const tools = openAIAgentsFileTools(shell, { owner: "run-1" });
+ * assert.deepEqual(tools.map((tool) => tool.name), ["Read", "Write", "Edit", "apply_patch"]);
+ * ```
+ */
+export function openAIAgentsFileTools(shell: Shell, options: Pick<BashToolContext, "owner">): OpenAIAgentsFileTool[] {
+  return fileToolCalls(shell, options).map((call) => {
+    const made = tool({
+      name: call.name,
+      description: call.description,
+      parameters: structuredClone(call.inputSchema) as unknown as NonStrictSchema,
+      strict: false,
+      execute: async (input, _context, details) => (await call.run(input, details?.signal)).text,
+    });
+    return made as unknown as OpenAIAgentsFileTool;
   });
 }

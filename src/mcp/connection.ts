@@ -21,6 +21,9 @@ import {
 /** What a tool call brings besides its input: its cancellation and its output listeners (for progress). */
 export type CallContext = Omit<BashToolContext, "owner">;
 
+/** How a file tool of `./tool` runs: `executeReadTool` and its siblings. */
+export type FileToolRun = (shell: Shell, input: unknown, context: BashToolContext) => Promise<ToolOutcome>;
+
 /**
  * A connection: one owner for everything its calls start, and the place
  * where each tool runs. Every call of the connection goes through here, so
@@ -71,6 +74,11 @@ export class McpConnection {
   /** A `kill_shell` call, as this connection's owner. */
   killShell(input: unknown, call: CallContext): Promise<ToolOutcome> {
     return executeKillShellTool(this.#shell, input, this.#context(call));
+  }
+
+  /** A file tool's call (`Read`, `Write`, `Edit`, `apply_patch`), as this connection's owner. */
+  file(execute: FileToolRun, input: unknown, call: CallContext): Promise<ToolOutcome> {
+    return execute(this.#shell, input, this.#context(call));
   }
 
   /**

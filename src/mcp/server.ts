@@ -70,7 +70,10 @@ export const SERVER_INFO: { readonly name: string; readonly version: string } = 
  * const client = new Client({ name: "example", version: "1.0.0" });
  * await client.connect(clientSide);
  * const { tools } = await client.listTools();
- * assert.deepEqual(tools.map((tool) => tool.name), ["bash", "bash_output", "kill_shell", "exec_command", "write_stdin"]);
+ * assert.deepEqual(tools.map((tool) => tool.name), [
+ *   ...["bash", "bash_output", "kill_shell", "Read", "Write", "Edit"],
+ *   ...["exec_command", "write_stdin", "apply_patch"],
+ * ]);
  * const result = await client.callTool({ name: "bash", arguments: { command: "echo hi; exit 3" } });
  * assert.deepEqual(result.content, [{ type: "text", text: "hi\n[exit code: 3]" }]);
  * assert.equal(result.isError, true);

@@ -8,15 +8,23 @@
 
 import { ShellSpecError } from "../seam/errors.ts";
 import {
+  applyPatchTool,
   bashOutputTool,
   bashTool,
   type BashToolOutcome,
+  editTool,
   execCommandTool,
+  executeApplyPatchTool,
+  executeEditTool,
+  executeReadTool,
+  executeWriteTool,
   killShellTool,
+  readTool,
   type ToolInputSchema,
   type ToolOutcome,
   type UnifiedExecOutcome,
   writeStdinTool,
+  writeTool,
 } from "../tool/mod.ts";
 import type { CallContext, McpConnection } from "./connection.ts";
 import type { McpToolSet } from "./types.ts";
@@ -109,10 +117,41 @@ const WRITE_STDIN = entry(
   (connection, input, call) => connection.writeStdin(input, call),
 );
 
+// The file tools: reading changes nothing; a write or an edit may change a file, and again changes nothing more (the
+// same content; an edit's text is no longer there to match). A patch's second run fails or changes again: not
+// idempotent. None reaches the world outside the shell's files.
+const READ = entry(
+  readTool,
+  () => ({ title: "Read file", readOnlyHint: true, openWorldHint: false }),
+  (connection, input, call) => connection.file(executeReadTool, input, call),
+);
+const writesFiles = (title: string, idempotentHint: boolean): McpToolEntry["annotations"] => () => ({
+  title,
+  readOnlyHint: false,
+  destructiveHint: true,
+  idempotentHint,
+  openWorldHint: false,
+});
+const WRITE = entry(
+  writeTool,
+  writesFiles("Write file", true),
+  (connection, input, call) => connection.file(executeWriteTool, input, call),
+);
+const EDIT = entry(
+  editTool,
+  writesFiles("Edit file", false),
+  (connection, input, call) => connection.file(executeEditTool, input, call),
+);
+const APPLY_PATCH = entry(
+  applyPatchTool,
+  writesFiles("Apply patch", false),
+  (connection, input, call) => connection.file(executeApplyPatchTool, input, call),
+);
+
 /** The tools of each set: `claude` as Claude Code names them, `codex` as Codex's unified exec does. */
 const TOOL_SETS: Readonly<Record<Exclude<McpToolSet, "all">, readonly McpToolEntry[]>> = {
-  claude: [BASH, BASH_OUTPUT, KILL_SHELL],
-  codex: [EXEC_COMMAND, WRITE_STDIN],
+  claude: [BASH, BASH_OUTPUT, KILL_SHELL, READ, WRITE, EDIT],
+  codex: [EXEC_COMMAND, WRITE_STDIN, APPLY_PATCH],
 };
 
 /** The tools of `set` (`all`: both sets). Throws `ShellSpecError` (field `tools`) for an unknown set. */

@@ -9,8 +9,8 @@
 
 import type { ShellEvent } from "../seam/types.ts";
 
-/** What every event of a command says about it. */
-type CommandEvent = Omit<ShellEvent, "type" | "pid">;
+/** What every event of a command says about it (file events have spans of their own commands). */
+type CommandEvent = Omit<Exclude<ShellEvent, { type: "file" }>, "type" | "pid">;
 /** An `end` event. */
 type Ended = Extract<ShellEvent, { type: "end" }>;
 /** An `error` event. */

@@ -9,8 +9,9 @@
  */
 
 /**
- * The stable code of each error of the library, one per class: what a caller
- * compares, across copies of the library and after serialisation.
+ * The stable code of each error of the library, one per class (a
+ * `ShellFileError`'s says which failure of a file operation it is): what a
+ * caller compares, across copies of the library and after serialisation.
  */
 export type ShellErrorCode =
   | "ERR_SHELL_SPEC"
@@ -22,7 +23,27 @@ export type ShellErrorCode =
   | "ERR_SHELL_ENGINE"
   | "ERR_HOOK_SETTINGS"
   | "ERR_TOOL_INPUT"
-  | "ERR_CLI_USAGE";
+  | "ERR_CLI_USAGE"
+  | ShellFileErrorCode;
+
+/**
+ * The codes of {@linkcode ShellFileError}, one per way a file operation of
+ * `shell.files()` fails: the path or its parent is missing (`ENOENT`), the
+ * kernel refused (`EACCES`: not readable or not writable there, or not a
+ * regular file), a path that must not exist does (`EEXIST`), a directory was
+ * given as a file (`EISDIR`), the file is binary (`EBINARY`) or too large to
+ * edit whole (`EFBIG`), an edit's `oldString` is missing or not unique
+ * (`EDITMATCH`), a patch cannot be parsed or applied (`PATCH`).
+ */
+export type ShellFileErrorCode =
+  | "ENOENT"
+  | "EACCES"
+  | "EEXIST"
+  | "EISDIR"
+  | "EBINARY"
+  | "EFBIG"
+  | "EDITMATCH"
+  | "PATCH";
 
 /**
  * The family's mark, in the runtime's global symbol registry: shared by every
@@ -336,5 +357,47 @@ export class ShellEngineError extends ShellError {
     this.name = "ShellEngineError";
     this.engine = engine;
     this.target = target;
+  }
+}
+
+/**
+ * A file operation of `shell.files()` failed: the message names the path
+ * (quoted as JSON, so a name holding a newline stays one line) and says why;
+ * `code` is one of {@linkcode ShellFileErrorCode}, `path` the absolute path
+ * at fault. Nothing was half-written: a write is atomic, a patch all or
+ * nothing.
+ *
+ * @example
+ * ```ts
+ * import { createLocalShell, ShellFileError } from "@dsh/shell";
+ * import assert from "node:assert/strict";
+ * await using shell = createLocalShell({ workdir: "/" });
+ * const files = shell.files({ owner: "agent-1" });
+ * await assert.rejects(files.read("/nonexistent/notes.txt"), (error) => {
+ *   assert.ok(error instanceof ShellFileError);
+ *   assert.equal(error.code, "ENOENT");
+ *   assert.equal(error.path, "/nonexistent/notes.txt");
+ *   return true;
+ * });
+ * ```
+ */
+export class ShellFileError extends ShellError {
+  /** Which failure: {@linkcode ShellFileErrorCode}. */
+  readonly code: ShellFileErrorCode;
+  /** The absolute path at fault (for a patch that cannot be parsed, the patch's own `"patch"`). */
+  readonly path: string;
+
+  /**
+   * Creates the error; the message is `<path as JSON>: <problem>`.
+   *
+   * @param code Which failure.
+   * @param path The absolute path at fault.
+   * @param problem What is wrong, in words a user (or a model) can act on.
+   */
+  constructor(code: ShellFileErrorCode, path: string, problem: string) {
+    super(`${JSON.stringify(path)}: ${problem}`);
+    this.name = "ShellFileError";
+    this.code = code;
+    this.path = path;
   }
 }

@@ -58,3 +58,12 @@ export {
   ShellRunResultSchema,
   type ShellSchema,
 } from "./schemas.ts";
+export type { ShellFileErrorCode } from "./errors.ts";
+export type { ShellCommandEvent, ShellFileEvent } from "./events/types.ts";
+export type {
+  ShellFileEdit,
+  ShellFilePatchChange,
+  ShellFileRead,
+  ShellFileReadOptions,
+  ShellFileWritten,
+} from "./files/types.ts";

@@ -30,6 +30,7 @@ import type {
   ShellExecOptions,
   ShellExecRequest,
   ShellExecSpec,
+  ShellFiles,
   ShellObserver,
   ShellRunResult,
   ShellSession,
@@ -37,6 +38,7 @@ import type {
   ShellTask,
 } from "./types.ts";
 import { type CarriedRun, openSession } from "./carry/session.ts";
+import { createShellFiles } from "./files/files.ts";
 
 /**
  * Creates a shell whose commands run on `engine`: this machine
@@ -182,6 +184,16 @@ class SeamShell implements Shell {
       runCarrying: (spec, observer) => this.#run(spec, observer, true),
       start: (spec, observer) => this.start(spec, observer),
     }, options);
+  }
+
+  files(options: { owner: string | null }): ShellFiles {
+    if (typeof options !== "object" || options === null) throw new ShellSpecError("options", "must be { owner }");
+    const owner = ownValue(options, "owner");
+    if (owner !== null && typeof owner !== "string") {
+      throw new ShellSpecError("owner", "is required: a string, or null for unowned work");
+    }
+    if (this.#closing) throw new ShellClosedError();
+    return createShellFiles({ shell: this, emit: (event) => this.#events.file(event) }, owner);
   }
 
   task(id: string, owner: string | null): ShellTask {

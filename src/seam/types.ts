@@ -14,13 +14,22 @@
 import type { ProcessAdapter } from "./adapter.ts";
 import type { ShellObserver } from "./capture/types.ts";
 import type { ShellEvents } from "./events/types.ts";
+import type { ShellFiles } from "./files/types.ts";
 import type { SandboxPolicy } from "./sandbox/types.ts";
 import type { ShellRunResult } from "./settle/types.ts";
 import type { ShellTask } from "./tasks/types.ts";
 
 // Consumers may not reach into the seam's folders (tests/architecture.test.ts), so the shapes they name pass through here.
 export type { CollectedOutput, ShellObserver } from "./capture/types.ts";
-export type { ShellEvent, ShellEvents } from "./events/types.ts";
+export type { ShellEvent, ShellEvents, ShellFileEvent } from "./events/types.ts";
+export type {
+  ShellFileEdit,
+  ShellFilePatchChange,
+  ShellFileRead,
+  ShellFileReadOptions,
+  ShellFiles,
+  ShellFileWritten,
+} from "./files/types.ts";
 export type { SandboxPolicy } from "./sandbox/types.ts";
 export type { ShellRunResult } from "./settle/types.ts";
 export type { ShellTask, TaskOutput, TaskOutputWait, TaskStatus, WaitForOutputOptions } from "./tasks/types.ts";
@@ -318,6 +327,12 @@ export interface Shell {
    * log or a tracer (`@dsh/shell/otel`); free while nobody subscribes.
    */
   readonly events: ShellEvents;
+  /**
+   * The files `owner`'s commands see, read and written where they run
+   * (under the sandbox, on the engine): {@linkcode ShellFiles}. Throws
+   * `ShellSpecError` for a bad owner, `ShellClosedError` once closed.
+   */
+  files(options: { owner: string | null }): ShellFiles;
 }
 
 /**

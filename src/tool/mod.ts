@@ -70,3 +70,6 @@ export type {
   WriteStdinInput,
   WriteStdinTool,
 } from "./unified_types.ts";
+export { applyPatchTool, editTool, fileTools, readTool, writeTool } from "./files/definitions.ts";
+export { executeApplyPatchTool, executeEditTool, executeReadTool, executeWriteTool } from "./files/execute.ts";
+export type { ApplyPatchToolInput, EditToolInput, FileTool, ReadToolInput, WriteToolInput } from "./files/types.ts";

@@ -28,6 +28,11 @@ export interface ScriptedToolCall {
   /** The Responses API's tool namespace (Codex offers an MCP server's tools as `mcp__<server>`). */
   readonly namespace?: string;
   /**
+   * A Responses API freeform tool's call (`custom_tool_call`, as Codex's `apply_patch` is offered): its
+   * input is `input.input`, a string, sent as it is.
+   */
+  readonly custom?: boolean;
+  /**
    * The turn answers with this API error instead of a call (`name` and
    * `input` unused): the HTTP status and the error's `type`, as each API
    * words an error body.
@@ -192,7 +197,7 @@ export class MockModel {
     const messages = (parsed.messages ?? []) as unknown[];
     return this.#protocol === "anthropic"
       ? JSON.stringify(messages).split('"type":"tool_result"').length - 1
-      : input.filter((item) => item.type === "function_call_output").length;
+      : input.filter((item) => item.type === "function_call_output" || item.type === "custom_tool_call_output").length;
   }
 
   /** Answers the turn with its scripted API error, if it has one; whether it did. */
@@ -287,6 +292,14 @@ export class MockModel {
         id: `msg_mock_${this.#turn}`,
         content: [{ type: "output_text", text: "done" }],
       }
+      : call.custom === true
+      ? {
+        type: "custom_tool_call",
+        id: `ctc_mock_${this.#turn}`,
+        call_id: `call_mock_${this.#turn}`,
+        name: call.name,
+        input: String(call.input.input),
+      }
       : {
         type: "function_call",
         id: `fc_mock_${this.#turn}`,
@@ -319,7 +332,9 @@ export const HOLD_MS = 30_000;
 export function toolResultsOf(body: Record<string, unknown> | undefined): ToolResult[] {
   const found: ToolResult[] = [];
   for (const item of (body?.input ?? []) as Record<string, unknown>[]) {
-    if (item.type === "function_call_output") found.push({ content: String(item.output), isError: false });
+    if (item.type === "function_call_output" || item.type === "custom_tool_call_output") {
+      found.push({ content: String(item.output), isError: false });
+    }
   }
   for (const message of (body?.messages ?? []) as { content?: unknown }[]) {
     if (!Array.isArray(message.content)) continue;

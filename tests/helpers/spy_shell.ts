@@ -37,6 +37,10 @@ export function spyOn(real: Shell): SpyShell {
       calls.push("session");
       return real.session(options);
     },
+    files(options) {
+      calls.push("files");
+      return real.files(options);
+    },
     task: (id, owner) => real.task(id, owner),
     tasks: (owner) => real.tasks(owner),
     close: () => real.close(),

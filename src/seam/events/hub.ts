@@ -22,7 +22,7 @@ import { ShellSandboxError } from "../errors.ts";
 import type { ShellRunResult } from "../settle/types.ts";
 import type { ShellExecSpec } from "../types.ts";
 import { commandFields, endFields, type Watch } from "./describe.ts";
-import type { ShellEvent, ShellEvents } from "./types.ts";
+import type { ShellEvent, ShellEvents, ShellFileEvent } from "./types.ts";
 
 /** One subscription: the listener and where its failures go. */
 interface Subscription {
@@ -122,6 +122,11 @@ export class EventHub implements ShellEvents {
   }
 
   /** One listener on the close signal for the whole shell, from the first watched command on. */
+  /** Hands a file operation's event to the listeners (`shell.files()`). */
+  file(event: ShellFileEvent): void {
+    if (this.#subscriptions.length > 0) this.#emit(event);
+  }
+
   #listenToClose(): void {
     if (this.#listeningToClose) return;
     this.#listeningToClose = true;

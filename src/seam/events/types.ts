@@ -34,6 +34,8 @@ import type { ShellEngineError, ShellSandboxError, ShellSpawnError } from "../er
  *       return `#${event.id} end ${event.cause} ${event.exitCode ?? event.signal}`;
  *     case "error":
  *       return `#${event.id} error ${event.error.code}`;
+ *     case "file":
+ *       return `${event.operation} ${event.path} ${event.outcome}`;
  *   }
  * };
  * await using shell = createLocalShell();
@@ -50,7 +52,10 @@ import type { ShellEngineError, ShellSandboxError, ShellSpawnError } from "../er
  * ]);
  * ```
  */
-export type ShellEvent =
+export type ShellEvent = ShellCommandEvent | ShellFileEvent;
+
+/** The events of one command: its `start`, then its `end` or `error`. Internal: callers write `ShellEvent`. */
+export type ShellCommandEvent =
   & {
     /** This command's number in its shell, from 1: what ties its `start` to its `end` or `error`. */
     id: number;
@@ -120,6 +125,33 @@ export type ShellEvent =
       durationMs: number;
     }
   );
+
+/**
+ * One file operation of `shell.files()` (`type: "file"`): which, by whom,
+ * on which path, how many bytes, and how it ended. Never the content. A
+ * patch reports each file it changed (or the one that failed it). The file
+ * operation's commands have their own `start` and `end` besides.
+ */
+export interface ShellFileEvent {
+  /** A file operation. */
+  type: "file";
+  /** What was done: `read`, `write`, `edit`, or `patch` (with `action`). */
+  operation: "read" | "write" | "edit" | "patch";
+  /** For a patch: what it did to this file. */
+  action?: "add" | "update" | "move" | "delete";
+  /** The owner the operation ran as. */
+  owner: string | null;
+  /** The absolute path (for a move, the source; `movedTo` the destination). */
+  path: string;
+  /** For a move, where the file went. */
+  movedTo?: string;
+  /** Bytes read (returned) or written; 0 for a delete or a failure. */
+  bytes: number;
+  /** `"ok"`, or the failure's `ShellFileError` code (or the code of the error that ended it). */
+  outcome: string;
+  /** When the operation ended, in ms since the epoch. */
+  time: number;
+}
 
 /** One kind of {@linkcode ShellEvent}. Internal: callers write `Extract<ShellEvent, { type: … }>`. */
 export type ShellEventOf<T extends ShellEvent["type"]> = Extract<ShellEvent, { type: T }>;
