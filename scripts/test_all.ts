@@ -473,7 +473,8 @@ async function ciPlan(records: string, work: string, prebuilt: boolean): Promise
   for (const name of [...RECORDED_TESTS, ...NODE_LINE_TESTS]) {
     if (!files.includes(name)) throw new Error(`test_all: no test file tests/${name}`);
   }
-  const live = files.filter((name) => isLiveOnly(name) || RECORDED_TESTS.includes(name));
+  // What the legs wait for first.
+  const live = [...RECORDED_TESTS, ...files.filter(isLiveOnly)];
   const everyLeg = [
     ...files.filter((name) => !isLiveOnly(name) && !RECORDED_TESTS.includes(name)),
     ...RECORDED_TESTS,
