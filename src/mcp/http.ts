@@ -296,7 +296,26 @@ export async function serveHttp(shell: Shell, options: HttpServeOptions): Promis
   };
 
   const sockets = new Set<Socket>();
+  // Per connection: the requests under way on it, and the clock that drops it when it sits with none (headers not yet
+  // in, or idle between requests) for longer than `requestTimeoutMs`. Node's own headersTimeout does this on Node;
+  // Deno's node:http does not enforce it, so the server does, the same on both.
+  const clocks = new WeakMap<Socket, { active: number; timer: ReturnType<typeof setTimeout> | undefined }>();
+  const armClock = (socket: Socket): void => {
+    const clock = clocks.get(socket);
+    if (clock === undefined || clock.active > 0) return;
+    clearTimeout(clock.timer);
+    clock.timer = setTimeout(() => socket.destroy(), requestTimeoutMs);
+  };
   const http: HttpServer = createServer((req, res) => {
+    const clock = clocks.get(req.socket);
+    if (clock !== undefined) {
+      clock.active++;
+      clearTimeout(clock.timer);
+      res.once("close", () => {
+        clock.active--;
+        if (!req.socket.destroyed) armClock(req.socket);
+      });
+    }
     handle(req, res).catch(() => {
       if (!res.headersSent) reply(res, 500, "internal error");
       else res.destroy();
@@ -306,7 +325,12 @@ export async function serveHttp(shell: Shell, options: HttpServeOptions): Promis
   http.requestTimeout = requestTimeoutMs;
   http.on("connection", (socket: Socket) => {
     sockets.add(socket);
-    socket.once("close", () => sockets.delete(socket));
+    clocks.set(socket, { active: 0, timer: undefined });
+    armClock(socket);
+    socket.once("close", () => {
+      clearTimeout(clocks.get(socket)?.timer);
+      sockets.delete(socket);
+    });
   });
   http.on("clientError", (_error: Error, socket: Socket) => socket.destroy());
 
