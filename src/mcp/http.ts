@@ -325,6 +325,7 @@ export async function serveHttp(shell: Shell, options: HttpServeOptions): Promis
   http.requestTimeout = requestTimeoutMs;
   http.on("connection", (socket: Socket) => {
     sockets.add(socket);
+    socket.setNoDelay(true);
     clocks.set(socket, { active: 0, timer: undefined });
     armClock(socket);
     socket.once("close", () => {
