@@ -433,6 +433,10 @@ describe("serveHttp", () => {
     await assert.rejects(serveHttp(shell, { token, maxSessions: 0 }), /maxSessions/);
     await assert.rejects(serveHttp(shell, { token, port: 70000 }), /port/);
     await assert.rejects(
+      serveHttp(shell, { token, tools: "bogus" as unknown as "all" }),
+      /^ShellSpecError: tools: /,
+    );
+    await assert.rejects(
       serveHttp(shell, { token, owner: "x" } as unknown as Parameters<typeof serveHttp>[1]),
       /owner/,
     );

@@ -6,7 +6,7 @@
  */
 
 import { readFileSync } from "node:fs";
-import { type HttpServeOptions, type McpHttpServer, type McpToolSet, serveHttp } from "../mcp/mod.ts";
+import { type HttpServeOptions, type McpHttpServer, type McpServerOptions, serveHttp } from "../mcp/mod.ts";
 import type { Shell } from "../seam/types.ts";
 import { type ParsedArgs, parseMs, UsageError } from "./args.ts";
 import type { CliOutput } from "./io.ts";
@@ -20,7 +20,7 @@ export const HTTP_VALUES: readonly string[] = ["http", "token-file", "idle-timeo
 export const HTTP_LISTS: readonly string[] = ["allowed-host"];
 
 /** What `--http` and its companions asked for; the token read from its file. */
-export type HttpFlags = Omit<HttpServeOptions, "tools" | "openWorld" | "signal">;
+export type HttpFlags = Omit<HttpServeOptions, keyof McpServerOptions | "signal">;
 
 /**
  * The HTTP mode's flags, checked (each mistake a `UsageError` naming its
@@ -64,20 +64,21 @@ export function parseHttpFlags(parsed: ParsedArgs): HttpFlags | undefined {
 }
 
 /**
- * Serves `shell` over HTTP until `signal` aborts (SIGTERM, Ctrl-C): then
+ * Serves `shell` over HTTP, with the MCP server's options `server` (those
+ * stdio gets), until `signal` aborts (SIGTERM, Ctrl-C): then
  * every session is ended and everything it started killed. Writes the
  * `listening on` line to stderr once it listens.
  */
 export async function serveOverHttp(
   shell: Shell,
   flags: HttpFlags,
-  tools: { tools: McpToolSet; openWorld: boolean },
+  server: Omit<McpServerOptions, "owner">,
   output: CliOutput,
   signal: AbortSignal,
 ): Promise<void> {
-  let server: McpHttpServer;
+  let listening: McpHttpServer;
   try {
-    server = await serveHttp(shell, { ...flags, ...tools, signal });
+    listening = await serveHttp(shell, { ...server, ...flags, signal });
   } catch (error) {
     const code = (error as { code?: unknown }).code;
     // EADDRINUSE, EADDRNOTAVAIL, EACCES: the address is the flag's.
@@ -86,8 +87,8 @@ export async function serveOverHttp(
     }
     throw error;
   }
-  output.err(`dsh-shell mcp: listening on ${server.url.href}\n`);
-  await server.closed;
+  output.err(`dsh-shell mcp: listening on ${listening.url.href}\n`);
+  await listening.closed;
 }
 
 /** `HOST:PORT` (`[::1]:PORT` for IPv6; `:PORT` for the default host, 127.0.0.1). */

@@ -169,6 +169,9 @@ interface Session {
  */
 export async function serveHttp(shell: Shell, options: HttpServeOptions): Promise<McpHttpServer> {
   const checked = checkOptions(options);
+  // The server's options are checked by the server: build one now, so a mistake is thrown here, not at the first
+  // session (nothing runs: a server that was never connected only has its connection's session closed).
+  await endConnection(buildServer(shell, { ...checked.server, owner: "mcp-http-options" }));
   const { token, host, port, extraHosts, idleTimeoutMs, maxSessions, maxBodyBytes, requestTimeoutMs, stalled } =
     checked;
   const signal = checked.signal;
@@ -529,7 +532,20 @@ function checkOptions(options: HttpServeOptions): Checked {
   if (signal !== undefined && !(signal instanceof AbortSignal)) {
     throw new ShellSpecError("signal", "must be an AbortSignal");
   }
-  const { tools, openWorld } = options;
+  // What is not the HTTP layer's is the MCP server's (tools, openWorld, and whatever createMcpServer takes).
+  const {
+    token: _token,
+    host: _host,
+    port: _port,
+    allowedHosts: _allowedHosts,
+    idleTimeoutMs: _idle,
+    maxSessions: _max,
+    maxBodyBytes: _body,
+    requestTimeoutMs: _request,
+    stalledReadTimeoutMs: _stalled,
+    signal: _signal,
+    ...server
+  } = options;
   return {
     token,
     host,
@@ -541,7 +557,7 @@ function checkOptions(options: HttpServeOptions): Checked {
     requestTimeoutMs: positive(options, "requestTimeoutMs", 30_000, MAX_DELAY_MS),
     stalled: positive(options, "stalledReadTimeoutMs", 30_000, MAX_DELAY_MS),
     signal,
-    server: { ...(tools === undefined ? {} : { tools }), ...(openWorld === undefined ? {} : { openWorld }) },
+    server,
   };
 }
 
