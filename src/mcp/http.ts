@@ -232,8 +232,8 @@ export async function serveHttp(shell: Shell, options: HttpServeOptions): Promis
         "WWW-Authenticate": 'Bearer realm="dsh-shell"',
       });
     }
-    const path = new URL(req.url ?? "/", "http://server").pathname;
-    if (path !== "/mcp") return reply(res, 404, "not found: the server is at /mcp");
+    const target = new URL(req.url ?? "/", "http://server");
+    if (target.pathname !== "/mcp") return reply(res, 404, "not found: the server is at /mcp");
     if (closing !== undefined) return reply(res, 503, "the server is closing");
     const method = req.method ?? "";
     if (method !== "POST" && method !== "GET" && method !== "DELETE") {
@@ -276,7 +276,7 @@ export async function serveHttp(shell: Shell, options: HttpServeOptions): Promis
       clearTimeout(session.idle);
     }
     try {
-      const request = new Request(`http://server${req.url ?? "/mcp"}`, {
+      const request = new Request(new URL(`/mcp${target.search}`, "http://server"), {
         method,
         headers: webHeaders(req),
       });
