@@ -345,6 +345,9 @@ export async function serveHttp(shell: Shell, options: HttpServeOptions): Promis
       resolve();
     });
   });
+  // Once listening, an accept that fails (EMFILE under a flood of connections) must not end the server: the runtime
+  // goes on accepting when it can.
+  http.on("error", () => {});
   const address = http.address() as AddressInfo;
   allowed = allowedHosts(host, address.port, extraHosts);
   const url = new URL(
