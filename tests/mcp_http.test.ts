@@ -313,6 +313,8 @@ describe("serveHttp", () => {
       ];
       const ends = await Promise.all(starts.map(async (start) => {
         const socket = netConnect(port, "127.0.0.1");
+        // A reset instead of a clean close is a close too.
+        socket.on("error", () => {});
         let received = "";
         socket.setEncoding("utf8");
         socket.on("data", (chunk: string) => received += chunk);
@@ -341,6 +343,8 @@ describe("serveHttp", () => {
       const done = join(dir, `produced-${randomUUID()}`);
       const body = JSON.stringify(bashCall(`head -c 40000000 /dev/zero | tr '\\0' a; touch ${done}`));
       const socket = netConnect(Number(stalling.url.port), "127.0.0.1");
+      // A reset instead of a clean close is a close too.
+      socket.on("error", () => {});
       await new Promise((resolve) => socket.once("connect", resolve));
       socket.pause(); // and never read
       socket.write(
