@@ -430,6 +430,23 @@ describe("serveHttp", () => {
     }
   });
 
+  it("a burst of initializes at once opens no more sessions than the cap", async () => {
+    const capped = await serveHttp(shell, { token, maxSessions: 3 });
+    try {
+      const statuses = await Promise.all(
+        Array.from({ length: 20 }, () => post(capped.url, INITIALIZE, { Authorization: `Bearer ${token}` })),
+      );
+      const counts = statuses.reduce<Record<number, number>>((all, { status }) => {
+        all[status] = (all[status] ?? 0) + 1;
+        return all;
+      }, {});
+      assert.deepEqual(counts, { 200: 3, 503: 17 });
+      assert.equal(capped.sessions, 3);
+    } finally {
+      await capped.close();
+    }
+  });
+
   it("refuses a bad option by name, never quoting the token", async () => {
     await assert.rejects(serveHttp(shell, { token: "short" }), /^ShellSpecError: token: must be at least 32 bytes/);
     const spaced = `${newToken()} x`;

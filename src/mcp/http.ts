@@ -253,6 +253,7 @@ export async function serveHttp(shell: Shell, options: HttpServeOptions): Promis
       }
     }
     let session: Session;
+    let reserved = false;
     if (sessionId === undefined) {
       if (method !== "POST" || !isInitializeRequest(body)) {
         return reply(res, 400, "Mcp-Session-Id is required but for an initialize request");
@@ -260,11 +261,15 @@ export async function serveHttp(shell: Shell, options: HttpServeOptions): Promis
       if (sessions.size + opening >= maxSessions) {
         return reply(res, 503, `the server has its most sessions open (${maxSessions})`, { "Retry-After": "5" });
       }
+      // Counted against the cap from here until it is registered or dropped, so a burst of initializes cannot pass it.
       opening++;
+      reserved = true;
       try {
         session = await openSession();
-      } finally {
+      } catch (error) {
         opening--;
+        reserved = false;
+        throw error;
       }
     } else {
       const found = sessions.get(sessionId);
@@ -281,7 +286,9 @@ export async function serveHttp(shell: Shell, options: HttpServeOptions): Promis
         headers: webHeaders(req),
       });
       const response = await session.transport.handleRequest(request, { parsedBody: body });
-      if (sessionId === undefined) {
+      if (reserved) {
+        opening--;
+        reserved = false;
         // A session is open only once its initialize succeeded.
         if (response.ok && session.transport.sessionId === session.id && closing === undefined) {
           sessions.set(session.id, session);
@@ -291,6 +298,11 @@ export async function serveHttp(shell: Shell, options: HttpServeOptions): Promis
       }
       await write(res, response, stalled);
     } finally {
+      // A transport that threw before answering leaves nothing reserved.
+      if (reserved) {
+        opening--;
+        void endSession(session);
+      }
       if (method === "POST" && --session.posts === 0) {
         session.quiet.splice(0).forEach((tell) => tell());
         if (session.ending === undefined) armIdle(session);
