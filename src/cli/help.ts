@@ -104,6 +104,12 @@ Options:
   --engine docker:CONTAINER  run commands in a running container (--workdir required; --docker-host URL)
   --engine ssh:USER@HOST     run commands on a host over OpenSSH (--workdir required; --ssh-port N,
                              --ssh-identity FILE, --ssh-known-hosts FILE)
+  --http HOST:PORT       serve Streamable HTTP at http://HOST:PORT/mcp instead of stdio, until SIGTERM; each MCP
+                         session is one owner (HOST 127.0.0.1 unless given; port 0 picks one, printed on stderr)
+  --token-file FILE      with --http, required: the bearer token (at least 32 bytes) every request must carry
+  --idle-timeout MS      with --http: end a session with no request for this long (default 1800000)
+  --max-sessions N       with --http: the most sessions open at once; past it, 503 (default 16)
+  --allowed-host HOST    with --http: another Host header to answer to, as a proxy in front sends it (repeatable)
   --help                 show this help
 
 Exit code: 0 once the client has gone; 64 on a usage mistake; 125 when the server cannot start (no bubblewrap).

@@ -1,6 +1,7 @@
 /**
  * `dsh-shell mcp`: the shell as an MCP server over stdio, sandboxed by
- * default, for as long as the client keeps stdin open.
+ * default, for as long as the client keeps stdin open; with `--http`, over
+ * Streamable HTTP until SIGTERM (`mcp_http.ts`).
  *
  * @module
  */
@@ -14,14 +15,15 @@ import { parseArgs, type ParsedArgs, parseMs, UsageError } from "./args.ts";
 import { type CommonOptions, ENGINE_FLAGS, type EngineChoice, engineShell, parseEngine } from "./engine_choice.ts";
 import { MCP_HELP } from "./help.ts";
 import type { CliOutput } from "./io.ts";
+import { HTTP_LISTS, HTTP_VALUES, parseHttpFlags, serveOverHttp } from "./mcp_http.ts";
 
 const TOOL_SETS: readonly McpToolSet[] = ["claude", "codex", "all"];
 
 /** Runs `dsh-shell mcp` with `args` (after the subcommand); resolves with the exit code once the client has gone. */
 export async function mcpCommand(args: readonly string[], output: CliOutput): Promise<number> {
   const parsed = parseArgs(args, {
-    values: ["workdir", "network", "tools", "timeout", "shell", "engine", ...ENGINE_FLAGS],
-    lists: ["writable-root"],
+    values: ["workdir", "network", "tools", "timeout", "shell", "engine", ...ENGINE_FLAGS, ...HTTP_VALUES],
+    lists: ["writable-root", ...HTTP_LISTS],
     switches: ["no-sandbox", "help"],
   });
   if (parsed.switches.has("help")) {
@@ -43,6 +45,8 @@ export async function mcpCommand(args: readonly string[], output: CliOutput): Pr
     ...(timeout === undefined ? {} : { timeoutMs: parseMs(timeout, "--timeout") }),
     ...(program === undefined ? {} : { shell: program }),
   };
+  // Checked (and the token read) before any shell is made.
+  const http = parseHttpFlags(parsed);
   const engine = parseEngine(parsed);
   const { shell, openWorld } = engine === undefined ? localShell(parsed, common) : remoteShell(engine, common);
   // SIGTERM (and Ctrl-C) end the connection like a closed stdin: the calls are aborted, then the shell is closed.
@@ -51,7 +55,11 @@ export async function mcpCommand(args: readonly string[], output: CliOutput): Pr
   process.once("SIGTERM", onSignal);
   process.once("SIGINT", onSignal);
   try {
-    await serveStdio(shell, { tools: tools as McpToolSet, openWorld, signal: terminate.signal });
+    if (http === undefined) {
+      await serveStdio(shell, { tools: tools as McpToolSet, openWorld, signal: terminate.signal });
+    } else {
+      await serveOverHttp(shell, http, { tools: tools as McpToolSet, openWorld }, output, terminate.signal);
+    }
   } finally {
     // close() resolves once every process the shell started is gone.
     await shell.close();

@@ -4,7 +4,8 @@
  * tools of `@dsh/shell/tool` (`bash`, `bash_output`, `kill_shell`), with
  * their names, schemas and texts, built on the official TypeScript SDK
  * (`@modelcontextprotocol/sdk`). One server is one connection and one
- * owner. `dsh-shell mcp` serves it over stdio; see `docs/mcp.md`.
+ * owner. `dsh-shell mcp` serves it over stdio, and `dsh-shell mcp --http`
+ * ({@linkcode serveHttp}) over Streamable HTTP; see `docs/mcp.md`.
  *
  * @example
  * ```ts
@@ -36,5 +37,6 @@
 
 export { createMcpServer, SERVER_INFO } from "./server.ts";
 export { serveStdio, type StdioServeOptions } from "./stdio.ts";
+export { type HttpServeOptions, type McpHttpServer, serveHttp } from "./http.ts";
 export type { McpMessage, McpServer, McpServerOptions, McpToolSet, McpTransport } from "./types.ts";
 export type { McpToolResult } from "./result.ts";

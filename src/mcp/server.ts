@@ -123,7 +123,16 @@ export function buildServer(shell: Shell, options: McpServerOptions = {}): Serve
     }
   });
   server.onclose = () => void connection.close();
+  connections.set(server, connection);
   return server;
+}
+
+// Each server's connection, for the transports here that must wait until a connection's work has ended.
+const connections = new WeakMap<Server, McpConnection>();
+
+/** Ends `server`'s connection (its calls aborted, its tasks killed) and resolves once that work has ended. */
+export function endConnection(server: Server): Promise<void> {
+  return connections.get(server)?.close() ?? Promise.resolve();
 }
 
 /** The options, own properties only, checked; throws `ShellSpecError` naming the field. */
