@@ -100,6 +100,8 @@ Options:
   --tools claude|codex|all  which tools to offer: bash, bash_output, kill_shell; exec_command, write_stdin (default all)
   --timeout MS           the default foreground timeout of a bash call (default 120000)
   --shell PROGRAM        the shell commands run in, as 'PROGRAM -c COMMAND' (default bash; sh for an image without it)
+  --structured           also answer with structuredContent and list an outputSchema (default: the text only,
+                         which is what Claude Code and Codex then show the model)
   --engine docker:CONTAINER  run commands in a running container (--workdir required; --docker-host URL)
   --engine ssh:USER@HOST     run commands on a host over OpenSSH (--workdir required; --ssh-port N,
                              --ssh-identity FILE, --ssh-known-hosts FILE)

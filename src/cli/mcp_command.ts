@@ -22,7 +22,7 @@ export async function mcpCommand(args: readonly string[], output: CliOutput): Pr
   const parsed = parseArgs(args, {
     values: ["workdir", "network", "tools", "timeout", "shell", "engine", ...ENGINE_FLAGS],
     lists: ["writable-root"],
-    switches: ["no-sandbox", "help"],
+    switches: ["no-sandbox", "structured", "help"],
   });
   if (parsed.switches.has("help")) {
     output.out(MCP_HELP);
@@ -51,7 +51,12 @@ export async function mcpCommand(args: readonly string[], output: CliOutput): Pr
   process.once("SIGTERM", onSignal);
   process.once("SIGINT", onSignal);
   try {
-    await serveStdio(shell, { tools: tools as McpToolSet, openWorld, signal: terminate.signal });
+    await serveStdio(shell, {
+      tools: tools as McpToolSet,
+      openWorld,
+      structured: parsed.switches.has("structured"),
+      signal: terminate.signal,
+    });
   } finally {
     // close() resolves once every process the shell started is gone.
     await shell.close();

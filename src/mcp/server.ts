@@ -21,7 +21,7 @@ import { ownValue } from "../seam/own_fields.ts";
 import type { Shell } from "../seam/types.ts";
 import { McpConnection } from "./connection.ts";
 import { progressListeners } from "./progress.ts";
-import { toMcpResult } from "./result.ts";
+import { OUTCOME_OUTPUT_SCHEMA, toMcpResult } from "./result.ts";
 import { toolsOf } from "./tools.ts";
 import type { McpServer, McpServerOptions } from "./types.ts";
 // @ts-types="@modelcontextprotocol/sdk/shared/transport"
@@ -39,8 +39,9 @@ export const SERVER_INFO: { readonly name: string; readonly version: string } = 
  * another. It offers the tools of `options.tools` (`bash`, `bash_output`,
  * `kill_shell`) with the very names, descriptions, input schemas and texts
  * of `@dsh/shell/tool`, and answers each `tools/call` with the text as
- * `content`, the tool's outcome as `isError` (a nonzero exit, a timeout, a
- * refused input), and the same facts as `structuredContent`.
+ * `content` and the tool's outcome as `isError` (a nonzero exit, a timeout,
+ * a refused input); with `structured: true`, also the same facts as
+ * `structuredContent` (and an `outputSchema` for each tool).
  *
  * - Every call of the connection runs as one owner (`options.owner`, by
  *   default a new `mcp-<uuid>`): its background tasks are out of reach of
@@ -88,7 +89,12 @@ export function createMcpServer(shell: Shell, options: McpServerOptions = {}): M
 
 /** The SDK's server for one connection: {@linkcode createMcpServer}'s, for the modules here that need all of it. */
 export function buildServer(shell: Shell, options: McpServerOptions = {}): Server {
-  const { owner = `mcp-${randomUUID()}`, tools: set = "all", openWorld = true } = checkOptions(options);
+  const {
+    owner = `mcp-${randomUUID()}`,
+    tools: set = "all",
+    openWorld = true,
+    structured = false,
+  } = checkOptions(options);
   const tools = toolsOf(set);
   const connection = new McpConnection(shell, owner);
   const server = new Server(SERVER_INFO, { capabilities: { tools: {} } });
@@ -99,6 +105,7 @@ export function buildServer(shell: Shell, options: McpServerOptions = {}): Serve
       description: tool.description,
       inputSchema: tool.inputSchema,
       annotations: tool.annotations(openWorld),
+      ...(structured ? { outputSchema: OUTCOME_OUTPUT_SCHEMA } : {}),
     })),
   };
   server.setRequestHandler(ListToolsRequestSchema, () => listed);
@@ -114,7 +121,7 @@ export function buildServer(shell: Shell, options: McpServerOptions = {}): Serve
         signal: extra.signal,
         ...progress?.listeners,
       });
-      return toMcpResult(outcome);
+      return toMcpResult(outcome, structured);
     } finally {
       progress?.end();
     }
@@ -129,11 +136,20 @@ function checkOptions(options: McpServerOptions): McpServerOptions {
   const owner = ownValue(options, "owner");
   const tools = ownValue(options, "tools");
   const openWorld = ownValue(options, "openWorld");
+  const structured = ownValue(options, "structured");
   if (owner !== undefined && (typeof owner !== "string" || owner === "")) {
     throw new ShellSpecError("owner", "must be a non-empty string");
   }
   if (openWorld !== undefined && typeof openWorld !== "boolean") {
     throw new ShellSpecError("openWorld", "must be a boolean");
   }
-  return { ...(owner === undefined ? {} : { owner }), ...(tools === undefined ? {} : { tools }), openWorld };
+  if (structured !== undefined && typeof structured !== "boolean") {
+    throw new ShellSpecError("structured", "must be a boolean");
+  }
+  return {
+    ...(owner === undefined ? {} : { owner }),
+    ...(tools === undefined ? {} : { tools }),
+    openWorld,
+    structured,
+  };
 }
