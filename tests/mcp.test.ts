@@ -15,7 +15,7 @@ import { existsSync, mkdirSync, readFileSync } from "node:fs";
 import { join } from "node:path";
 import { createLocalShell, type Shell } from "../mod.ts";
 import { createMcpServer, SERVER_INFO } from "../src/mcp/mod.ts";
-import { bashOutputTool, bashTool, execCommandTool, killShellTool, writeStdinTool } from "../src/tool/mod.ts";
+import { bashOutputTool, bashSessionTool, execCommandTool, killShellTool, writeStdinTool } from "../src/tool/mod.ts";
 import { dshShell } from "./helpers/cli.ts";
 import { DockerDaemon, dockerUnavailable } from "./helpers/docker_daemon.ts";
 import { freshDir, removeDir } from "./helpers/dirs.ts";
@@ -69,7 +69,11 @@ describe("createMcpServer, in memory", () => {
     const client = await connectInMemory(createMcpServer(shell, { openWorld: false, tools: "claude" }));
     const { tools } = await client.listTools();
     assert.deepEqual(tools.map((tool) => tool.name), ["bash", "bash_output", "kill_shell"]);
-    for (const [listed, own] of tools.map((tool, i) => [tool, [bashTool, bashOutputTool, killShellTool][i]] as const)) {
+    for (
+      const [listed, own] of tools.map((tool, i) =>
+        [tool, [bashSessionTool, bashOutputTool, killShellTool][i]] as const
+      )
+    ) {
       assert.equal(listed.description, own.description);
       assert.deepEqual(listed.inputSchema, own.inputSchema);
     }

@@ -38,7 +38,9 @@ export const SERVER_INFO: { readonly name: string; readonly version: string } = 
  * transport (`server.connect(transport)`); for another connection, build
  * another. It offers the tools of `options.tools` (`bash`, `bash_output`,
  * `kill_shell`) with the very names, descriptions, input schemas and texts
- * of `@dsh/shell/tool`, and answers each `tools/call` with the text as
+ * of `@dsh/shell/tool` (`bash` is `bashSessionTool`: the connection's calls
+ * share a session, and its description says that `cd` and `export` carry
+ * over), and answers each `tools/call` with the text as
  * `content` and the tool's outcome as `isError` (a nonzero exit, a timeout,
  * a refused input); with `structured: true`, also the same facts as
  * `structuredContent` (and an `outputSchema` for each tool).

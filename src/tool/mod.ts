@@ -39,7 +39,7 @@
  * @module
  */
 
-export { bashTool } from "./bash_tool.ts";
+export { bashSessionTool, bashTool } from "./bash_tool.ts";
 export { bashOutputTool } from "./bash_output_tool.ts";
 export { killShellTool } from "./kill_shell_tool.ts";
 export { bashTools } from "./bash_tools.ts";
