@@ -390,6 +390,34 @@ describe("dsh-shell mcp over stdio, sandboxed (the default)", { skip: noSandbox 
     }]);
   });
 
+  it("progress is bounded: seq 1 2000000 sends at most what the result keeps, one per 100 ms, no warning", async () => {
+    const server = await connectStdio([], workdir());
+    const messages: string[] = [];
+    let notes = 0;
+    const started = performance.now();
+    const result = await server.client.callTool({ name: "bash", arguments: { command: "seq 1 2000000" } }, undefined, {
+      onprogress: (note) => {
+        notes++;
+        messages.push(note.message ?? "");
+      },
+      timeout: 120_000,
+    });
+    const elapsed = performance.now() - started;
+    const sent = messages.join("");
+    // 14.9 MB printed; the result keeps about 64 000 bytes of it, and so do the messages: its head, a note, its tail.
+    assert.ok(Buffer.byteLength(sent) <= 64_000 + 100, `${Buffer.byteLength(sent)} bytes sent as progress`);
+    assert.ok(sent.startsWith("1\n2\n3\n"), sent.slice(0, 20));
+    assert.ok(sent.endsWith("\n1999999\n2000000\n"), sent.slice(-40));
+    const left = /\n\[\.\.\. (\d+) bytes of stdout left out \.\.\.\]\n/.exec(sent);
+    assert.ok(left, "a note of what was left out");
+    assert.equal(Buffer.byteLength(sent) - left[0].length + Number(left[1]), 14_888_896, "head + left out + tail");
+    assert.ok(notes <= Math.ceil(elapsed / 100) + 2, `${notes} notifications in ${Math.round(elapsed)} ms`);
+    assert.match(textOf(result), /^1\n2\n3\n/);
+    await server.client.close();
+    assert.deepEqual(await server.exited, { code: 0, signal: null });
+    assert.doesNotMatch(server.stderr(), /MaxListenersExceeded|Warning/);
+  });
+
   it("--network host makes bash an open-world tool", async () => {
     const server = await connectStdio(["--network", "host"], workdir());
     const { tools } = await server.client.listTools();

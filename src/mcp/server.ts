@@ -16,6 +16,7 @@ import {
   type ListToolsResult,
   McpError,
 } from "@modelcontextprotocol/sdk/types.js";
+import { DEFAULTS } from "../seam/defaults.ts";
 import { ShellSpecError } from "../seam/errors.ts";
 import { ownValue } from "../seam/own_fields.ts";
 import type { Shell } from "../seam/types.ts";
@@ -50,8 +51,10 @@ export const SERVER_INFO: { readonly name: string; readonly version: string } = 
  *   every other connection.
  * - A `notifications/cancelled` for a running `bash` call aborts its
  *   command: the command's whole process group is killed.
- * - A call with a `progressToken` gets a `notifications/progress` for each
- *   chunk of output (the chunk as `message`, the bytes so far as `progress`).
+ * - A call with a `progressToken` gets its output as `notifications/progress`
+ *   (the text as `message`, the bytes so far as `progress`), bounded as the
+ *   result is: of each stream its head, then, before the answer, a note of
+ *   what was left out and its tail; at most one every 100 ms.
  * - When the connection closes (`server.close()`, or the transport ends),
  *   its calls in flight are aborted and its background tasks killed. The
  *   shell stays open; closing it is the caller's.
@@ -117,7 +120,9 @@ export function buildServer(shell: Shell, options: McpServerOptions = {}): Serve
       throw new McpError(ErrorCode.InvalidParams, `unknown tool ${JSON.stringify(request.params.name)}`);
     }
     const token = request.params._meta?.progressToken;
-    const progress = token === undefined ? undefined : progressListeners(token, (note) => extra.sendNotification(note));
+    const progress = token === undefined
+      ? undefined
+      : progressListeners(token, outputBudget(shell), (note) => extra.sendNotification(note));
     try {
       const outcome = await tool.run(connection, request.params.arguments ?? {}, {
         signal: extra.signal,
@@ -125,11 +130,22 @@ export function buildServer(shell: Shell, options: McpServerOptions = {}): Serve
       });
       return toMcpResult(outcome, structured);
     } finally {
-      progress?.end();
+      // The last notification (the tails) goes before the answer: none may follow it.
+      await progress?.end();
     }
   });
   server.onclose = () => void connection.close();
   return server;
+}
+
+/** What a call's result keeps of each stream: the shell's `maxOutputBytes`, as its `resolve()` fills it in. */
+function outputBudget(shell: Shell): number {
+  try {
+    return shell.resolve({ command: "true", owner: null }).stdoutMaxBytes;
+  } catch {
+    // A shell that can no longer resolve (closed) runs nothing either: the default bounds what little may come.
+    return DEFAULTS.maxOutputBytes;
+  }
 }
 
 /** The options, own properties only, checked; throws `ShellSpecError` naming the field. */
