@@ -102,6 +102,8 @@ Options:
   --shell PROGRAM        the shell commands run in, as 'PROGRAM -c COMMAND' (default bash; sh for an image without it)
   --structured           also answer with structuredContent and list an outputSchema (default: the text only,
                          which is what Claude Code and Codex then show the model)
+  --keep-control-sequences  keep terminal control sequences (colors, OSC) in what the model is shown
+                         (default: removed; the spill files keep them)
   --engine docker:CONTAINER  run commands in a running container (--workdir required; --docker-host URL)
   --engine ssh:USER@HOST     run commands on a host over OpenSSH (--workdir required; --ssh-port N,
                              --ssh-identity FILE, --ssh-known-hosts FILE)

@@ -22,7 +22,7 @@ export async function mcpCommand(args: readonly string[], output: CliOutput): Pr
   const parsed = parseArgs(args, {
     values: ["workdir", "network", "tools", "timeout", "shell", "engine", ...ENGINE_FLAGS],
     lists: ["writable-root"],
-    switches: ["no-sandbox", "structured", "help"],
+    switches: ["no-sandbox", "structured", "keep-control-sequences", "help"],
   });
   if (parsed.switches.has("help")) {
     output.out(MCP_HELP);
@@ -55,6 +55,7 @@ export async function mcpCommand(args: readonly string[], output: CliOutput): Pr
       tools: tools as McpToolSet,
       openWorld,
       structured: parsed.switches.has("structured"),
+      keepControlSequences: parsed.switches.has("keep-control-sequences"),
       signal: terminate.signal,
     });
   } finally {

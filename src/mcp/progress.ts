@@ -15,6 +15,7 @@
  * @module
  */
 
+import { stripControlSequences } from "../tool/control.ts";
 import type { CallContext } from "./connection.ts";
 
 /** The least time between two notifications of a call, in ms. */
@@ -96,10 +97,12 @@ class StreamBound {
  * cannot be sent (the client left) are dropped.
  *
  * @param budget Bytes of each stream the call's result keeps (`stdoutMaxBytes`).
+ * @param keepControl Whether the messages keep terminal control sequences.
  */
 export function progressListeners(
   token: string | number,
   budget: number,
+  keepControl: boolean,
   send: (notification: ProgressNotification) => Promise<void>,
 ): { listeners: Pick<CallContext, "onStdout" | "onStderr">; end(): Promise<void> } {
   const streams = { stdout: new StreamBound("stdout", budget), stderr: new StreamBound("stderr", budget) };
@@ -115,7 +118,7 @@ export function progressListeners(
   const flush = (): Promise<void> => {
     sending = sending.then(async () => {
       if (pending === "" && bytes === reported) return;
-      const message = pending;
+      const message = keepControl ? pending : stripControlSequences(pending);
       pending = "";
       reported = bytes;
       lastSentAt = performance.now();

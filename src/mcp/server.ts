@@ -99,9 +99,10 @@ export function buildServer(shell: Shell, options: McpServerOptions = {}): Serve
     tools: set = "all",
     openWorld = true,
     structured = false,
+    keepControlSequences = false,
   } = checkOptions(options);
   const tools = toolsOf(set);
-  const connection = new McpConnection(shell, owner);
+  const connection = new McpConnection(shell, owner, keepControlSequences);
   const server = new Server(SERVER_INFO, { capabilities: { tools: {} } });
   const listed: ListToolsResult = {
     tools: tools.map((tool) => ({
@@ -122,7 +123,7 @@ export function buildServer(shell: Shell, options: McpServerOptions = {}): Serve
     const token = request.params._meta?.progressToken;
     const progress = token === undefined
       ? undefined
-      : progressListeners(token, outputBudget(shell), (note) => extra.sendNotification(note));
+      : progressListeners(token, outputBudget(shell), keepControlSequences, (note) => extra.sendNotification(note));
     try {
       const outcome = await tool.run(connection, request.params.arguments ?? {}, {
         signal: extra.signal,
@@ -155,6 +156,7 @@ function checkOptions(options: McpServerOptions): McpServerOptions {
   const tools = ownValue(options, "tools");
   const openWorld = ownValue(options, "openWorld");
   const structured = ownValue(options, "structured");
+  const keepControlSequences = ownValue(options, "keepControlSequences");
   if (owner !== undefined && (typeof owner !== "string" || owner === "")) {
     throw new ShellSpecError("owner", "must be a non-empty string");
   }
@@ -164,10 +166,14 @@ function checkOptions(options: McpServerOptions): McpServerOptions {
   if (structured !== undefined && typeof structured !== "boolean") {
     throw new ShellSpecError("structured", "must be a boolean");
   }
+  if (keepControlSequences !== undefined && typeof keepControlSequences !== "boolean") {
+    throw new ShellSpecError("keepControlSequences", "must be a boolean");
+  }
   return {
     ...(owner === undefined ? {} : { owner }),
     ...(tools === undefined ? {} : { tools }),
     openWorld,
     structured,
+    keepControlSequences,
   };
 }

@@ -61,6 +61,13 @@ export interface McpServerOptions {
    * that reads data.
    */
   structured?: boolean;
+  /**
+   * Keep terminal control sequences (colors, cursor moves, OSC titles and
+   * clipboard writes, other control characters but `\t`, `\n`, `\r`) in
+   * the texts and progress messages. Default `false`: they are removed
+   * (the spill files keep the raw bytes).
+   */
+  keepControlSequences?: boolean;
 }
 
 /**

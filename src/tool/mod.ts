@@ -59,6 +59,7 @@ export type {
   BashToolInput,
   BashToolInputSchema,
   BashToolOutcome,
+  RenderOptions,
   ToolInputSchema,
   ToolOutcome,
 } from "./types.ts";
