@@ -12,7 +12,9 @@ Usage:
   dsh-shell env [--env K=V]...           show where each variable of a command's environment comes from
   dsh-shell hook EVENT --settings FILE   run the hooks of a settings.json for one event, as a harness would
   dsh-shell hook EVENT --plugin-root DIR run a plugin's hooks/hooks.json for one event
-  dsh-shell mcp [options]                serve bash, bash_output and kill_shell as an MCP server on stdio
+  dsh-shell mcp [options]                serve five tools as an MCP server on stdio: bash, bash_output,
+                                         kill_shell (Claude Code's) and exec_command, write_stdin (Codex's)
+  dsh-shell --version                    print the version (also -V)
 
 Run 'dsh-shell <command> --help' for the options of each command.
 
@@ -87,17 +89,20 @@ Examples:
 /** `dsh-shell mcp --help`. */
 export const MCP_HELP = `Usage: dsh-shell mcp [options]
 
-Serves the shell as a Model Context Protocol server on stdin/stdout (one connection, one owner) with the
-tools bash, bash_output and kill_shell, until the client closes stdin or the server gets SIGTERM; then
-every command it started is killed. On Linux every command runs in a bubblewrap sandbox: writable only
-in the workdir (and --writable-root), no network. Without bubblewrap it exits at once, unless --no-sandbox.
+Serves the shell as a Model Context Protocol server on stdin/stdout (one connection, one owner) with five
+tools by default: bash, bash_output and kill_shell (Claude Code's; the connection's bash calls share one
+session, so cd and export carry over) and exec_command and write_stdin (Codex's), until the client closes
+stdin or the server gets SIGTERM; then every command it started is killed. On Linux every command runs in
+a bubblewrap sandbox: writable only in the workdir (and --writable-root), no network. Without bubblewrap it
+exits at once, unless --no-sandbox.
 
 Options:
   --workdir DIR          where commands start and what the sandbox lets them write (default: the current directory)
   --no-sandbox           run commands unsandboxed, with this user's rights
   --network none|host    the sandbox's network (default none)
   --writable-root DIR    another directory the sandbox lets commands write (repeatable)
-  --tools claude|codex|all  which tools to offer: bash, bash_output, kill_shell; exec_command, write_stdin (default all)
+  --tools claude|codex|all  which tools to offer: claude is bash, bash_output, kill_shell; codex is exec_command,
+                         write_stdin; all (the default) is the five
   --timeout MS           the default foreground timeout of a bash call (default 120000)
   --shell PROGRAM        the shell commands run in, as 'PROGRAM -c COMMAND' (default bash; sh for an image without it)
   --structured           also answer with structuredContent and list an outputSchema (default: the text only,

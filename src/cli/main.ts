@@ -23,6 +23,7 @@ import { UsageError } from "./args.ts";
 import { envCommand } from "./env_command.ts";
 import { EXIT_FAILED, EXIT_USAGE } from "./exit_codes.ts";
 import { MAIN_HELP } from "./help.ts";
+import { VERSION } from "../version.ts";
 import { hookCommand } from "./hook_command.ts";
 import { mcpCommand } from "./mcp_command.ts";
 import { type CliOutput, processOutput } from "./io.ts";
@@ -60,6 +61,10 @@ export async function main(args: readonly string[], output: CliOutput = processO
   const [name, ...rest] = args;
   if (name === "--help" || name === "-h" || name === "help") {
     output.out(MAIN_HELP);
+    return 0;
+  }
+  if (name === "--version" || name === "-V") {
+    output.out(`dsh-shell ${VERSION}\n`);
     return 0;
   }
   const command = name === undefined ? undefined : COMMANDS[name];

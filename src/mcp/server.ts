@@ -14,9 +14,9 @@ import {
   ErrorCode,
   ListToolsRequestSchema,
   type ListToolsResult,
-  McpError,
 } from "@modelcontextprotocol/sdk/types.js";
 import { DEFAULTS } from "../seam/defaults.ts";
+import { VERSION } from "../version.ts";
 import { ShellSpecError } from "../seam/errors.ts";
 import { ownValue } from "../seam/own_fields.ts";
 import type { Shell } from "../seam/types.ts";
@@ -31,7 +31,7 @@ import type { Transport } from "@modelcontextprotocol/sdk/shared/transport.js";
 /** What the server says it is in `initialize` (the package's version). */
 export const SERVER_INFO: { readonly name: string; readonly version: string } = Object.freeze({
   name: "dsh-shell",
-  version: "2.0.0",
+  version: VERSION,
 });
 
 /**
@@ -118,7 +118,11 @@ export function buildServer(shell: Shell, options: McpServerOptions = {}): Serve
   server.setRequestHandler(CallToolRequestSchema, async (request, extra) => {
     const tool = tools.find((tool) => tool.name === request.params.name);
     if (tool === undefined) {
-      throw new McpError(ErrorCode.InvalidParams, `unknown tool ${JSON.stringify(request.params.name)}`);
+      // The error's message goes out as is, and the client's McpError puts "MCP error -32602: " in front of it: an
+      // McpError here would put it there too, and the client would show it twice.
+      throw Object.assign(new Error(`unknown tool ${JSON.stringify(request.params.name)}`), {
+        code: ErrorCode.InvalidParams,
+      });
     }
     const token = request.params._meta?.progressToken;
     const progress = token === undefined

@@ -67,6 +67,7 @@ export async function executeExecCommandTool(
   input: unknown,
   context: BashToolContext,
 ): Promise<UnifiedExecOutcome> {
+  const calledAt = performance.now();
   const call = begin(execCommandTool, input, context);
   if ("outcome" in call) return call.outcome;
   const { parsed, owner, signal, keepControl } = call;
@@ -97,7 +98,7 @@ export async function executeExecCommandTool(
   table.set(program.id, program);
   forgetOldEnded(table);
   await waitFor(program, parsed.yield_time_ms ?? EXEC_YIELD_TIME_MS, signal);
-  return answer(table, program, parsed.max_output_tokens, keepControl);
+  return answer(table, program, parsed.max_output_tokens, keepControl, calledAt);
 }
 
 /**
@@ -127,6 +128,7 @@ export async function executeWriteStdinTool(
   input: unknown,
   context: BashToolContext,
 ): Promise<UnifiedExecOutcome> {
+  const calledAt = performance.now();
   const call = begin(writeStdinTool, input, context);
   if ("outcome" in call) return call.outcome;
   const { parsed, owner, signal, keepControl } = call;
@@ -150,7 +152,7 @@ export async function executeWriteStdinTool(
     }
   }
   await waitFor(program, parsed.yield_time_ms ?? WRITE_YIELD_TIME_MS, signal);
-  return answer(table, program, parsed.max_output_tokens, keepControl);
+  return answer(table, program, parsed.max_output_tokens, keepControl, calledAt);
 }
 
 /**
@@ -211,6 +213,7 @@ async function answer(
   program: Program,
   maxTokens: number | undefined,
   keepControl: boolean,
+  calledAt: number,
 ): Promise<UnifiedExecOutcome> {
   const ended = program.task.status !== "running";
   const result: ShellRunResult | undefined = ended ? await program.task.done : undefined;
@@ -219,7 +222,8 @@ async function answer(
   const output = keepControl ? taken : stripControlSequences(taken);
   const budget = (maxTokens ?? DEFAULT_MAX_OUTPUT_TOKENS) * BYTES_PER_TOKEN;
   const { text, tokens } = cutMiddle(output, budget);
-  const lines = [`Wall time: ${((performance.now() - program.startedAt) / 1000).toFixed(4)} seconds`];
+  // The call's own time, as Codex counts it: how long this call waited, not how long the program has run.
+  const lines = [`Wall time: ${((performance.now() - calledAt) / 1000).toFixed(4)} seconds`];
   if (result === undefined) {
     lines.push(`Process running with session ID ${program.id}`);
   } else if (result.exitCode !== null) {
