@@ -15,7 +15,7 @@
  * @module
  */
 
-import { stripControlSequences } from "../tool/control.ts";
+import { stripControlSequences } from "../tool/mod.ts";
 import type { CallContext } from "./connection.ts";
 
 /** The least time between two notifications of a call, in ms. */

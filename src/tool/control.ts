@@ -28,7 +28,17 @@ const ANY_CONTROL = /[\x00-\x08\x0b\x0c\x0e-\x1f\x7f-\x9f]/;
 /**
  * `text` without terminal control sequences (CSI, OSC, DCS/SOS/PM/APC,
  * other escape sequences) and without C0/C1 control characters other
- * than `\t`, `\n` and `\r`.
+ * than `\t`, `\n` and `\r`: what the tools do to the text they give the
+ * model, for a harness that shows the model other output (a log, a
+ * file).
+ *
+ * @example
+ * ```ts
+ * import { stripControlSequences } from "@dsh/shell/tool";
+ * import assert from "node:assert/strict";
+ * const painted = "\x1b[1;31merror\x1b[0m: \x1b]52;c;cm0gLXJmIH4=\x07disk full\r\n";
+ * assert.equal(stripControlSequences(painted), "error: disk full\r\n");
+ * ```
  */
 export function stripControlSequences(text: string): string {
   // Most output has no control character at all: skip the replace.

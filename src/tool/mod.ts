@@ -52,6 +52,7 @@ export { writeStdinTool } from "./write_stdin_tool.ts";
 export { unifiedExecTools } from "./unified_tools.ts";
 export { executeExecCommandTool, executeWriteStdinTool } from "./unified_exec.ts";
 export { ToolInputError } from "./errors.ts";
+export { stripControlSequences } from "./control.ts";
 export { type ToolOutcomeData, toolOutcomeData } from "./outcome_data.ts";
 export type {
   BashTool,
