@@ -1,7 +1,10 @@
 /**
  * The tools of `@dsh/shell/tool` for the Vercel AI SDK (`ai`, an optional
- * peer dependency): `bash`, `bash_output` and `kill_shell` in the shape of
- * its `tool()`, ready for `generateText({ tools })` or an `Agent`.
+ * peer dependency): `bash`, `bash_output`, `kill_shell`, `exec_command`
+ * and `write_stdin` (the MCP server's five) in the shape of its `tool()`,
+ * ready for `generateText({ tools })` or an `Agent`. Give it a `session`
+ * and the conversation's `bash` calls share it: `cd` and `export` carry
+ * over, and the model is told so.
  *
  * @example
  * ```ts
@@ -20,8 +23,37 @@
 
 import { tool } from "ai";
 import type { Shell } from "../seam/types.ts";
-import type { BashToolContext, ToolInputSchema, ToolOutcomeData } from "../tool/mod.ts";
-import { toolCalls } from "./tool_calls.ts";
+import type { ToolInputSchema, ToolOutcomeData } from "../tool/mod.ts";
+import { type FrameworkToolOptions, toolCalls } from "./tool_calls.ts";
+
+export type { FrameworkToolOptions } from "./tool_calls.ts";
+
+/**
+ * The tools {@linkcode aiSdkTools} returns, by name.
+ *
+ * @example
+ * ```ts
+ * import { createLocalShell } from "@dsh/shell";
+ * import { type AiSdkTools, aiSdkTools } from "@dsh/shell/ai";
+ * import assert from "node:assert/strict";
+ * await using shell = createLocalShell();
+ * const tools: AiSdkTools = aiSdkTools(shell, { owner: "chat-42" });
+ * assert.deepEqual(Object.keys(tools), ["bash", "bash_output", "kill_shell", "exec_command", "write_stdin"]);
+ * ```
+ */
+// A type, not an interface: the AI SDK's ToolSet is a record, which only a type literal satisfies.
+export type AiSdkTools = {
+  /** The bash tool (in the session, when one was given). */
+  bash: AiSdkTool;
+  /** Reads a background task's output. */
+  bash_output: AiSdkTool;
+  /** Stops a background task. */
+  kill_shell: AiSdkTool;
+  /** Codex's `exec_command`: a program left running, on a terminal with `tty: true`. */
+  exec_command: AiSdkTool;
+  /** Codex's `write_stdin`: types into a program `exec_command` left running. */
+  write_stdin: AiSdkTool;
+};
 
 /**
  * A tool's input schema as the AI SDK reads one: a Standard Schema
@@ -104,15 +136,22 @@ function standardSchema(schema: ToolInputSchema): ToolInputStandardSchema {
 }
 
 /**
- * The three tools in the shape of the AI SDK's `tool()`, by name. Each has
- * the description and JSON Schema of `./tool`; its `execute` runs the call
- * on `shell` as `options.owner`, cancelled by the SDK's `abortSignal` (the
+ * The five tools in the shape of the AI SDK's `tool()`, by name: `bash`,
+ * `bash_output`, `kill_shell`, `exec_command`, `write_stdin`. Each has the
+ * description and JSON Schema of `./tool`; its `execute` runs the call on
+ * `shell` as `options.owner`, cancelled by the SDK's `abortSignal` (the
  * command's whole process group is killed), and returns
  * {@linkcode ToolOutcomeData}; the model is shown its `text`, as an error
  * (`error-text`) when `isError`. An input the tool refuses is not thrown:
  * its message is that text, so the model can correct the call.
  *
- * Throws `TypeError` when `options.owner` is missing.
+ * With `options.session` (one per conversation) the `bash` calls run in
+ * it, so `cd` and `export` carry over, and `bash`'s description says so
+ * (`bashSessionTool`'s); without it each call is a fresh shell, as
+ * `bashTool`'s description says.
+ *
+ * Throws `TypeError` when `options.owner` is missing, or the session is
+ * another owner's.
  *
  * @example
  * ```ts
@@ -128,11 +167,8 @@ function standardSchema(schema: ToolInputSchema): ToolInputStandardSchema {
  * assert.equal(read.text, "built\n[status: completed; exit code: 0]");
  * ```
  */
-export function aiSdkTools(
-  shell: Shell,
-  options: Pick<BashToolContext, "owner">,
-): { bash: AiSdkTool; bash_output: AiSdkTool; kill_shell: AiSdkTool } {
-  const [bash, bashOutput, killShell] = toolCalls(shell, options).map((call) => {
+export function aiSdkTools(shell: Shell, options: FrameworkToolOptions): AiSdkTools {
+  const [bash, bashOutput, killShell, execCommand, writeStdin] = toolCalls(shell, options).map((call) => {
     const definition: AiSdkTool = {
       description: call.description,
       inputSchema: standardSchema(call.inputSchema),
@@ -142,5 +178,11 @@ export function aiSdkTools(
     // tool() returns its argument; passing the definition through it checks, at compile time, that it is an AI SDK tool.
     return tool(definition) as AiSdkTool;
   });
-  return { bash, bash_output: bashOutput, kill_shell: killShell };
+  return {
+    bash,
+    bash_output: bashOutput,
+    kill_shell: killShell,
+    exec_command: execCommand,
+    write_stdin: writeStdin,
+  };
 }
