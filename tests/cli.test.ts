@@ -5,6 +5,7 @@ import { join } from "node:path";
 import { type CliRun, dshShell, spawnCli } from "./helpers/cli.ts";
 import { freshDir, removeDir } from "./helpers/dirs.ts";
 import { repositoryRoot } from "./helpers/repository.ts";
+import { MissingPeerError, withPeer } from "../src/cli/optional_peer.ts";
 import { examplesDir } from "./helpers/examples.ts";
 
 const examples = examplesDir();
@@ -284,5 +285,38 @@ describe("dsh-shell", () => {
       writeFileSync(broken, "{ not json");
       assertUsageMistake(await dshShell(["hook", "PreToolUse", "--settings", broken]), /is not valid JSON/);
     });
+  });
+});
+
+describe("dsh-shell without an optional peer", () => {
+  it("a missing package is named in one line, with how to install it; any other failure is left as it is", async () => {
+    const missing = withPeer("the MCP server", "@modelcontextprotocol/sdk", () =>
+      // What Node says when a static import of the package fails, as the dynamic import of mcp_command sees it.
+      Promise.reject(
+        Object.assign(
+          new Error("Cannot find package '@modelcontextprotocol/sdk' imported from /x/esm/src/mcp/server.js"),
+          {
+            code: "ERR_MODULE_NOT_FOUND",
+          },
+        ),
+      ));
+    await assert.rejects(missing, (error: Error) => {
+      assert.ok(error instanceof MissingPeerError);
+      assert.equal(
+        error.message,
+        "the MCP server needs @modelcontextprotocol/sdk, an optional peer of @dsh/shell: install it " +
+          "(npm install @modelcontextprotocol/sdk)",
+      );
+      return true;
+    });
+    const other = new Error("Cannot find package 'left-pad'");
+    await assert.rejects(withPeer("the MCP server", "@modelcontextprotocol/sdk", () => Promise.reject(other)), other);
+    assert.equal(await withPeer("x", "y", () => Promise.resolve(7)), 7);
+  });
+
+  it("run, env and hook do not load the MCP server: only mcp needs the SDK", () => {
+    const main = readFileSync(join(repositoryRoot(), "src", "cli", "main.ts"), "utf8");
+    assert.doesNotMatch(main, /^import .*mcp/m, "no static import of the mcp command");
+    assert.match(main, /import\("\.\/mcp_command\.ts"\)/);
   });
 });

@@ -22,7 +22,8 @@ export type ShellErrorCode =
   | "ERR_SHELL_ENGINE"
   | "ERR_HOOK_SETTINGS"
   | "ERR_TOOL_INPUT"
-  | "ERR_CLI_USAGE";
+  | "ERR_CLI_USAGE"
+  | "ERR_CLI_MISSING_PEER";
 
 /**
  * The family's mark, in the runtime's global symbol registry: shared by every
