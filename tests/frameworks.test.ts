@@ -227,6 +227,41 @@ describe("the framework adapters, with the real packages", () => {
     );
   });
 
+  it("AI SDK, stream: true: bash yields the output while the command runs, then the outcome the model is shown", async () => {
+    const { bash } = aiSdkTools(shell, { owner: "chat-live", stream: true });
+    const gate = join(dir, `gate-${randomUUID()}`);
+    mkdirSync(gate);
+    const outputs: { text: string; running?: unknown }[] = [];
+    // "second" is printed only once "first" was yielded: live output, not a replay at the end.
+    const command = `printf '\\033[1mfirst\\033[0m\\n'; while [ -d ${gate} ]; do sleep 0.02; done; echo second`;
+    for await (const output of bash.execute({ command }, callOptions())) {
+      outputs.push(output);
+      if (output.text === "first\n") removeDir(gate);
+    }
+    assert.ok(outputs.some((output) => output.text === "first\n" && output.running === true), JSON.stringify(outputs));
+    assert.deepEqual(outputs.at(-1), {
+      text: "first\nsecond",
+      isError: false,
+      exitCode: 0,
+      signal: null,
+      timedOut: false,
+      aborted: false,
+    });
+    // In a whole generateText run the model is shown the outcome, not a preliminary output.
+    const model = mockAiModel();
+    const result = await generateText({
+      model,
+      tools: aiSdkTools(shell, { owner: "chat-live", stream: true }),
+      prompt: "build it",
+      stopWhen: isStepCount(5),
+    });
+    const texts = result.steps.flatMap((step) =>
+      step.toolResults.map((tool) => (tool.output as { text: string }).text)
+    );
+    assert.deepEqual(texts, ["(no output)", `${dir}\nnone`]);
+    assert.throws(() => aiSdkTools(shell, { owner: "x", stream: "yes" as unknown as boolean }), /^TypeError: stream:/);
+  });
+
   it("AI SDK: exec_command and write_stdin drive a program on a terminal", async () => {
     const { exec_command, write_stdin } = aiSdkTools(shell, { owner: "chat-x" });
     const started = await exec_command.execute({

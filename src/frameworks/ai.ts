@@ -24,9 +24,80 @@
 import { tool } from "ai";
 import type { Shell } from "../seam/types.ts";
 import type { ToolInputSchema, ToolOutcomeData } from "../tool/mod.ts";
-import { type FrameworkToolOptions, toolCalls } from "./tool_calls.ts";
+import { DEFAULTS } from "../seam/defaults.ts";
+import { LIVE_INTERVAL_MS, LiveOutput } from "./live_output.ts";
+import { type FrameworkToolOptions, type ToolCall, toolCalls } from "./tool_calls.ts";
 
 export type { FrameworkToolOptions } from "./tool_calls.ts";
+
+/**
+ * {@linkcode FrameworkToolOptions}, and whether `bash` streams its output.
+ *
+ * @example
+ * ```ts
+ * import { createLocalShell } from "@dsh/shell";
+ * import { type AiSdkToolOptions, aiSdkTools } from "@dsh/shell/ai";
+ * await using shell = createLocalShell();
+ * const options: AiSdkToolOptions = { owner: "chat-42", stream: true };
+ * console.log(Object.keys(aiSdkTools(shell, options)));
+ * ```
+ */
+export interface AiSdkToolOptions extends FrameworkToolOptions {
+  /**
+   * `bash`'s `execute` yields the command's output while it runs, as the
+   * AI SDK's preliminary tool results (`{ text, isError: false, running:
+   * true }`, at most one per 100 ms, what it printed so far: its head,
+   * then a note and its tail, within the shell's `maxOutputBytes`, no
+   * terminal control sequences), then the outcome, which is what the model
+   * is shown. Default false: `execute` resolves once, with the outcome.
+   */
+  stream?: boolean;
+}
+
+/**
+ * The `bash` tool of {@linkcode aiSdkTools} with `stream: true`: its
+ * `execute` is an async iterable of outputs, the last the outcome.
+ *
+ * @example
+ * ```ts
+ * import { createLocalShell } from "@dsh/shell";
+ * import { type AiSdkStreamingTool, aiSdkTools } from "@dsh/shell/ai";
+ * import assert from "node:assert/strict";
+ * await using shell = createLocalShell();
+ * const bash: AiSdkStreamingTool = aiSdkTools(shell, { owner: "chat-42", stream: true }).bash;
+ * const outputs = [];
+ * for await (const output of bash.execute({ command: "echo one; sleep 0.3; echo two" }, { toolCallId: "c1" })) {
+ *   outputs.push(output);
+ * }
+ * assert.deepEqual(outputs.at(-1)?.text, "one\ntwo");
+ * assert.ok(outputs.slice(0, -1).every((output) => output.running === true));
+ * ```
+ */
+export interface AiSdkStreamingTool extends Omit<AiSdkTool, "execute"> {
+  /** Runs one call: the output so far while it runs (`running: true`), then the outcome. */
+  execute(
+    input: unknown,
+    options: { readonly toolCallId: string; readonly abortSignal?: AbortSignal },
+  ): AsyncIterable<ToolOutcomeData>;
+}
+
+/**
+ * The tools {@linkcode aiSdkTools} returns with `stream: true`: `bash`
+ * streams its output.
+ *
+ * @example
+ * ```ts
+ * import { createLocalShell } from "@dsh/shell";
+ * import { type AiSdkStreamingTools, aiSdkTools } from "@dsh/shell/ai";
+ * await using shell = createLocalShell();
+ * const tools: AiSdkStreamingTools = aiSdkTools(shell, { owner: "chat-42", stream: true });
+ * console.log(Object.keys(tools));
+ * ```
+ */
+export type AiSdkStreamingTools = Omit<AiSdkTools, "bash"> & {
+  /** The bash tool, streaming its output while the command runs. */
+  bash: AiSdkStreamingTool;
+};
 
 /**
  * The tools {@linkcode aiSdkTools} returns, by name.
@@ -167,22 +238,89 @@ function standardSchema(schema: ToolInputSchema): ToolInputStandardSchema {
  * assert.equal(read.text, "built\n[status: completed; exit code: 0]");
  * ```
  */
-export function aiSdkTools(shell: Shell, options: FrameworkToolOptions): AiSdkTools {
-  const [bash, bashOutput, killShell, execCommand, writeStdin] = toolCalls(shell, options).map((call) => {
+export function aiSdkTools(shell: Shell, options: AiSdkToolOptions & { stream: true }): AiSdkStreamingTools;
+export function aiSdkTools(shell: Shell, options: AiSdkToolOptions & { stream?: false }): AiSdkTools;
+export function aiSdkTools(shell: Shell, options: AiSdkToolOptions): AiSdkTools | AiSdkStreamingTools;
+export function aiSdkTools(shell: Shell, options: AiSdkToolOptions): AiSdkTools | AiSdkStreamingTools {
+  const stream = typeof options === "object" && options !== null ? options.stream : undefined;
+  if (stream !== undefined && typeof stream !== "boolean") throw new TypeError("stream: must be a boolean or absent");
+  const toModelOutput: AiSdkTool["toModelOutput"] = ({ output }) => ({
+    type: output.isError ? "error-text" : "text",
+    value: output.text,
+  });
+  const [bashCall, ...others] = toolCalls(shell, options);
+  const [bashOutput, killShell, execCommand, writeStdin] = others.map((call) => {
     const definition: AiSdkTool = {
       description: call.description,
       inputSchema: standardSchema(call.inputSchema),
       execute: (input, { abortSignal }) => call.run(input, abortSignal),
-      toModelOutput: ({ output }) => ({ type: output.isError ? "error-text" : "text", value: output.text }),
+      toModelOutput,
     };
     // tool() returns its argument; passing the definition through it checks, at compile time, that it is an AI SDK tool.
     return tool(definition) as AiSdkTool;
   });
-  return {
-    bash,
-    bash_output: bashOutput,
-    kill_shell: killShell,
-    exec_command: execCommand,
-    write_stdin: writeStdin,
+  const common = {
+    description: bashCall.description,
+    inputSchema: standardSchema(bashCall.inputSchema),
+    toModelOutput,
   };
+  const rest = { bash_output: bashOutput, kill_shell: killShell, exec_command: execCommand, write_stdin: writeStdin };
+  if (stream === true) {
+    const budget = outputBudget(shell);
+    const bash: AiSdkStreamingTool = {
+      ...common,
+      execute: (input, { abortSignal }) => streamed(bashCall, input, abortSignal, budget),
+    };
+    return { bash: tool(bash) as AiSdkStreamingTool, ...rest };
+  }
+  const bash: AiSdkTool = { ...common, execute: (input, { abortSignal }) => bashCall.run(input, abortSignal) };
+  return { bash: tool(bash) as AiSdkTool, ...rest };
+}
+
+/** What a call's result keeps of each stream: the shell's `maxOutputBytes`, as its `resolve()` fills it in. */
+function outputBudget(shell: Shell): number {
+  try {
+    return shell.resolve({ command: "true", owner: null }).stdoutMaxBytes;
+  } catch {
+    return DEFAULTS.maxOutputBytes;
+  }
+}
+
+/**
+ * One streamed bash call: the output so far whenever some arrived (at most
+ * one per {@linkcode LIVE_INTERVAL_MS}), then the outcome.
+ */
+async function* streamed(
+  call: ToolCall,
+  input: unknown,
+  signal: AbortSignal | undefined,
+  budget: number,
+): AsyncGenerator<ToolOutcomeData> {
+  const live = new LiveOutput(budget);
+  const over = new AbortController();
+  const outcome = call.run(input, signal, { onStdout: live.push, onStderr: live.push });
+  outcome.then(() => over.abort(), () => over.abort());
+  let last = -Infinity;
+  while (!over.signal.aborted) {
+    await live.changed(over.signal);
+    const wait = last + LIVE_INTERVAL_MS - performance.now();
+    if (wait > 0 && !over.signal.aborted) await pause(wait, over.signal);
+    if (over.signal.aborted) break;
+    last = performance.now();
+    yield { text: live.text(), isError: false, running: true };
+  }
+  yield await outcome;
+}
+
+/** Resolves after `ms`, or at once when `signal` aborts. */
+function pause(ms: number, signal: AbortSignal): Promise<void> {
+  return new Promise((resolve) => {
+    const done = (): void => {
+      clearTimeout(timer);
+      signal.removeEventListener("abort", done);
+      resolve();
+    };
+    const timer = setTimeout(done, ms);
+    signal.addEventListener("abort", done, { once: true });
+  });
 }
