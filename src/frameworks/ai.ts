@@ -22,16 +22,15 @@
  */
 
 import { tool } from "ai";
-import type { Shell } from "../seam/types.ts";
+import type { Shell, ShellSession } from "../seam/types.ts";
 import type { ToolInputSchema, ToolOutcomeData } from "../tool/mod.ts";
 import { DEFAULTS } from "../seam/defaults.ts";
 import { LIVE_INTERVAL_MS, LiveOutput } from "./live_output.ts";
-import { type FrameworkToolOptions, type ToolCall, toolCalls } from "./tool_calls.ts";
-
-export type { FrameworkToolOptions } from "./tool_calls.ts";
+import { type ToolCall, toolCalls } from "./tool_calls.ts";
 
 /**
- * {@linkcode FrameworkToolOptions}, and whether `bash` streams its output.
+ * What {@linkcode aiSdkTools} takes: the owner of the work, a session for
+ * the `bash` calls to share, and whether `bash` streams its output.
  *
  * @example
  * ```ts
@@ -42,7 +41,17 @@ export type { FrameworkToolOptions } from "./tool_calls.ts";
  * console.log(Object.keys(aiSdkTools(shell, options)));
  * ```
  */
-export interface AiSdkToolOptions extends FrameworkToolOptions {
+export interface AiSdkToolOptions {
+  /** The owner of everything the calls start (one per conversation), or `null` for unowned work. */
+  owner: string | null;
+  /**
+   * A session of `owner` (`shell.session({ owner })`), one per
+   * conversation: the `bash` calls run in it, so `cd` and `export` carry
+   * over to the next call, and the model is told so (`bashSessionTool`'s
+   * description). Without it each call is a fresh shell, and the model is
+   * told that too. Closing it is the caller's.
+   */
+  session?: ShellSession;
   /**
    * `bash`'s `execute` yields the command's output while it runs, as the
    * AI SDK's preliminary tool results (`{ text, isError: false, running:
@@ -238,10 +247,32 @@ function standardSchema(schema: ToolInputSchema): ToolInputStandardSchema {
  * assert.equal(read.text, "built\n[status: completed; exit code: 0]");
  * ```
  */
-export function aiSdkTools(shell: Shell, options: AiSdkToolOptions & { stream: true }): AiSdkStreamingTools;
-export function aiSdkTools(shell: Shell, options: AiSdkToolOptions & { stream?: false }): AiSdkTools;
-export function aiSdkTools(shell: Shell, options: AiSdkToolOptions): AiSdkTools | AiSdkStreamingTools;
-export function aiSdkTools(shell: Shell, options: AiSdkToolOptions): AiSdkTools | AiSdkStreamingTools {
+export function aiSdkTools<const O extends AiSdkToolOptions>(shell: Shell, options: O): AiSdkToolsOf<O> {
+  return makeTools(shell, options) as AiSdkToolsOf<O>;
+}
+
+/**
+ * What {@linkcode aiSdkTools} returns for `options` of type `O`: the
+ * streaming `bash` when `stream` is `true`, the plain one when it is
+ * `false` or absent, either when it is only known to be a boolean.
+ *
+ * @example
+ * ```ts
+ * import { createLocalShell } from "@dsh/shell";
+ * import { type AiSdkStreamingTools, type AiSdkTools, aiSdkTools, type AiSdkToolsOf } from "@dsh/shell/ai";
+ * await using shell = createLocalShell();
+ * const live: AiSdkToolsOf<{ owner: null; stream: true }> = aiSdkTools(shell, { owner: null, stream: true });
+ * const plain: AiSdkTools = aiSdkTools(shell, { owner: null });
+ * const either: AiSdkTools | AiSdkStreamingTools = live;
+ * console.log(Object.keys(plain).length, Object.keys(either).length);
+ * ```
+ */
+export type AiSdkToolsOf<O extends AiSdkToolOptions> = O extends { stream: true } ? AiSdkStreamingTools
+  : O extends { owner: unknown; stream?: false | undefined } ? AiSdkTools
+  : AiSdkTools | AiSdkStreamingTools;
+
+/** {@linkcode aiSdkTools}, untyped by the options. */
+function makeTools(shell: Shell, options: AiSdkToolOptions): AiSdkTools | AiSdkStreamingTools {
   const stream = typeof options === "object" && options !== null ? options.stream : undefined;
   if (stream !== undefined && typeof stream !== "boolean") throw new TypeError("stream: must be a boolean or absent");
   const toModelOutput: AiSdkTool["toModelOutput"] = ({ output }) => ({

@@ -22,11 +22,38 @@
  */
 
 import { type JsonSchemaDefinition, tool } from "@openai/agents";
-import type { Shell } from "../seam/types.ts";
+import type { Shell, ShellSession } from "../seam/types.ts";
 import type { ToolInputSchema } from "../tool/mod.ts";
-import { type FrameworkToolName, type FrameworkToolOptions, toolCalls } from "./tool_calls.ts";
+import { type FrameworkToolName, toolCalls } from "./tool_calls.ts";
 
-export type { FrameworkToolName, FrameworkToolOptions } from "./tool_calls.ts";
+export type { FrameworkToolName } from "./tool_calls.ts";
+
+/**
+ * What {@linkcode openAIAgentsTools} takes: the owner of the work, and a
+ * session for the `bash` calls to share.
+ *
+ * @example
+ * ```ts
+ * import { createLocalShell } from "@dsh/shell";
+ * import { type OpenAIAgentsToolOptions, openAIAgentsTools } from "@dsh/shell/openai-agents";
+ * await using shell = createLocalShell();
+ * await using session = shell.session({ owner: "run-9" });
+ * const options: OpenAIAgentsToolOptions = { owner: "run-9", session };
+ * console.log(openAIAgentsTools(shell, options).length);
+ * ```
+ */
+export interface OpenAIAgentsToolOptions {
+  /** The owner of everything the calls start (one per run, or conversation of runs), or `null` for unowned work. */
+  owner: string | null;
+  /**
+   * A session of `owner` (`shell.session({ owner })`): the `bash` calls
+   * run in it, so `cd` and `export` carry over to the next call, and the
+   * model is told so (`bashSessionTool`'s description). Without it each
+   * call is a fresh shell, and the model is told that too. Closing it is
+   * the caller's.
+   */
+  session?: ShellSession;
+}
 
 /** The SDK's type of a non-strict JSON Schema. */
 type NonStrictSchema = Extract<JsonSchemaDefinition["schema"], { additionalProperties: true }>;
@@ -102,7 +129,7 @@ export interface OpenAIAgentsTool {
  * assert.equal(text, "(no output)\n[exit code: 3]");
  * ```
  */
-export function openAIAgentsTools(shell: Shell, options: FrameworkToolOptions): OpenAIAgentsTool[] {
+export function openAIAgentsTools(shell: Shell, options: OpenAIAgentsToolOptions): OpenAIAgentsTool[] {
   return toolCalls(shell, options).map((call) => {
     const made = tool({
       name: call.name,

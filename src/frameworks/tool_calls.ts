@@ -30,20 +30,7 @@ import {
 /** The tools' names, in the order the adapters offer them. */
 export type FrameworkToolName = "bash" | "bash_output" | "kill_shell" | "exec_command" | "write_stdin";
 
-/**
- * What the adapters take: the owner of the work, and a session of that
- * owner for the `bash` calls to share.
- *
- * @example
- * ```ts
- * import { createLocalShell } from "@dsh/shell";
- * import type { FrameworkToolOptions } from "@dsh/shell/ai";
- * await using shell = createLocalShell();
- * await using session = shell.session({ owner: "chat-42" });
- * const options: FrameworkToolOptions = { owner: "chat-42", session };
- * console.log(options.owner);
- * ```
- */
+/** What the adapters take: the owner of the work, and a session of that owner for the `bash` calls to share. */
 export interface FrameworkToolOptions {
   /** The owner of everything the calls start (one per conversation or run), or `null` for unowned work. */
   owner: string | null;
