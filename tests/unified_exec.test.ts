@@ -105,7 +105,6 @@ describe("exec_command", () => {
     await withShell({}, async (shell) => {
       const started = await executeExecCommandTool(shell, { cmd: "sleep 30", yield_time_ms: 300 }, context);
       const wall = (text: string): number => Number(/^Wall time: ([\d.]+) seconds$/m.exec(text)?.[1]);
-      assert.ok(wall(started.text) >= 0.3, started.text);
       const before = performance.now();
       const polled = await executeWriteStdinTool(shell, { session_id: started.sessionId, yield_time_ms: 0 }, context);
       const outside = (performance.now() - before) / 1000;
