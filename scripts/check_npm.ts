@@ -12,8 +12,9 @@
  *   compiles against the installed tarball, with TypeScript 5.9 and 7.0;
  * - the bin: the tarball installed into a fresh project, `npx --no --
  *   dsh-shell --help` exits 0 with the CLI's help and `npx --no -- dsh-shell
- *   run -- 'echo ok'` prints `ok`, with each Node binary, whose version must
- *   satisfy `engines.node`.
+ *   run -- 'echo ok'` prints `ok`, and `dsh-shell mcp`, without the MCP SDK (an
+ *   optional peer), says in one line to install it and exits 125, with each
+ *   Node binary, whose version must satisfy `engines.node`.
  *
  * The checkers come from npm, pinned, installed into
  * `node_modules/.cache/dsh-check/` (git-ignored), never as dependencies.
@@ -384,6 +385,11 @@ async function checkBin(
       const helpOk = help.code === 0 && help.stdout.includes(bin);
       const echo = await capture("npx", ["--no", "--", bin, "run", "--", "echo ok"], project, env);
       const echoOk = echo.code === 0 && echo.stdout === "ok\n";
+      // Installed without its optional peers: the MCP server says in one line which package it needs.
+      const mcp = await capture("npx", ["--no", "--", bin, "mcp", "--no-sandbox"], project, env);
+      const mcpOk = mcp.code === 125 && mcp.stderr.trim().split("\n").length === 1 &&
+        mcp.stderr.includes("npm install @modelcontextprotocol/sdk");
+      console.log(`node ${node.version}: npx --no -- ${bin} mcp (no SDK): exit ${mcp.code}, ${mcp.stderr.trim()}`);
       console.log(`node ${node.version}: npx --no -- ${bin} --help: exit ${help.code}, ${help.stdout.split("\n")[0]}`);
       console.log(
         `node ${node.version}: npx --no -- ${bin} run -- 'echo ok': exit ${echo.code}, ${JSON.stringify(echo.stdout)}`,
@@ -391,7 +397,7 @@ async function checkBin(
       for (const failed of [helpOk ? null : help, echoOk ? null : echo]) {
         if (failed?.stderr) console.log(failed.stderr.trimEnd());
       }
-      ok &&= helpOk && echoOk;
+      ok &&= helpOk && echoOk && mcpOk;
     }
   }
   return ok;

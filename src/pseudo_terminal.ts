@@ -40,8 +40,8 @@ function nodePty(): typeof NodePty {
     const why = error instanceof Error ? error.message.split("\n")[0] : String(error);
     throw new ShellSpawnError(
       `tty: the pseudo-terminal package ${PACKAGE} cannot be loaded (${why}); ` +
-        "it is a dependency of @dsh/shell with prebuilt binaries for Linux and macOS on x64 and arm64, " +
-        "and on Deno it needs --allow-ffi",
+        `it is an optional peer of @dsh/shell (npm install ${PACKAGE}), with prebuilt binaries for Linux and macOS ` +
+        "on x64 and arm64, and on Deno it needs --allow-ffi",
       undefined,
       { cause: error },
     );

@@ -1,9 +1,11 @@
 import { after, before, describe, it } from "node:test";
 import assert from "node:assert/strict";
-import { mkdirSync, readdirSync, rmSync, writeFileSync } from "node:fs";
+import { mkdirSync, readdirSync, readFileSync, rmSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
 import { type CliRun, dshShell, spawnCli } from "./helpers/cli.ts";
 import { freshDir, removeDir } from "./helpers/dirs.ts";
+import { repositoryRoot } from "./helpers/repository.ts";
+import { MissingPeerError, withPeer } from "../src/cli/optional_peer.ts";
 import { examplesDir } from "./helpers/examples.ts";
 
 const examples = examplesDir();
@@ -26,9 +28,34 @@ describe("dsh-shell", () => {
   it("--help lists the commands; no command is a usage mistake", async () => {
     const help = await dshShell(["--help"]);
     assert.equal(help.code, 0);
-    for (const command of ["run", "env", "hook"]) assert.match(help.stdout, new RegExp(`dsh-shell ${command}`));
+    for (const command of ["run", "env", "hook", "mcp"]) assert.match(help.stdout, new RegExp(`dsh-shell ${command}`));
+    // What mcp serves, as it serves it: the nine tools (tests/mcp.test.ts lists them from the server).
+    const tools = [
+      "bash",
+      "bash_output",
+      "kill_shell",
+      "Read",
+      "Write",
+      "Edit",
+      "exec_command",
+      "write_stdin",
+      "apply_patch",
+    ];
+    const mcpHelp = await dshShell(["mcp", "--help"]);
+    for (const text of [help.stdout, mcpHelp.stdout]) {
+      for (const tool of tools) assert.match(text, new RegExp(`\\b${tool}\\b`), `${tool} in ${text}`);
+      assert.match(text, /nine/);
+    }
     assertUsageMistake(await dshShell([]), /missing the command/);
     assertUsageMistake(await dshShell(["frobnicate"]), /unknown command "frobnicate"/);
+  });
+
+  it("--version and -V print the package's version", async () => {
+    const config = JSON.parse(readFileSync(join(repositoryRoot(), "deno.json"), "utf8")) as { version: string };
+    for (const flag of ["--version", "-V"]) {
+      const run = await dshShell([flag]);
+      assert.deepEqual([run.code, run.stdout, run.stderr], [0, `dsh-shell ${config.version}\n`, ""]);
+    }
   });
 
   describe("run", () => {
@@ -141,6 +168,20 @@ describe("dsh-shell", () => {
         /--timeout needs a positive number/,
       );
       assertUsageMistake(await dshShell(["run", "--bogus", "--", "true"]), /unknown option --bogus/);
+      // A flag without its value is blamed, not the command after it.
+      assertUsageMistake(await dshShell(["run", "--timeout", "--", "ls"]), /^dsh-shell run: --timeout needs a value/);
+      assertUsageMistake(await dshShell(["run", "--timeout", "--json", "--", "ls"]), /--timeout needs a value/);
+      assertUsageMistake(await dshShell(["run", "--workdir"]), /--workdir needs a value/);
+      // One-dash options: said what they are, and which long one was meant.
+      assertUsageMistake(
+        await dshShell(["run", "-t", "5", "--", "ls"]),
+        /unknown option -t: .*did you mean --timeout\?/,
+      );
+      assertUsageMistake(
+        await dshShell(["mcp", "-w", "/tmp"]),
+        /unknown option -w: .*did you mean --workdir or --writable-root\?/,
+      );
+      assert.equal((await dshShell(["run", "-h"])).code, 0);
       assertUsageMistake(await dshShell(["run", "echo hi"]), /put the command after --/);
       assertUsageMistake(await dshShell(["run", "--env", "NOEQUALS", "--", "true"]), /--env needs NAME=VALUE/);
       assertUsageMistake(
@@ -254,5 +295,38 @@ describe("dsh-shell", () => {
       writeFileSync(broken, "{ not json");
       assertUsageMistake(await dshShell(["hook", "PreToolUse", "--settings", broken]), /is not valid JSON/);
     });
+  });
+});
+
+describe("dsh-shell without an optional peer", () => {
+  it("a missing package is named in one line, with how to install it; any other failure is left as it is", async () => {
+    const missing = withPeer("the MCP server", "@modelcontextprotocol/sdk", () =>
+      // What Node says when a static import of the package fails, as the dynamic import of mcp_command sees it.
+      Promise.reject(
+        Object.assign(
+          new Error("Cannot find package '@modelcontextprotocol/sdk' imported from /x/esm/src/mcp/server.js"),
+          {
+            code: "ERR_MODULE_NOT_FOUND",
+          },
+        ),
+      ));
+    await assert.rejects(missing, (error: Error) => {
+      assert.ok(error instanceof MissingPeerError);
+      assert.equal(
+        error.message,
+        "the MCP server needs @modelcontextprotocol/sdk, an optional peer of @dsh/shell: install it " +
+          "(npm install @modelcontextprotocol/sdk)",
+      );
+      return true;
+    });
+    const other = new Error("Cannot find package 'left-pad'");
+    await assert.rejects(withPeer("the MCP server", "@modelcontextprotocol/sdk", () => Promise.reject(other)), other);
+    assert.equal(await withPeer("x", "y", () => Promise.resolve(7)), 7);
+  });
+
+  it("run, env and hook do not load the MCP server: only mcp needs the SDK", () => {
+    const main = readFileSync(join(repositoryRoot(), "src", "cli", "main.ts"), "utf8");
+    assert.doesNotMatch(main, /^import .*mcp/m, "no static import of the mcp command");
+    assert.match(main, /import\("\.\/mcp_command\.ts"\)/);
   });
 });

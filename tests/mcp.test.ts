@@ -15,7 +15,7 @@ import { existsSync, mkdirSync, readFileSync } from "node:fs";
 import { join } from "node:path";
 import { createLocalShell, type Shell } from "../mod.ts";
 import { createMcpServer, SERVER_INFO } from "../src/mcp/mod.ts";
-import { bashOutputTool, bashTool, execCommandTool, killShellTool, writeStdinTool } from "../src/tool/mod.ts";
+import { bashOutputTool, bashSessionTool, execCommandTool, killShellTool, writeStdinTool } from "../src/tool/mod.ts";
 import { dshShell } from "./helpers/cli.ts";
 import { DockerDaemon, dockerUnavailable } from "./helpers/docker_daemon.ts";
 import { freshDir, removeDir } from "./helpers/dirs.ts";
@@ -30,6 +30,19 @@ import { eventually } from "./helpers/wait.ts";
 function marked(command: string): { command: string; mark: string } {
   const mark = randomUUID();
   return { command: `export MCP_TEST_MARK=${mark}; ${command}`, mark };
+}
+
+/** The id of the background task a `bash` result started, read from its text as the model reads it. */
+function taskIdOf(result: Record<string, unknown>): string {
+  const match = /^started background task (\S+)/.exec(textOf(result));
+  assert.ok(match, textOf(result));
+  return match[1];
+}
+
+/** The running program's id an `exec_command` result names, read from its text. */
+function sessionIdOf(result: Record<string, unknown>): number | undefined {
+  const match = /^Process running with session ID (\d+)$/m.exec(textOf(result));
+  return match === null ? undefined : Number(match[1]);
 }
 
 /** The text of a tool result's single text block. */
@@ -57,7 +70,11 @@ describe("createMcpServer, in memory", () => {
     // The claude set's first three: bash and its companions (the file tools follow, tested in files_tools.test.ts).
     const tools = (await client.listTools()).tools.slice(0, 3);
     assert.deepEqual(tools.map((tool) => tool.name), ["bash", "bash_output", "kill_shell"]);
-    for (const [listed, own] of tools.map((tool, i) => [tool, [bashTool, bashOutputTool, killShellTool][i]] as const)) {
+    for (
+      const [listed, own] of tools.map((tool, i) =>
+        [tool, [bashSessionTool, bashOutputTool, killShellTool][i]] as const
+      )
+    ) {
       assert.equal(listed.description, own.description);
       assert.deepEqual(listed.inputSchema, own.inputSchema);
     }
@@ -83,11 +100,33 @@ describe("createMcpServer, in memory", () => {
     assert.equal(SERVER_INFO.version, config.version);
   });
 
-  it("answers a call with the tool's text, its outcome as isError, and structuredContent", async () => {
+  it("answers a call with the tool's text as content and its outcome as isError, and nothing else", async () => {
     const client = await connectInMemory(createMcpServer(shell, { tools: "claude" }));
+    const { tools } = await client.listTools();
+    // A client that sees an outputSchema or a structuredContent shows the model the JSON instead of the text.
+    assert.deepEqual(tools.filter((tool) => "outputSchema" in tool), []);
+    const ok = await client.callTool({ name: "bash", arguments: { command: "echo hello; echo oops >&2" } });
+    assert.deepEqual(ok, { content: [{ type: "text", text: "hello\n[stderr]\noops" }], isError: false });
+    const failed = await client.callTool({ name: "bash", arguments: { command: "exit 4" } });
+    assert.deepEqual(failed, { content: [{ type: "text", text: "(no output)\n[exit code: 4]" }], isError: true });
+    const refused = await client.callTool({ name: "bash", arguments: { command: "ls", env: { A: "1" } } });
+    assert.equal(refused.isError, true);
+    assert.match(textOf(refused), /^env is not an input of the bash tool/);
+    assert.equal("structuredContent" in refused, false);
+    await assert.rejects(client.callTool({ name: "exec_command", arguments: { cmd: "ls" } }), (error: Error) => {
+      // Said once: the client puts "MCP error -32602: " before the server's message.
+      assert.equal(error.message, 'MCP error -32602: unknown tool "exec_command"');
+      return true;
+    });
+    await client.close();
+  });
+
+  it("structured: true adds structuredContent, and an outputSchema the SDK's client checks it against", async () => {
+    const client = await connectInMemory(createMcpServer(shell, { structured: true }));
+    const { tools } = await client.listTools();
+    assert.equal(tools.filter((tool) => tool.outputSchema?.type === "object").length, tools.length);
     const ok = await client.callTool({ name: "bash", arguments: { command: "echo hello; echo oops >&2" } });
     assert.equal(textOf(ok), "hello\n[stderr]\noops");
-    assert.equal(ok.isError, false);
     assert.deepEqual(ok.structuredContent, {
       text: "hello\n[stderr]\noops",
       isError: false,
@@ -96,13 +135,10 @@ describe("createMcpServer, in memory", () => {
       timedOut: false,
       aborted: false,
     });
-    const failed = await client.callTool({ name: "bash", arguments: { command: "exit 4" } });
-    assert.deepEqual([textOf(failed), failed.isError], ["(no output)\n[exit code: 4]", true]);
     const refused = await client.callTool({ name: "bash", arguments: { command: "ls", env: { A: "1" } } });
-    assert.equal(refused.isError, true);
-    assert.match(textOf(refused), /^env is not an input of the bash tool/);
     assert.deepEqual(refused.structuredContent, { text: textOf(refused), isError: true });
-    await assert.rejects(client.callTool({ name: "exec_command", arguments: { cmd: "ls" } }), /unknown tool/);
+    const started = await client.callTool({ name: "exec_command", arguments: { cmd: "sleep 30", yield_time_ms: 0 } });
+    assert.equal((started.structuredContent as { sessionId?: number }).sessionId, sessionIdOf(started));
     await client.close();
   });
 
@@ -113,7 +149,7 @@ describe("createMcpServer, in memory", () => {
       name: "bash",
       arguments: { command: "echo mine; sleep 60", run_in_background: true },
     });
-    const taskId = (started.structuredContent as { taskId: string }).taskId;
+    const taskId = taskIdOf(started);
     assert.match(textOf(started), new RegExp(`^started background task ${taskId}`));
     const unknown = await second.callTool({ name: "bash_output", arguments: { task_id: "t-no-such-task" } });
     const foreign = await second.callTool({ name: "bash_output", arguments: { task_id: taskId } });
@@ -131,7 +167,7 @@ describe("createMcpServer, in memory", () => {
     const first = await connectInMemory(createMcpServer(shell));
     const second = await connectInMemory(createMcpServer(shell));
     const started = await first.callTool({ name: "bash", arguments: { command: "sleep 60", run_in_background: true } });
-    const taskId = (started.structuredContent as { taskId: string }).taskId;
+    const taskId = taskIdOf(started);
     const [task] = shell.tasks(null).filter((task) => task.id === taskId);
     assert.equal(task, undefined, "not an unowned task");
     const read = await second.callTool({ name: "bash_output", arguments: { task_id: taskId } });
@@ -145,7 +181,7 @@ describe("createMcpServer, in memory", () => {
     const server = createMcpServer(shell, { owner: "conn-bg" });
     const client = await connectInMemory(server);
     const started = await client.callTool({ name: "bash", arguments: { command, run_in_background: true } });
-    const taskId = (started.structuredContent as { taskId: string }).taskId;
+    const taskId = taskIdOf(started);
     const task = shell.task(taskId, "conn-bg");
     await task.waitForOutput();
     const read = await client.callTool({ name: "bash_output", arguments: { task_id: taskId } });
@@ -241,7 +277,7 @@ describe("createMcpServer, in memory", () => {
       name: "exec_command",
       arguments: { cmd: 'read -p "name? " name; echo "hi $name"', tty: true, yield_time_ms: 200 },
     });
-    const sessionId = (started.structuredContent as { sessionId?: number }).sessionId;
+    const sessionId = sessionIdOf(started);
     assert.equal(typeof sessionId, "number");
     assert.match(textOf(started), new RegExp(`Process running with session ID ${sessionId}`));
     const answered = await client.callTool({
@@ -250,7 +286,6 @@ describe("createMcpServer, in memory", () => {
     });
     assert.match(textOf(answered), /^Process exited with code 0$/m);
     assert.match(textOf(answered), /hi Ada/);
-    assert.equal((answered.structuredContent as { exitCode?: number }).exitCode, 0);
     // Another connection is another owner: the id is unknown there.
     const other = await connectInMemory(createMcpServer(shell));
     const stranger = await other.callTool({ name: "write_stdin", arguments: { session_id: sessionId } });
@@ -262,6 +297,10 @@ describe("createMcpServer, in memory", () => {
     assert.throws(() => createMcpServer(shell, { tools: "vim" as "all" }), /^ShellSpecError: tools: /);
     assert.throws(() => createMcpServer(shell, { owner: "" }), /^ShellSpecError: owner: /);
     assert.throws(() => createMcpServer(shell, { openWorld: "no" as unknown as boolean }), /openWorld/);
+    assert.throws(
+      () => createMcpServer(shell, { structured: 1 as unknown as boolean }),
+      /^ShellSpecError: structured: /,
+    );
   });
 });
 
@@ -311,7 +350,7 @@ describe("dsh-shell mcp over stdio, sandboxed (the default)", { skip: noSandbox 
     const server = await connectStdio([], workdir());
     const { command, mark } = marked("echo up; sleep 300 & sleep 301");
     const started = await server.client.callTool({ name: "bash", arguments: { command, run_in_background: true } });
-    const taskId = (started.structuredContent as { taskId: string }).taskId;
+    const taskId = taskIdOf(started);
     assert.ok(await eventually(() => runningWithEnv("MCP_TEST_MARK", mark).length === 2), "both sleepers run");
     // Over MCP there is no event for "the task printed": poll, as a model would.
     let read = "";
@@ -331,7 +370,7 @@ describe("dsh-shell mcp over stdio, sandboxed (the default)", { skip: noSandbox 
       name: "bash",
       arguments: { command: "sleep 60", run_in_background: true },
     });
-    const taskId = (started.structuredContent as { taskId: string }).taskId;
+    const taskId = taskIdOf(started);
     const foreign = await second.client.callTool({ name: "bash_output", arguments: { task_id: taskId } });
     assert.equal(foreign.isError, true);
     assert.match(textOf(foreign), /^\[error\] no background task/);
@@ -342,6 +381,57 @@ describe("dsh-shell mcp over stdio, sandboxed (the default)", { skip: noSandbox 
       code: 0,
       signal: null,
     }]);
+  });
+
+  it("answers with the text alone; --structured adds structuredContent and outputSchema", async () => {
+    const plain = await connectStdio([], workdir());
+    assert.equal((await plain.client.listTools()).tools.some((tool) => "outputSchema" in tool), false);
+    const text = await plain.client.callTool({ name: "bash", arguments: { command: "echo hi" } });
+    assert.deepEqual(text, { content: [{ type: "text", text: "hi" }], isError: false });
+    const structured = await connectStdio(["--structured"], workdir());
+    assert.ok((await structured.client.listTools()).tools.every((tool) => tool.outputSchema !== undefined));
+    const data = await structured.client.callTool({ name: "bash", arguments: { command: "echo hi" } });
+    assert.deepEqual(data.structuredContent, {
+      text: "hi",
+      isError: false,
+      exitCode: 0,
+      signal: null,
+      timedOut: false,
+      aborted: false,
+    });
+    await Promise.all([plain.client.close(), structured.client.close()]);
+    assert.deepEqual(await Promise.all([plain.exited, structured.exited]), [{ code: 0, signal: null }, {
+      code: 0,
+      signal: null,
+    }]);
+  });
+
+  it("progress is bounded: seq 1 2000000 sends at most what the result keeps, one per 100 ms, no warning", async () => {
+    const server = await connectStdio([], workdir());
+    const messages: string[] = [];
+    let notes = 0;
+    const started = performance.now();
+    const result = await server.client.callTool({ name: "bash", arguments: { command: "seq 1 2000000" } }, undefined, {
+      onprogress: (note) => {
+        notes++;
+        messages.push(note.message ?? "");
+      },
+      timeout: 120_000,
+    });
+    const elapsed = performance.now() - started;
+    const sent = messages.join("");
+    // 14.9 MB printed; the result keeps about 64 000 bytes of it, and so do the messages: its head, a note, its tail.
+    assert.ok(Buffer.byteLength(sent) <= 64_000 + 100, `${Buffer.byteLength(sent)} bytes sent as progress`);
+    assert.ok(sent.startsWith("1\n2\n3\n"), sent.slice(0, 20));
+    assert.ok(sent.endsWith("\n1999999\n2000000\n"), sent.slice(-40));
+    const left = /\n\[\.\.\. (\d+) bytes of stdout left out \.\.\.\]\n/.exec(sent);
+    assert.ok(left, "a note of what was left out");
+    assert.equal(Buffer.byteLength(sent) - left[0].length + Number(left[1]), 14_888_896, "head + left out + tail");
+    assert.ok(notes <= Math.ceil(elapsed / 100) + 2, `${notes} notifications in ${Math.round(elapsed)} ms`);
+    assert.match(textOf(result), /^1\n2\n3\n/);
+    await server.client.close();
+    assert.deepEqual(await server.exited, { code: 0, signal: null });
+    assert.doesNotMatch(server.stderr(), /MaxListenersExceeded|Warning/);
   });
 
   it("--network host makes bash an open-world tool", async () => {

@@ -169,8 +169,12 @@ describe("serveHttp", () => {
       "bash",
       "bash_output",
       "kill_shell",
+      "Read",
+      "Write",
+      "Edit",
       "exec_command",
       "write_stdin",
+      "apply_patch",
     ]);
     mkdirSync(join(dir, "sub"), { recursive: true });
     const first = await client.callTool({

@@ -71,6 +71,14 @@ describe("the README's samples", () => {
     assert.ok(found.some((s) => s.code.includes("hookPayload(")), "no hook payload builder");
   });
 
+  it("no code block uses `await using`, which Node 20 cannot parse (the README says its samples do not)", () => {
+    const markdown = readFileSync(join(root, "README.md"), "utf8");
+    const blocks = [...markdown.matchAll(/```(?:ts|js|typescript|javascript)\n([\s\S]*?)```/g)];
+    assert.ok(blocks.length > found.length, "the ts blocks are read too");
+    const using = blocks.filter((block) => /\bawait using\b/.test(block[1]));
+    assert.deepEqual(using.map((block) => markdown.slice(0, block.index).split("\n").length), []);
+  });
+
   for (const sample of found) {
     // The sandbox's sample needs bubblewrap: skipped loudly where it is missing, except in CI, where it must run.
     const skip = sample.code.includes("sandbox:") && sandboxSkip();

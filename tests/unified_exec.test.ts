@@ -101,6 +101,18 @@ describe("exec_command", () => {
     });
   });
 
+  it("Wall time is the call's own time, not the program's age (as Codex counts it)", async () => {
+    await withShell({}, async (shell) => {
+      const started = await executeExecCommandTool(shell, { cmd: "sleep 30", yield_time_ms: 300 }, context);
+      const wall = (text: string): number => Number(/^Wall time: ([\d.]+) seconds$/m.exec(text)?.[1]);
+      const before = performance.now();
+      const polled = await executeWriteStdinTool(shell, { session_id: started.sessionId, yield_time_ms: 0 }, context);
+      const outside = (performance.now() - before) / 1000;
+      // The program has run for 0.3 s and more; this call took what it took, which is all its answer may count.
+      assert.ok(wall(polled.text) <= outside + 0.0001, `${wall(polled.text)} s said, ${outside} s taken`);
+    });
+  });
+
   it("without a terminal the program has no input, and typing into it is refused in Codex's words", async () => {
     await withShell({}, async (shell) => {
       const started = await executeExecCommandTool(shell, {

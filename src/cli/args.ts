@@ -62,6 +62,13 @@ export function parseArgs(args: readonly string[], spec: FlagSpec): ParsedArgs {
       parsed.rest = args.slice(i + 1);
       break;
     }
+    if (arg.startsWith("-") && !arg.startsWith("--") && arg !== "-") {
+      if (arg === "-h" && spec.switches?.includes("help")) {
+        parsed.switches.add("help");
+        continue;
+      }
+      throw new UsageError(shortOption(arg, spec));
+    }
     if (!arg.startsWith("--") || arg === "-") {
       parsed.positionals.push(arg);
       continue;
@@ -78,14 +85,37 @@ export function parseArgs(args: readonly string[], spec: FlagSpec): ParsedArgs {
     if (!isList && !spec.values?.includes(name)) throw new UsageError(`unknown option --${name}`);
     let value = inline;
     if (value === undefined) {
-      if (i + 1 >= args.length) throw new UsageError(`--${name} needs a value`);
-      value = args[++i];
+      // `--timeout -- ls` lacks the value: "--", or another of the command's flags, is not one.
+      const next = args[i + 1];
+      if (next === undefined || next === "--" || isFlagOf(next, spec)) {
+        throw new UsageError(`--${name} needs a value${next === undefined ? "" : ` before ${next}`}`);
+      }
+      value = next;
+      i++;
     }
     if (isList) parsed.lists.set(name, [...parsed.lists.get(name) ?? [], value]);
     else if (parsed.values.has(name)) throw new UsageError(`--${name} was given twice`);
     else parsed.values.set(name, value);
   }
   return parsed;
+}
+
+/** Whether `arg` is one of the flags `spec` knows (`--json`, `--env=A=1`). */
+function isFlagOf(arg: string, spec: FlagSpec): boolean {
+  if (!arg.startsWith("--")) return false;
+  const eq = arg.indexOf("=");
+  const name = arg.slice(2, eq === -1 ? undefined : eq);
+  return [...spec.values ?? [], ...spec.lists ?? [], ...spec.switches ?? []].includes(name);
+}
+
+/** The mistake of a one-dash option (`-t`): the options are long; the ones it may have meant. */
+function shortOption(arg: string, spec: FlagSpec): string {
+  const letter = arg.slice(1, 2);
+  const meant = [...spec.values ?? [], ...spec.lists ?? [], ...spec.switches ?? []]
+    .filter((name) => name.startsWith(letter))
+    .map((name) => `--${name}`);
+  const hint = meant.length === 0 ? "see --help" : `did you mean ${meant.join(" or ")}?`;
+  return `unknown option ${arg}: the options are long ones (--name); ${hint}`;
 }
 
 /** Turns `--env K=V` values into an env record; `K=` sets an empty value. */

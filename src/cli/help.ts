@@ -12,7 +12,10 @@ Usage:
   dsh-shell env [--env K=V]...           show where each variable of a command's environment comes from
   dsh-shell hook EVENT --settings FILE   run the hooks of a settings.json for one event, as a harness would
   dsh-shell hook EVENT --plugin-root DIR run a plugin's hooks/hooks.json for one event
-  dsh-shell mcp [options]                serve bash, bash_output and kill_shell as an MCP server on stdio
+  dsh-shell mcp [options]                serve nine tools as an MCP server on stdio (or --http): bash,
+                                         bash_output, kill_shell, Read, Write, Edit (Claude Code's) and
+                                         exec_command, write_stdin, apply_patch (Codex's)
+  dsh-shell --version                    print the version (also -V)
 
 Run 'dsh-shell <command> --help' for the options of each command.
 
@@ -87,20 +90,27 @@ Examples:
 /** `dsh-shell mcp --help`. */
 export const MCP_HELP = `Usage: dsh-shell mcp [options]
 
-Serves the shell as a Model Context Protocol server on stdin/stdout (one connection, one owner) with the
-tools bash, bash_output and kill_shell, until the client closes stdin or the server gets SIGTERM; then
-every command it started is killed. On Linux every command runs in a bubblewrap sandbox: writable only
-in the workdir (and --writable-root), no network. Without bubblewrap it exits at once, unless --no-sandbox.
+Serves the shell as a Model Context Protocol server on stdin/stdout (one connection, one owner) with nine
+tools by default: bash, bash_output and kill_shell (Claude Code's; the connection's bash calls share one
+session, so cd and export carry over), Read, Write and Edit (Claude Code's file tools), and exec_command,
+write_stdin and apply_patch (Codex's), until the client closes stdin or the server gets SIGTERM; then every
+command it started is killed. On Linux every command runs in
+a bubblewrap sandbox: writable only in the workdir (and --writable-root), no network. Without bubblewrap it
+exits at once, unless --no-sandbox.
 
 Options:
   --workdir DIR          where commands start and what the sandbox lets them write (default: the current directory)
   --no-sandbox           run commands unsandboxed, with this user's rights
   --network none|host    the sandbox's network (default none)
   --writable-root DIR    another directory the sandbox lets commands write (repeatable)
-  --tools claude|codex|all  which tools to offer: bash, bash_output, kill_shell, Read, Write, Edit;
-                         exec_command, write_stdin, apply_patch (default all)
+  --tools claude|codex|all  which tools to offer: claude is bash, bash_output, kill_shell, Read, Write, Edit; codex
+                         is exec_command, write_stdin, apply_patch; all (the default) is the nine
   --timeout MS           the default foreground timeout of a bash call (default 120000)
   --shell PROGRAM        the shell commands run in, as 'PROGRAM -c COMMAND' (default bash; sh for an image without it)
+  --structured           also answer with structuredContent and list an outputSchema (default: the text only,
+                         which is what Claude Code and Codex then show the model)
+  --keep-control-sequences  keep terminal control sequences (colors, OSC) in what the model is shown
+                         (default: removed; the spill files keep them)
   --engine docker:CONTAINER  run commands in a running container (--workdir required; --docker-host URL)
   --engine ssh:USER@HOST     run commands on a host over OpenSSH (--workdir required; --ssh-port N,
                              --ssh-identity FILE, --ssh-known-hosts FILE)

@@ -23,8 +23,9 @@ import { UsageError } from "./args.ts";
 import { envCommand } from "./env_command.ts";
 import { EXIT_FAILED, EXIT_USAGE } from "./exit_codes.ts";
 import { MAIN_HELP } from "./help.ts";
+import { VERSION } from "../version.ts";
+import { MissingPeerError, withPeer } from "./optional_peer.ts";
 import { hookCommand } from "./hook_command.ts";
-import { mcpCommand } from "./mcp_command.ts";
 import { type CliOutput, processOutput } from "./io.ts";
 
 export type { CliOutput } from "./io.ts";
@@ -34,7 +35,15 @@ const COMMANDS: Record<string, (args: readonly string[], output: CliOutput) => P
   run: runCommand,
   env: envCommand,
   hook: hookCommand,
-  mcp: mcpCommand,
+  // Loaded when asked for: the MCP SDK is an optional peer of the npm package, which run, env and hook do not need.
+  mcp: async (args, output) => {
+    const { mcpCommand } = await withPeer(
+      "the MCP server",
+      "@modelcontextprotocol/sdk",
+      () => import("./mcp_command.ts"),
+    );
+    return await mcpCommand(args, output);
+  },
 };
 
 /**
@@ -62,6 +71,10 @@ export async function main(args: readonly string[], output: CliOutput = processO
     output.out(MAIN_HELP);
     return 0;
   }
+  if (name === "--version" || name === "-V") {
+    output.out(`dsh-shell ${VERSION}\n`);
+    return 0;
+  }
   const command = name === undefined ? undefined : COMMANDS[name];
   try {
     if (name === undefined) throw new UsageError("missing the command: run, env, hook or mcp (try --help)");
@@ -72,6 +85,10 @@ export async function main(args: readonly string[], output: CliOutput = processO
     if (error instanceof UsageError) {
       output.err(`${where}: ${error.message}\n`);
       return EXIT_USAGE;
+    }
+    if (error instanceof MissingPeerError) {
+      output.err(`${where}: ${error.message}\n`);
+      return EXIT_FAILED;
     }
     const message = error instanceof Error ? `${error.name}: ${error.message}` : String(error);
     output.err(`${where}: ${message.replace(/\n/g, " ")}\n`);

@@ -24,7 +24,7 @@ export async function mcpCommand(args: readonly string[], output: CliOutput): Pr
   const parsed = parseArgs(args, {
     values: ["workdir", "network", "tools", "timeout", "shell", "engine", ...ENGINE_FLAGS, ...HTTP_VALUES],
     lists: ["writable-root", ...HTTP_LISTS],
-    switches: ["no-sandbox", "help"],
+    switches: ["no-sandbox", "structured", "keep-control-sequences", "help"],
   });
   if (parsed.switches.has("help")) {
     output.out(MCP_HELP);
@@ -55,10 +55,16 @@ export async function mcpCommand(args: readonly string[], output: CliOutput): Pr
   process.once("SIGTERM", onSignal);
   process.once("SIGINT", onSignal);
   try {
+    const serverOptions = {
+      tools: tools as McpToolSet,
+      openWorld,
+      structured: parsed.switches.has("structured"),
+      keepControlSequences: parsed.switches.has("keep-control-sequences"),
+    };
     if (http === undefined) {
-      await serveStdio(shell, { tools: tools as McpToolSet, openWorld, signal: terminate.signal });
+      await serveStdio(shell, { ...serverOptions, signal: terminate.signal });
     } else {
-      await serveOverHttp(shell, http, { tools: tools as McpToolSet, openWorld }, output, terminate.signal);
+      await serveOverHttp(shell, http, serverOptions, output, terminate.signal);
     }
   } finally {
     // close() resolves once every process the shell started is gone.

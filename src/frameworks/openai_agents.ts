@@ -1,7 +1,10 @@
 /**
  * The tools of `@dsh/shell/tool` for the OpenAI Agents SDK
- * (`@openai/agents`, an optional peer dependency): `bash`, `bash_output`
- * and `kill_shell` as its function tools, ready for `new Agent({ tools })`.
+ * (`@openai/agents`, an optional peer dependency): `bash`, `bash_output`,
+ * `kill_shell`, `exec_command` and `write_stdin` (the MCP server's five) as
+ * its function tools, ready for `new Agent({ tools })`. Give it a
+ * `session` and the run's `bash` calls share it: `cd` and `export` carry
+ * over, and the model is told so.
  *
  * @example
  * ```ts
@@ -19,10 +22,39 @@
  */
 
 import { type JsonSchemaDefinition, tool } from "@openai/agents";
-import type { Shell } from "../seam/types.ts";
+import type { Shell, ShellSession } from "../seam/types.ts";
 import type { BashToolContext, ToolInputSchema } from "../tool/mod.ts";
-import { fileToolCalls, type FileToolName } from "./file_tool_calls.ts";
-import { toolCalls } from "./tool_calls.ts";
+import { fileToolCalls } from "./file_tool_calls.ts";
+import { type FrameworkToolName, toolCalls } from "./tool_calls.ts";
+
+export type { FrameworkToolName } from "./tool_calls.ts";
+
+/**
+ * What {@linkcode openAIAgentsTools} takes: the owner of the work, and a
+ * session for the `bash` calls to share.
+ *
+ * @example
+ * ```ts
+ * import { createLocalShell } from "@dsh/shell";
+ * import { type OpenAIAgentsToolOptions, openAIAgentsTools } from "@dsh/shell/openai-agents";
+ * await using shell = createLocalShell();
+ * await using session = shell.session({ owner: "run-9" });
+ * const options: OpenAIAgentsToolOptions = { owner: "run-9", session };
+ * console.log(openAIAgentsTools(shell, options).length);
+ * ```
+ */
+export interface OpenAIAgentsToolOptions {
+  /** The owner of everything the calls start (one per run, or conversation of runs), or `null` for unowned work. */
+  owner: string | null;
+  /**
+   * A session of `owner` (`shell.session({ owner })`): the `bash` calls
+   * run in it, so `cd` and `export` carry over to the next call, and the
+   * model is told so (`bashSessionTool`'s description). Without it each
+   * call is a fresh shell, and the model is told that too. Closing it is
+   * the caller's.
+   */
+  session?: ShellSession;
+}
 
 /** The SDK's type of a non-strict JSON Schema. */
 type NonStrictSchema = Extract<JsonSchemaDefinition["schema"], { additionalProperties: true }>;
@@ -43,6 +75,8 @@ type NonStrictSchema = Extract<JsonSchemaDefinition["schema"], { additionalPrope
  *   ["function", "bash", false],
  *   ["function", "bash_output", false],
  *   ["function", "kill_shell", false],
+ *   ["function", "exec_command", false],
+ *   ["function", "write_stdin", false],
  * ]);
  * ```
  */
@@ -50,7 +84,7 @@ export interface OpenAIAgentsTool {
   /** Always `"function"`. */
   readonly type: "function";
   /** `./tool`'s name. */
-  readonly name: "bash" | "bash_output" | "kill_shell";
+  readonly name: FrameworkToolName;
   /** `./tool`'s description. */
   readonly description: string;
   /** `./tool`'s JSON Schema. */
@@ -66,15 +100,23 @@ export interface OpenAIAgentsTool {
 }
 
 /**
- * The three tools as the Agents SDK's function tools, in the order
- * `bash`, `bash_output`, `kill_shell`. Each has the name, description and
+ * The five tools as the Agents SDK's function tools, in the order
+ * `bash`, `bash_output`, `kill_shell`, `exec_command`, `write_stdin`. Each has the name, description and
  * JSON Schema of `./tool` (non-strict: the tool checks its input itself
  * and answers a wrong one with a message the model can act on); a call
  * runs on `shell` as `options.owner`, cancelled by the run's signal (the
  * command's whole process group is killed), and the model is shown the
  * tool's text (`[exit code: N]`, `[error] …` say when it failed).
  *
- * Throws `TypeError` when `options.owner` is missing.
+ * With `options.session` (one per run, or per conversation of runs) the
+ * `bash` calls run in it, so `cd` and `export` carry over, and `bash`'s
+ * description says so (`bashSessionTool`'s); without it each call is a
+ * fresh shell, as `bashTool`'s description says. The Agents SDK shows a
+ * function tool's output only once it returns: there is no live output
+ * here.
+ *
+ * Throws `TypeError` when `options.owner` is missing, or the session is
+ * another owner's.
  *
  * @example
  * ```ts
@@ -88,7 +130,7 @@ export interface OpenAIAgentsTool {
  * assert.equal(text, "(no output)\n[exit code: 3]");
  * ```
  */
-export function openAIAgentsTools(shell: Shell, options: Pick<BashToolContext, "owner">): OpenAIAgentsTool[] {
+export function openAIAgentsTools(shell: Shell, options: OpenAIAgentsToolOptions): OpenAIAgentsTool[] {
   return toolCalls(shell, options).map((call) => {
     const made = tool({
       name: call.name,

@@ -37,14 +37,17 @@ export class McpConnection {
   readonly #shell: Shell;
   readonly #closing = new AbortController();
   readonly #session: ShellSession;
+  readonly #keepControl: boolean;
 
   /**
    * @param shell The shell the calls run on (not closed by the connection: that is its creator's).
    * @param owner The connection's owner.
+   * @param keepControl Whether the texts keep terminal control sequences.
    */
-  constructor(shell: Shell, owner: string) {
+  constructor(shell: Shell, owner: string, keepControl = false) {
     this.#shell = shell;
     this.owner = owner;
+    this.#keepControl = keepControl;
     this.#session = shell.session({ owner });
   }
 
@@ -97,6 +100,6 @@ export class McpConnection {
     const signal = call.signal === undefined
       ? this.#closing.signal
       : AbortSignal.any([call.signal, this.#closing.signal]);
-    return { ...call, owner: this.owner, signal };
+    return { ...call, owner: this.owner, signal, ...(this.#keepControl ? { keepControlSequences: true } : {}) };
   }
 }

@@ -21,14 +21,8 @@
  * const client = new Client({ name: "example", version: "1.0.0" });
  * await client.connect(clientSide);
  * const result = await client.callTool({ name: "bash", arguments: { command: "echo hello" } });
- * assert.deepEqual(result.structuredContent, {
- *   text: "hello",
- *   isError: false,
- *   exitCode: 0,
- *   signal: null,
- *   timedOut: false,
- *   aborted: false,
- * });
+ * // The model reads the text itself: no structuredContent unless createMcpServer(shell, { structured: true }).
+ * assert.deepEqual(result, { content: [{ type: "text", text: "hello" }], isError: false });
  * await client.close();
  * ```
  *

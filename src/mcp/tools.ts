@@ -10,7 +10,7 @@ import { ShellSpecError } from "../seam/errors.ts";
 import {
   applyPatchTool,
   bashOutputTool,
-  bashTool,
+  bashSessionTool,
   type BashToolOutcome,
   editTool,
   execCommandTool,
@@ -80,7 +80,8 @@ function entry(
   return { name, description, inputSchema, annotations, run };
 }
 
-const BASH = entry(bashTool, runsCommands("Bash"), (connection, input, call) => connection.bash(input, call));
+// The connection's bash calls share its session: the description that says cd and export carry over.
+const BASH = entry(bashSessionTool, runsCommands("Bash"), (connection, input, call) => connection.bash(input, call));
 
 // It reads what a task printed and its status: nothing outside is changed (the read only moves its own cursor, so a
 // second call answers differently: not idempotent, which the protocol asks only of tools that write).

@@ -52,6 +52,22 @@ export interface McpServerOptions {
    * Default `true`; `false` is honest for a sandbox with network `"none"`.
    */
   openWorld?: boolean;
+  /**
+   * Whether each result carries `structuredContent` (the facts as data:
+   * `{ text, isError, taskId?, sessionId?, exitCode?, … }`) and each tool
+   * an `outputSchema`. Default `false`: Claude Code and Codex show the
+   * model a result's `structuredContent`, serialized as JSON, instead of
+   * its text, so by default there is only the text. `true` is for a client
+   * that reads data.
+   */
+  structured?: boolean;
+  /**
+   * Keep terminal control sequences (colors, cursor moves, OSC titles and
+   * clipboard writes, other control characters but `\t`, `\n`, `\r`) in
+   * the texts and progress messages. Default `false`: they are removed
+   * (the spill files keep the raw bytes).
+   */
+  keepControlSequences?: boolean;
 }
 
 /**

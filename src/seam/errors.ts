@@ -24,6 +24,7 @@ export type ShellErrorCode =
   | "ERR_HOOK_SETTINGS"
   | "ERR_TOOL_INPUT"
   | "ERR_CLI_USAGE"
+  | "ERR_CLI_MISSING_PEER"
   | ShellFileErrorCode;
 
 /**

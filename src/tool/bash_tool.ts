@@ -4,7 +4,7 @@
  * @module
  */
 
-import { DESCRIPTION } from "./description.ts";
+import { DESCRIPTION, SESSION_DESCRIPTION } from "./description.ts";
 import { inputSchema } from "./input_schema.ts";
 import { parse } from "./parse.ts";
 import { render } from "./render.ts";
@@ -49,3 +49,28 @@ export const bashTool: BashTool = Object.freeze({
   toRequest,
   render,
 });
+
+/**
+ * The bash tool for calls that share a session (`executeBashTool(shell,
+ * input, { owner, session })`): {@linkcode bashTool} with the description
+ * that says what then happens, that `cd` and `export` carry over to the
+ * next call. Offer this one to the model when the harness passes a
+ * session, and `bashTool` when it does not. The MCP server's `bash` is this
+ * one. The object is frozen.
+ *
+ * @example
+ * ```ts
+ * import { createLocalShell } from "@dsh/shell";
+ * import { bashSessionTool, bashTool, executeBashTool } from "@dsh/shell/tool";
+ * import assert from "node:assert/strict";
+ * await using shell = createLocalShell({ workdir: "/" });
+ * await using session = shell.session({ owner: "chat-1" });
+ * assert.match(bashSessionTool.description, /carry over to the next call/);
+ * assert.match(bashTool.description, /nothing carries over between calls/);
+ * const context = { owner: "chat-1", session };
+ * await executeBashTool(shell, { command: "cd /usr && export STAGE=build" }, context);
+ * const next = await executeBashTool(shell, { command: 'pwd; echo "$STAGE"' }, context);
+ * assert.equal(next.text, "/usr\nbuild");
+ * ```
+ */
+export const bashSessionTool: BashTool = Object.freeze({ ...bashTool, description: SESSION_DESCRIPTION });

@@ -40,6 +40,11 @@ export function checkContext(context: BashToolContext, tool: string): BashToolCo
     if (session.owner !== owner) throw new TypeError("session: belongs to another owner than the context's");
     checked.session = session;
   }
+  const keep = ownValue(context, "keepControlSequences");
+  if (keep !== undefined) {
+    if (typeof keep !== "boolean") throw new TypeError("keepControlSequences: must be a boolean or absent");
+    checked.keepControlSequences = keep;
+  }
   for (const name of ["onStdout", "onStderr"] as const) {
     const listener = ownValue(context, name);
     if (listener === undefined) continue;

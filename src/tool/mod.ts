@@ -39,7 +39,7 @@
  * @module
  */
 
-export { bashTool } from "./bash_tool.ts";
+export { bashSessionTool, bashTool } from "./bash_tool.ts";
 export { bashOutputTool } from "./bash_output_tool.ts";
 export { killShellTool } from "./kill_shell_tool.ts";
 export { bashTools } from "./bash_tools.ts";
@@ -52,6 +52,7 @@ export { writeStdinTool } from "./write_stdin_tool.ts";
 export { unifiedExecTools } from "./unified_tools.ts";
 export { executeExecCommandTool, executeWriteStdinTool } from "./unified_exec.ts";
 export { ToolInputError } from "./errors.ts";
+export { stripControlSequences } from "./control.ts";
 export { type ToolOutcomeData, toolOutcomeData } from "./outcome_data.ts";
 export type {
   BashTool,
@@ -59,6 +60,7 @@ export type {
   BashToolInput,
   BashToolInputSchema,
   BashToolOutcome,
+  RenderOptions,
   ToolInputSchema,
   ToolOutcome,
 } from "./types.ts";

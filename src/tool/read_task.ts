@@ -94,7 +94,7 @@ function readTask(shell: Shell, input: unknown, context: BashToolContext): ToolO
   const call = beginTaskCall(shell, BASH_OUTPUT_RULES, input, context);
   if ("outcome" in call) return call.outcome;
   const output = call.task.read();
-  const lines = outputSections(output.stdout, output.stderr, "(no new output)");
+  const lines = outputSections(output.stdout, output.stderr, "(no new output)", call.keepControl);
   lines.push(...lossNotes(output), statusLine(call.task));
   return { text: lines.join("\n"), isError: false };
 }

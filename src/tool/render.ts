@@ -6,6 +6,7 @@
 
 import type { CollectedOutput, ShellRunResult } from "../seam/types.ts";
 import { outputSections } from "./sections.ts";
+import type { RenderOptions } from "./types.ts";
 
 /** `[stdout truncated: N bytes in all; full output: PATH]`, or `… full output unavailable]`. */
 function truncationNote(name: "stdout" | "stderr", stream: CollectedOutput): string {
@@ -38,10 +39,14 @@ export const SANDBOX_NOTE: string =
  *    {@link SANDBOX_NOTE}.
  *
  * Sections are separated by exactly one newline, also when a stream does
- * not end with one; the text has no final newline.
+ * not end with one; the text has no final newline. Terminal control
+ * sequences (colors, cursor moves, OSC titles and clipboard writes, other
+ * control characters but `\t`, `\n`, `\r`) are removed from the output,
+ * unless `options.keepControlSequences`; the result keeps them.
  */
-export function render(result: ShellRunResult): string {
-  const lines = outputSections(result.stdout.text, result.stderr.text, "(no output)");
+export function render(result: ShellRunResult, options: RenderOptions = {}): string {
+  const keep = options.keepControlSequences === true;
+  const lines = outputSections(result.stdout.text, result.stderr.text, "(no output)", keep);
   if (result.stdout.truncated) lines.push(truncationNote("stdout", result.stdout));
   if (result.stderr.truncated) lines.push(truncationNote("stderr", result.stderr));
   if (result.timedOut) lines.push(`[timed out after ${result.timeoutMs}ms]`);

@@ -70,7 +70,8 @@ export async function runCheckedBashCall(
   try {
     const result = await runOrStart(shell, checked.session, request, observer, input.run_in_background === true);
     if ("id" in result) return started(result);
-    return { text: render(result), isError: failed(result), result };
+    const text = render(result, { keepControlSequences: checked.keepControlSequences === true });
+    return { text, isError: failed(result), result };
   } catch (error) {
     const abortReason = request.signal?.aborted === true && error === request.signal.reason;
     if (isModelFixable(error) && !abortReason) return { text: `[error] ${error.message}`, isError: true };

@@ -6,6 +6,8 @@
  * @module
  */
 
+import { stripControlSequences } from "./control.ts";
+
 /** A stream's text without its one final newline, so sections join with exactly one. */
 function body(text: string): string {
   return text.endsWith("\n") ? text.slice(0, -1) : text;
@@ -20,8 +22,13 @@ function hasOutput(text: string): boolean {
  * The lines of the output: stdout's text when it holds more than
  * whitespace, then `[stderr]` and stderr's text when it does, and `none`
  * when neither does. One final newline of each stream is dropped.
+ * Terminal control sequences are removed first, unless `keepControl`.
  */
-export function outputSections(stdout: string, stderr: string, none: string): string[] {
+export function outputSections(stdout: string, stderr: string, none: string, keepControl = false): string[] {
+  if (!keepControl) {
+    stdout = stripControlSequences(stdout);
+    stderr = stripControlSequences(stderr);
+  }
   const lines: string[] = [];
   if (hasOutput(stdout)) lines.push(body(stdout));
   if (hasOutput(stderr)) lines.push("[stderr]", body(stderr));

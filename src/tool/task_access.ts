@@ -16,7 +16,7 @@ import type { TaskIdInput } from "./task_types.ts";
 import type { BashToolContext, ToolOutcome } from "./types.ts";
 
 /** A call that found its task, or the outcome that ends it at once. */
-export type TaskCall = { task: ShellTask; signal?: AbortSignal } | { outcome: ToolOutcome };
+export type TaskCall = { task: ShellTask; signal?: AbortSignal; keepControl: boolean } | { outcome: ToolOutcome };
 
 /**
  * The answer for an id this owner cannot reach. It depends on the id alone:
@@ -47,10 +47,10 @@ export function beginTaskCall(
     if (error instanceof ToolInputError) return { outcome: { text: error.message, isError: true } };
     throw error;
   }
-  const { owner, signal } = checkContext(context, rules.tool);
+  const { owner, signal, keepControlSequences } = checkContext(context, rules.tool);
   signal?.throwIfAborted();
   try {
-    return { task: shell.task(taskId, owner), signal };
+    return { task: shell.task(taskId, owner), signal, keepControl: keepControlSequences === true };
   } catch (error) {
     if (error instanceof TaskAccessError) return { outcome: { text: noSuchTask(taskId), isError: true } };
     throw error;

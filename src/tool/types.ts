@@ -81,6 +81,34 @@ export interface BashToolContext {
    * a `cd`); a background one starts from its state.
    */
   session?: ShellSession;
+  /**
+   * Keep terminal control sequences (CSI, OSC, other control characters
+   * but `\t`, `\n`, `\r`) in the text for the model. Default false: they
+   * are removed from the text of every tool (`bash`, `bash_output`,
+   * `exec_command`, `write_stdin`); results, observers and spill files
+   * always have the raw bytes.
+   */
+  keepControlSequences?: boolean;
+}
+
+/**
+ * How `bashTool.render` words a result.
+ *
+ * @example
+ * ```ts
+ * import { createLocalShell } from "@dsh/shell";
+ * import { bashTool, type RenderOptions } from "@dsh/shell/tool";
+ * import assert from "node:assert/strict";
+ * await using shell = createLocalShell();
+ * const result = await shell.exec("printf '\\033[31mred\\033[0m'");
+ * assert.equal(bashTool.render(result), "red");
+ * const raw: RenderOptions = { keepControlSequences: true };
+ * assert.equal(bashTool.render(result, raw), "\x1b[31mred\x1b[0m");
+ * ```
+ */
+export interface RenderOptions {
+  /** Keep terminal control sequences in the text (default false: removed). */
+  keepControlSequences?: boolean;
 }
 
 /**
@@ -217,6 +245,6 @@ export interface BashTool {
    * signal only; any other property of `input` or `context` is ignored.
    */
   toRequest(input: BashToolInput, context: BashToolContext): ShellExecRequest;
-  /** Renders a result as the text the model sees. */
-  render(result: ShellRunResult): string;
+  /** Renders a result as the text the model sees (control sequences removed unless `options` keeps them). */
+  render(result: ShellRunResult, options?: RenderOptions): string;
 }

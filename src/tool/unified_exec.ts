@@ -15,6 +15,7 @@ import { ToolInputError } from "./errors.ts";
 import { execCommandTool } from "./exec_command_tool.ts";
 import { forgetOldEnded, newProgramId, Program, programsOf } from "./unified_programs.ts";
 import { isModelFixable } from "./run.ts";
+import { stripControlSequences } from "./control.ts";
 import {
   DEFAULT_MAX_OUTPUT_TOKENS,
   EXEC_YIELD_TIME_MS,
@@ -66,9 +67,10 @@ export async function executeExecCommandTool(
   input: unknown,
   context: BashToolContext,
 ): Promise<UnifiedExecOutcome> {
+  const calledAt = performance.now();
   const call = begin(execCommandTool, input, context);
   if ("outcome" in call) return call.outcome;
-  const { parsed, owner, signal } = call;
+  const { parsed, owner, signal, keepControl } = call;
   const table = programsOf(shell);
   const tty = parsed.tty === true;
   // The observer's chunks go to the program once it is made: none arrives before, as output comes in later turns.
@@ -96,7 +98,7 @@ export async function executeExecCommandTool(
   table.set(program.id, program);
   forgetOldEnded(table);
   await waitFor(program, parsed.yield_time_ms ?? EXEC_YIELD_TIME_MS, signal);
-  return answer(table, program, parsed.max_output_tokens);
+  return answer(table, program, parsed.max_output_tokens, keepControl, calledAt);
 }
 
 /**
@@ -126,9 +128,10 @@ export async function executeWriteStdinTool(
   input: unknown,
   context: BashToolContext,
 ): Promise<UnifiedExecOutcome> {
+  const calledAt = performance.now();
   const call = begin(writeStdinTool, input, context);
   if ("outcome" in call) return call.outcome;
-  const { parsed, owner, signal } = call;
+  const { parsed, owner, signal, keepControl } = call;
   const table = programsOf(shell);
   const program = table.get(parsed.session_id);
   if (program === undefined || !visible(shell, program, owner)) {
@@ -149,7 +152,7 @@ export async function executeWriteStdinTool(
     }
   }
   await waitFor(program, parsed.yield_time_ms ?? WRITE_YIELD_TIME_MS, signal);
-  return answer(table, program, parsed.max_output_tokens);
+  return answer(table, program, parsed.max_output_tokens, keepControl, calledAt);
 }
 
 /**
@@ -161,7 +164,7 @@ function begin<T>(
   tool: { readonly name: string; parse(input: unknown): T },
   input: unknown,
   context: BashToolContext,
-): { parsed: T; owner: string | null; signal?: AbortSignal } | { outcome: UnifiedExecOutcome } {
+): { parsed: T; owner: string | null; signal?: AbortSignal; keepControl: boolean } | { outcome: UnifiedExecOutcome } {
   let parsed: T;
   try {
     parsed = tool.parse(input);
@@ -169,9 +172,9 @@ function begin<T>(
     if (error instanceof ToolInputError) return { outcome: { text: error.message, isError: true } };
     throw error;
   }
-  const { owner, signal } = checkContext(context, tool.name);
+  const { owner, signal, keepControlSequences } = checkContext(context, tool.name);
   signal?.throwIfAborted();
-  return { parsed, owner, signal };
+  return { parsed, owner, signal, keepControl: keepControlSequences === true };
 }
 
 /** Whether `owner` may reach `program`: the task rule (its own, or unowned). */
@@ -209,13 +212,18 @@ async function answer(
   table: Map<number, Program>,
   program: Program,
   maxTokens: number | undefined,
+  keepControl: boolean,
+  calledAt: number,
 ): Promise<UnifiedExecOutcome> {
   const ended = program.task.status !== "running";
   const result: ShellRunResult | undefined = ended ? await program.task.done : undefined;
-  const output = program.takeText();
+  // A terminal's program paints with escape sequences: the model is shown the words (the cut counts what it sees).
+  const taken = program.takeText();
+  const output = keepControl ? taken : stripControlSequences(taken);
   const budget = (maxTokens ?? DEFAULT_MAX_OUTPUT_TOKENS) * BYTES_PER_TOKEN;
   const { text, tokens } = cutMiddle(output, budget);
-  const lines = [`Wall time: ${((performance.now() - program.startedAt) / 1000).toFixed(4)} seconds`];
+  // The call's own time, as Codex counts it: how long this call waited, not how long the program has run.
+  const lines = [`Wall time: ${((performance.now() - calledAt) / 1000).toFixed(4)} seconds`];
   if (result === undefined) {
     lines.push(`Process running with session ID ${program.id}`);
   } else if (result.exitCode !== null) {

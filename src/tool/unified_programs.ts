@@ -18,7 +18,6 @@ export class Program {
   readonly id: number;
   readonly task: ShellTask;
   readonly tty: boolean;
-  readonly startedAt: number = performance.now();
   #pending: Uint8Array[] = [];
   #pendingBytes = 0;
   /** Bytes that arrived and were dropped before anyone read them. */
