@@ -216,7 +216,7 @@ class SeamShell implements Shell {
     launched.input?.end();
     this.#track(launched.result);
     const result = await launched.result;
-    return { result, state: launched.state?.() };
+    return { result, state: await launched.state?.() };
   }
 
   #admit(spec: ShellExecSpec): ShellExecSpec {

@@ -237,6 +237,12 @@ export interface LocalShellOptions {
   /** Finished tasks kept readable (default 100). */
   maxFinishedTasks?: number;
   /**
+   * The most a session's command may leave as its state (its directory and
+   * exported environment), in bytes (default 1 MiB): a larger state is
+   * refused, never read, and the session stays as it was (`sessionNote`).
+   */
+  maxSessionStateBytes?: number;
+  /**
    * The process adapter (default: chosen by runtime). With `createShell`
    * it must be the engine's own adapter (another one is a `ShellSpecError`),
    * and a remote engine refuses it.

@@ -20,7 +20,7 @@ import type {
 import type { ShellObserver } from "../capture/types.ts";
 import type { ShellRunResult } from "../settle/types.ts";
 import type { ShellTask } from "../tasks/types.ts";
-import type { StateChange } from "./state.ts";
+import type { TakenState } from "./state.ts";
 
 /** What a session needs of its shell. */
 export interface SessionHost {
@@ -36,8 +36,8 @@ export interface SessionHost {
 export interface CarriedRun {
   /** Its result. */
   readonly result: ShellRunResult;
-  /** The state it left when it exited; undefined when it left none whole. */
-  readonly state: StateChange | undefined;
+  /** The state it left when it exited, as read (undefined: none was asked for). */
+  readonly state: TakenState | undefined;
 }
 
 /** Makes a session of `host`, checking `options` the way a request is checked. */
@@ -107,10 +107,13 @@ class CarryingSession implements ShellSession {
     const { spec, observer } = this.#spec(command, options);
     const { result, state } = await this.#host.runCarrying(spec, observer);
     // Only a command that exited by itself hands its state on: a killed one leaves the session as it was.
-    if (state !== undefined && result.exitCode !== null && !result.timedOut && !result.aborted) {
-      this.#cwd = state.cwd;
-      this.#env = { ...this.#env, ...state.env };
+    const ended = result.exitCode !== null && !result.timedOut && !result.aborted;
+    const change = state?.change;
+    if (change !== undefined && ended) {
+      this.#cwd = change.cwd;
+      this.#env = { ...this.#env, ...change.env };
     }
+    if (state?.note !== undefined && ended) result.sessionNote = state.note;
     return result;
   }
 

@@ -50,7 +50,7 @@ import { DEFAULT_TERM } from "../terminal/wrapper.ts";
 import { statePrelude } from "../carry/script.ts";
 import { newMark } from "../guard/record.ts";
 import { MARK_VARIABLE } from "../session/marked.ts";
-import { parseState, type StateChange } from "../carry/state.ts";
+import { parseState, type StateChange, type TakenState } from "../carry/state.ts";
 import { STATE_FD } from "../wrapper.ts";
 import { firstOf, type Supervisor } from "./supervisor.ts";
 import { BusyRetry, type Room } from "./busy_retry.ts";
@@ -212,8 +212,8 @@ export class RemoteCommand implements Running {
     return true;
   }
 
-  state(): StateChange | undefined {
-    return this.#state;
+  state(): Promise<TakenState> {
+    return Promise.resolve({ change: this.#state });
   }
 
   async #interpret(cause: StopCause | undefined): Promise<CommandExit> {

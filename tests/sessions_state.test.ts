@@ -1,0 +1,190 @@
+/**
+ * A session's state is read bounded, never waiting on the command, and only
+ * from the file the library made (`maxSessionStateBytes`): the attacks of
+ * red team 4 on the state channel, each checked from the OS. A FIFO, a
+ * symlink, a sparse or oversized file at the state's path is refused with
+ * a `sessionNote`, the session stays as it was, and the host neither
+ * freezes nor grows; inside the sandbox, nothing written to fd 9 puts more
+ * than the bound on the host's disk.
+ */
+
+import { describe, it } from "node:test";
+import assert from "node:assert/strict";
+import { mkdirSync, mkdtempSync, readdirSync, readFileSync, rmSync, statSync, writeFileSync } from "node:fs";
+import { join } from "node:path";
+import process from "node:process";
+import { createLocalShell, DEFAULTS } from "../mod.ts";
+import { sandboxSkip } from "./helpers/sandbox.ts";
+import { withShell } from "./helpers/shell.ts";
+import { untilFileExists } from "./helpers/bash.ts";
+import { appeared, within } from "./helpers/wait.ts";
+
+/** Shell code that puts the path of its own state file (named in its own command line, the trap's) in `$f`. */
+const FIND_STATE = `f=$(printf %s "$BASH_EXECUTION_STRING" | grep -o "/[^']*/\\.state-[0-9a-f]*" | head -n 1)
+[ -n "$f" ] || { echo "no state path" >&2; exit 99; }`;
+
+/** Long enough for any state read that does not wait on the command; far shorter than a frozen host's wait. */
+const SETTLE_MS = 30_000;
+
+describe("a state that is no state is refused, and the session stays as it was", () => {
+  it("the default bound is 1 MiB, and a shell option sets it", () => {
+    assert.equal(DEFAULTS.maxSessionStateBytes, 1024 * 1024);
+    assert.throws(() => createLocalShell({ maxSessionStateBytes: 0 }), /maxSessionStateBytes/);
+  });
+
+  it("a FIFO put at the state's path neither freezes the host nor changes the session", async () => {
+    await withShell({}, async (shell, dir) => {
+      const session = shell.session({ owner: null });
+      await session.exec("export KEEP=1");
+      // On 7888e55 the host's readFileSync of the FIFO blocked its event loop for ever.
+      const result = await within(session.exec(`${FIND_STATE}\ntrap '' EXIT; rm -f "$f"; mkfifo "$f"`), SETTLE_MS);
+      assert.notEqual(result, "timed out");
+      if (result === "timed out") return;
+      assert.equal(result.exitCode, 0, result.stderr.text);
+      assert.match(result.sessionNote ?? "", /^session state refused: its file was removed or replaced/);
+      assert.equal(result.sessionNote?.includes("\n"), false);
+      assert.equal(session.cwd, dir);
+      assert.deepEqual(session.env, { KEEP: "1" });
+      // The session still runs commands, and takes their state again.
+      await session.exec("export NEXT=2");
+      assert.deepEqual(session.env, { KEEP: "1", NEXT: "2" });
+    });
+  });
+
+  it("a sparse 1.5 GB state is never read: the host does not grow", async () => {
+    await withShell({}, async (shell, dir) => {
+      const session = shell.session({ owner: null });
+      const before = process.memoryUsage().rss;
+      const result = await session.exec(`${FIND_STATE}\ntrap 'truncate -s 1500M "$f"' EXIT; cd /; export EVIL=1`);
+      const grown = process.memoryUsage().rss - before;
+      // On 7888e55 the host read all 1.5 GB into memory before it looked at the size.
+      assert.ok(grown < 256 * 1024 * 1024, `the host grew by ${grown} bytes`);
+      assert.match(result.sessionNote ?? "", /larger than maxSessionStateBytes \(1572864000 > 1048576 bytes\)/);
+      assert.equal(session.cwd, dir);
+      assert.deepEqual(session.env, {});
+    });
+  });
+
+  it("a state over maxSessionStateBytes is refused by name; one under it is taken", async () => {
+    await withShell({ maxSessionStateBytes: 64 * 1024 }, async (shell) => {
+      const session = shell.session({ owner: null });
+      const big = await session.exec("export BIG=$(head -c 70000 /dev/zero | tr '\\0' x)");
+      assert.match(big.sessionNote ?? "", /larger than maxSessionStateBytes \(\d+ > 65536 bytes\)/);
+      assert.deepEqual(session.env, {});
+      const fits = await session.exec("export FITS=$(head -c 30000 /dev/zero | tr '\\0' x)");
+      assert.equal(fits.sessionNote, undefined);
+      assert.equal(session.env.FITS?.length, 30000);
+    });
+  });
+
+  it("a symlink or another file put at the state's path is refused, never followed", async () => {
+    await withShell({}, async (shell, dir) => {
+      const session = shell.session({ owner: null });
+      const decoy = join(dir, "decoy");
+      const forged = `printf '/\\n\\0FORGED=1\\0dsh-state-end\\0' > ${decoy}`;
+      const linked = await session.exec(`${FIND_STATE}\n${forged}; trap '' EXIT; rm -f "$f"; ln -s ${decoy} "$f"`);
+      assert.match(linked.sessionNote ?? "", /removed or replaced/);
+      const moved = await session.exec(`${FIND_STATE}\n${forged}; trap '' EXIT; rm -f "$f"; cp ${decoy} "$f"`);
+      assert.match(moved.sessionNote ?? "", /removed or replaced/);
+      assert.equal(session.cwd, dir);
+      assert.deepEqual(session.env, {});
+    });
+  });
+
+  it("a state file still written by a background process is refused or whole, never read past its size", async () => {
+    await withShell({}, async (shell) => {
+      const session = shell.session({ owner: null });
+      // The writer appends for as long as it lives; whatever the read sees, it is bounded, and the session is not
+      // left with a part of what the writer wrote.
+      const result = await session.exec(
+        `${FIND_STATE}\n(trap '' PIPE; exec 2>/dev/null; while :; do printf 'X=%s\\0' 1234567890 >> "$f" || exit; done) & ` +
+          "export MINE=1",
+      );
+      assert.equal(result.exitCode, 0);
+      assert.equal(Object.hasOwn(session.env, "X"), false);
+      await session.close();
+    });
+  });
+});
+
+describe("inside the sandbox, fd 9 is no way onto the host's disk", { skip: sandboxSkip() }, () => {
+  it("writing 20 MiB to fd 9 leaves at most the bound and one byte in the host's state file", async () => {
+    const base = mkdtempSync("/var/tmp/dsh-session-fill-");
+    try {
+      const work = join(base, "work");
+      mkdirSync(work);
+      const max = 64 * 1024;
+      await using shell = createLocalShell({
+        workdir: work,
+        graceMs: 300,
+        maxSessionStateBytes: max,
+        sandbox: { network: "none", tmpMaxBytes: 1024 * 1024 },
+      });
+      const session = shell.session({ owner: "agent" });
+      const token = `fill-${process.pid}-${Date.now()}`;
+      const [ready, go, written, done] = ["ready", "go", "written", "done"].map((name) => join(work, name));
+      const running = session.exec(
+        `: ${token}; touch ready; ${untilFileExists(go)}; head -c 20971520 /dev/zero >&9; touch written; ` +
+          `${untilFileExists(done)}; export AFTER=1`,
+      );
+      assert.ok(await appeared(ready, SETTLE_MS));
+      // The host's copy of the state is named in the copier's command line (a fork of the launcher, reading).
+      const files = stateFilesOf(token);
+      assert.equal(files.length, 1, "the copier of the state was not found on the host");
+      writeFileSync(go, "");
+      assert.ok(await appeared(written, SETTLE_MS));
+      const size = statSync(files[0]).size;
+      writeFileSync(done, "");
+      const result = await running;
+      assert.equal(result.exitCode, 0, result.stderr.text);
+      // On 7888e55 fd 9 was the host file itself: 20 MiB landed on the host's disk.
+      assert.equal(size, max + 1);
+      // The state written after the garbage is refused: the garbage is part of it.
+      assert.match(result.sessionNote ?? "", /larger than maxSessionStateBytes/);
+      assert.deepEqual(session.env, {});
+      // A sparse file is no way either: fd 9 is a pipe.
+      const sparse = await session.exec("truncate -s 1500M /proc/self/fd/9; export NEXT=1");
+      assert.equal(sparse.exitCode, 0);
+      assert.deepEqual(session.env, { NEXT: "1" });
+    } finally {
+      rmSync(base, { recursive: true, force: true });
+    }
+  });
+
+  it("a background process left holding fd 9 neither holds the result nor spoils the state", async () => {
+    const base = mkdtempSync("/var/tmp/dsh-session-hold-");
+    try {
+      const work = join(base, "work");
+      mkdirSync(work);
+      await using shell = createLocalShell({ workdir: work, graceMs: 300, sandbox: { network: "none" } });
+      const session = shell.session({ owner: "agent" });
+      const result = await session.exec("sleep 60 & export HELD=1; cd /");
+      assert.equal(result.exitCode, 0);
+      assert.equal(result.sessionNote, undefined);
+      assert.deepEqual(session.env, { HELD: "1" });
+      assert.equal(session.cwd, "/");
+      await session.close();
+    } finally {
+      rmSync(base, { recursive: true, force: true });
+    }
+  });
+});
+
+/** The host paths of the state files that the sandbox's copiers of a command holding `token` write. */
+function stateFilesOf(token: string): string[] {
+  const files: string[] = [];
+  for (const entry of readdirSync("/proc")) {
+    if (!/^\d+$/.test(entry)) continue;
+    let argv: string[];
+    try {
+      argv = readFileSync(`/proc/${entry}/cmdline`, "latin1").split("\0");
+    } catch {
+      continue;
+    }
+    // The launcher's argv: bash --norc -p -c WRAPPER dsh-sandbox STATUS SECCOMP STATE MAX …
+    const at = argv.indexOf("dsh-sandbox");
+    if (at < 0 || argv[at + 3] === undefined || argv[at + 3] === "") continue;
+    if (argv.some((arg) => arg.includes(token))) files.push(argv[at + 3]);
+  }
+  return files;
+}
