@@ -188,3 +188,39 @@ function stateFilesOf(token: string): string[] {
   }
   return files;
 }
+
+describe("a session never takes what its next command could not start with", () => {
+  it("a variable over 128 KiB is not taken, and named; the next command runs", async () => {
+    await withShell({}, async (shell) => {
+      const session = shell.session({ owner: null });
+      const big = await session.exec("export BIG=$(head -c 200000 /dev/zero | tr '\\0' x); export SMALL=1");
+      assert.equal(big.exitCode, 0);
+      assert.match(big.sessionNote ?? "", /^session variables not carried .*: BIG \(200005 bytes, over 131072/);
+      assert.deepEqual(session.env, { SMALL: "1" });
+      // On 7888e55 every later command of the session was a ShellSpawnError (E2BIG), `unset BIG` included.
+      const next = await session.exec('echo "${BIG-unset} $SMALL"');
+      assert.equal(next.stdout.text, "unset 1\n");
+      assert.equal(next.sessionNote, undefined);
+    });
+  });
+
+  it("variables that together would pass the bound: the largest the command set are not taken", async () => {
+    await withShell({ maxSessionStateBytes: 8 * 1024 * 1024 }, async (shell) => {
+      const session = shell.session({ owner: null });
+      await session.exec("export KEPT=1");
+      const many = await session.exec(
+        "i=0; while [ $i -lt 20 ]; do i=$((i + 1)); export V$i=$(head -c $((110000 + i)) /dev/zero | tr '\\0' x); done",
+      );
+      assert.equal(many.exitCode, 0);
+      const names = Array.from({ length: 11 }, (_, at) => `V${20 - at}`).join(", ");
+      assert.ok(many.sessionNote?.endsWith(`: ${names} (together over 1048576 bytes)`), many.sessionNote);
+      assert.equal(many.sessionNote?.includes("\n"), false);
+      assert.equal(session.env.KEPT, "1");
+      assert.equal(session.env.V20, undefined);
+      assert.equal(session.env.V1?.length, 110001);
+      // On 7888e55 the session took all 2.2 MB, and every later command was a ShellSpawnError (E2BIG).
+      const next = await session.exec("echo ok");
+      assert.equal(next.stdout.text, "ok\n");
+    });
+  });
+});

@@ -40,6 +40,63 @@ export interface CarriedRun {
   readonly state: TakenState | undefined;
 }
 
+/** Linux's bound on one `NAME=value` string of an environment, its NUL included (`MAX_ARG_STRLEN`). */
+export const MAX_CARRIED_VALUE_BYTES = 128 * 1024;
+/**
+ * The most a session's variables may take together: half of Linux's usual
+ * bound on a program's arguments and environment together (2 MiB, a
+ * quarter of the 8 MiB stack), so that the ambient environment and the
+ * command line still fit beside them.
+ */
+export const MAX_CARRIED_ENV_BYTES = 1024 * 1024;
+
+const encoder = new TextEncoder();
+
+/** The bytes `name=value` takes in a program's environment: the string, its NUL and its pointer. */
+function entryBytes(name: string, value: string): number {
+  return encoder.encode(name).length + 1 + encoder.encode(value).length + 1 + 8;
+}
+
+/**
+ * What of `change` the session can take so that the next command can still
+ * start (`execve` fails with E2BIG otherwise, for every later command): a
+ * variable over {@linkcode MAX_CARRIED_VALUE_BYTES} is not taken; then,
+ * while the session's variables would pass {@linkcode MAX_CARRIED_ENV_BYTES},
+ * the largest of those the command set is not taken. Each left out is
+ * named, with why, for the result's `sessionNote`.
+ */
+export function startable(env: EnvPatch, change: EnvPatch): { taken: EnvPatch; dropped: string[] } {
+  const taken: EnvPatch = { ...change };
+  const dropped: string[] = [];
+  for (const [name, value] of Object.entries(change)) {
+    if (value === undefined) continue;
+    const bytes = entryBytes(name, value) - 8;
+    if (bytes > MAX_CARRIED_VALUE_BYTES) {
+      delete taken[name];
+      dropped.push(`${name} (${bytes} bytes, over ${MAX_CARRIED_VALUE_BYTES} for one variable)`);
+    }
+  }
+  const merged = { ...env, ...taken };
+  let total = 0;
+  for (const [name, value] of Object.entries(merged)) if (value !== undefined) total += entryBytes(name, value);
+  if (total > MAX_CARRIED_ENV_BYTES) {
+    const largest = Object.entries(taken)
+      .filter((entry): entry is [string, string] => entry[1] !== undefined)
+      .sort((a, b) => entryBytes(b[0], b[1]) - entryBytes(a[0], a[1]));
+    const names: string[] = [];
+    for (const [name, value] of largest) {
+      if (total <= MAX_CARRIED_ENV_BYTES) break;
+      // What it replaced comes back: the session keeps the value it had.
+      const before = env[name];
+      total -= entryBytes(name, value) - (before === undefined ? 0 : entryBytes(name, before));
+      delete taken[name];
+      names.push(name);
+    }
+    if (names.length > 0) dropped.push(`${names.join(", ")} (together over ${MAX_CARRIED_ENV_BYTES} bytes)`);
+  }
+  return { taken, dropped };
+}
+
 /** Makes a session of `host`, checking `options` the way a request is checked. */
 export function openSession(host: SessionHost, options: ShellSessionOptions): ShellSession {
   if (typeof options !== "object" || options === null || Array.isArray(options)) {
@@ -109,11 +166,16 @@ class CarryingSession implements ShellSession {
     // Only a command that exited by itself hands its state on: a killed one leaves the session as it was.
     const ended = result.exitCode !== null && !result.timedOut && !result.aborted;
     const change = state?.change;
+    let note = state?.note;
     if (change !== undefined && ended) {
+      const { taken, dropped } = startable(this.#env, change.env);
       this.#cwd = change.cwd;
-      this.#env = { ...this.#env, ...change.env };
+      this.#env = { ...this.#env, ...taken };
+      if (dropped.length > 0) {
+        note = `session variables not carried (the next command could not start with them): ${dropped.join(", ")}`;
+      }
     }
-    if (state?.note !== undefined && ended) result.sessionNote = state.note;
+    if (note !== undefined && ended) result.sessionNote = note;
     return result;
   }
 
