@@ -13,7 +13,7 @@ import assert from "node:assert/strict";
 import { mkdirSync, mkdtempSync, readdirSync, readFileSync, rmSync, statSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
 import process from "node:process";
-import { createLocalShell, DEFAULTS } from "../mod.ts";
+import { createLocalShell, DEFAULTS, ShellClosedError } from "../mod.ts";
 import { sandboxSkip } from "./helpers/sandbox.ts";
 import { withShell } from "./helpers/shell.ts";
 import { untilFileExists } from "./helpers/bash.ts";
@@ -221,6 +221,49 @@ describe("a session never takes what its next command could not start with", () 
       // On 7888e55 the session took all 2.2 MB, and every later command was a ShellSpawnError (E2BIG).
       const next = await session.exec("echo ok");
       assert.equal(next.stdout.text, "ok\n");
+    });
+  });
+});
+
+describe("trusted code takes back what a session carries", () => {
+  it("managed names are not carried in any case: dsh_owner, Dsh_Session, bash_func_x", async () => {
+    await withShell({}, async (shell) => {
+      const session = shell.session({ owner: "agent" });
+      // On 7888e55 the carry's DSH_ check was case-sensitive: these two were carried.
+      await session.exec("export dsh_owner=evil Dsh_Session=forged bash_func_x=1 KEPT=1");
+      assert.deepEqual(session.env, { KEPT: "1" });
+      const next = await session.exec('echo "${dsh_owner-none} ${Dsh_Session-none}"');
+      assert.equal(next.stdout.text, "none none\n");
+    });
+  });
+
+  it("unset() forgets what the session carries for those names, from the next command on", async () => {
+    await withShell({ ambientEnv: { PATH: "/usr/bin:/bin", HOME: "/home/x" } }, async (shell, dir) => {
+      const session = shell.session({ owner: null });
+      await session.exec("export TOKEN=secret PATH=/planted:$PATH MODE=dev; unset HOME");
+      assert.deepEqual(session.env, { TOKEN: "secret", PATH: "/planted:/usr/bin:/bin", MODE: "dev", HOME: undefined });
+      session.unset("TOKEN", "PATH", "HOME", "NEVER_SET");
+      assert.deepEqual(session.env, { MODE: "dev" });
+      const next = await session.exec('echo "${TOKEN-gone} $PATH $HOME $MODE"; pwd');
+      assert.equal(next.stdout.text, `gone /usr/bin:/bin /home/x dev\n${dir}\n`);
+      assert.throws(() => session.unset(7 as unknown as string), (error: Error) => /names\[0\]/.test(error.message));
+      await session.close();
+      assert.throws(() => session.unset("MODE"), ShellClosedError);
+      assert.throws(() => session.reset(), ShellClosedError);
+    });
+  });
+
+  it("reset() returns to the workdir and variables the session was made with", async () => {
+    await withShell({}, async (shell, dir) => {
+      mkdirSync(join(dir, "sub"));
+      const session = shell.session({ owner: null, env: { SEED: "1", GONE: undefined } });
+      await session.exec("cd sub && export MODE=dev SEED=2 GONE=back");
+      assert.equal(session.cwd, join(dir, "sub"));
+      session.reset();
+      assert.equal(session.cwd, dir);
+      assert.deepEqual(session.env, { SEED: "1", GONE: undefined });
+      const next = await session.exec('pwd; echo "$SEED ${MODE-none} ${GONE-none}"');
+      assert.equal(next.stdout.text, `${dir}\n1 none none\n`);
     });
   });
 });

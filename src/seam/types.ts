@@ -408,6 +408,44 @@ export interface ShellSession {
    * Throws as `shell.start()` does.
    */
   start(command: string, options?: ShellSessionExecOptions): ShellTask;
+  /**
+   * For trusted code: forgets what the session carries for each of `names`
+   * (a value a command exported, or its unset), from the next command on:
+   * that command gets the name as a plain `shell.exec()` would. Throws
+   * `ShellSpecError` for a name that is no string, `ShellClosedError` once
+   * closed.
+   *
+   * @example
+   * ```ts
+   * import { createLocalShell } from "@dsh/shell";
+   * import assert from "node:assert/strict";
+   * await using shell = createLocalShell({ workdir: "/" });
+   * await using session = shell.session({ owner: null });
+   * await session.exec("export TOKEN=secret MODE=dev");
+   * session.unset("TOKEN");
+   * assert.deepEqual(session.env, { MODE: "dev" });
+   * assert.equal((await session.exec('echo "${TOKEN-gone}"')).stdout.text, "gone\n");
+   * ```
+   */
+  unset(...names: string[]): void;
+  /**
+   * For trusted code: returns the session to its state at creation (its
+   * `workdir` and `env`), from the next command on. Throws
+   * `ShellClosedError` once closed.
+   *
+   * @example
+   * ```ts
+   * import { createLocalShell } from "@dsh/shell";
+   * import assert from "node:assert/strict";
+   * await using shell = createLocalShell({ workdir: "/" });
+   * await using session = shell.session({ owner: null, env: { SEED: "1" } });
+   * await session.exec("cd /usr && export MODE=dev");
+   * session.reset();
+   * assert.equal(session.cwd, "/");
+   * assert.deepEqual(session.env, { SEED: "1" });
+   * ```
+   */
+  reset(): void;
   /** Ends the command it runs and the tasks it started, and refuses new work; the shell stays open. Idempotent. */
   close(): Promise<void>;
   /** Same as `close()`, for `await using`. */

@@ -115,6 +115,8 @@ class CarryingSession implements ShellSession {
   readonly owner: string | null;
   #cwd: string;
   #env: EnvPatch;
+  /** The state at creation, for `reset()`. */
+  readonly #first: { readonly cwd: string; readonly env: Readonly<EnvPatch> };
   readonly #host: SessionHost;
   // Aborted by close(): ends the command it runs and the tasks it started.
   readonly #closer = new AbortController();
@@ -126,6 +128,7 @@ class CarryingSession implements ShellSession {
     this.owner = owner;
     this.#cwd = cwd;
     this.#env = env;
+    this.#first = { cwd, env: { ...env } };
   }
 
   get cwd(): string {
@@ -149,6 +152,22 @@ class CarryingSession implements ShellSession {
     const forget = (): void => void this.#tasks.delete(task);
     task.done.then(forget, forget);
     return task;
+  }
+
+  unset(...names: string[]): void {
+    if (this.#closer.signal.aborted) throw new ShellClosedError("session");
+    names.forEach((name, at) => {
+      if (typeof name !== "string") throw new ShellSpecError(`names[${at}]`, "must be a variable name (a string)");
+    });
+    const env = { ...this.#env };
+    for (const name of names) delete env[name];
+    this.#env = env;
+  }
+
+  reset(): void {
+    if (this.#closer.signal.aborted) throw new ShellClosedError("session");
+    this.#cwd = this.#first.cwd;
+    this.#env = { ...this.#first.env };
   }
 
   async close(): Promise<void> {

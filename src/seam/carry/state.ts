@@ -15,12 +15,16 @@ import { STATE_END } from "./script.ts";
  * Names a session never takes: the shell's own bookkeeping (`_`, `PWD` and
  * `OLDPWD`, which the directory stands for; `SHLVL`, which every shell
  * raises by one), the managed `DSH_*` channel and exported functions
- * (`BASH_FUNC_*`: functions do not carry over).
+ * (`BASH_FUNC_*`: functions do not carry over). The managed prefixes are
+ * matched whatever their case, as everywhere: `dsh_owner` is no more a
+ * command's to hand on than `DSH_OWNER`.
  */
 export function carriesOver(name: string): boolean {
-  return !(name === "_" || name === "PWD" || name === "OLDPWD" || name === "SHLVL" ||
-    name.startsWith(DSH_ENV_PREFIX) || name.startsWith("BASH_FUNC_"));
+  return !(name === "_" || name === "PWD" || name === "OLDPWD" || name === "SHLVL" || MANAGED.test(name));
 }
+
+/** The managed prefixes, in any case. */
+const MANAGED = new RegExp(`^(${DSH_ENV_PREFIX}|BASH_FUNC_)`, "i");
 
 /** A name a POSIX shell can give a variable. */
 const SHELL_NAME = /^[A-Za-z_][A-Za-z0-9_]*$/;
