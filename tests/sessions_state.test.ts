@@ -11,9 +11,11 @@
 import { describe, it } from "node:test";
 import assert from "node:assert/strict";
 import { mkdirSync, mkdtempSync, readdirSync, readFileSync, rmSync, statSync, writeFileSync } from "node:fs";
+import { tmpdir } from "node:os";
 import { join } from "node:path";
 import process from "node:process";
 import { createLocalShell, DEFAULTS, ShellClosedError } from "../mod.ts";
+import { assertSpecErrorNaming } from "./helpers/errors.ts";
 import { sandboxSkip } from "./helpers/sandbox.ts";
 import { withShell } from "./helpers/shell.ts";
 import { untilFileExists } from "./helpers/bash.ts";
@@ -265,5 +267,43 @@ describe("trusted code takes back what a session carries", () => {
       const next = await session.exec('pwd; echo "$SEED ${MODE-none} ${GONE-none}"');
       assert.equal(next.stdout.text, `${dir}\n1 none none\n`);
     });
+  });
+});
+
+describe("a session's sandbox is fixed at creation", { skip: sandboxSkip() }, () => {
+  it("a model's planted PATH never reaches an unsandboxed call: sandbox: false on a call is refused by name", async () => {
+    const base = mkdtempSync("/var/tmp/dsh-session-fixed-");
+    // A directory of the host's /tmp: the sandbox's /tmp is the owner's own, so only a command outside sees it.
+    const hostOnly = mkdtempSync(join(tmpdir(), "dsh-session-host-"));
+    try {
+      const work = join(base, "work");
+      mkdirSync(work);
+      await using shell = createLocalShell({ workdir: work, graceMs: 300, sandbox: { network: "none" } });
+      const session = shell.session({ owner: "model" });
+      await session.exec(
+        "mkdir -p bin && printf '#!/bin/sh\\necho planted\\n' > bin/git && chmod +x bin/git && " +
+          'export PATH="$PWD/bin:$PATH" LD_PRELOAD="$PWD/evil.so"',
+      );
+      assert.equal(session.env.PATH?.startsWith(join(work, "bin")), true);
+      // On 7888e55 this ran the planted git on the host, outside the sandbox.
+      const refused = await session.exec("git --version", { sandbox: false }).then(() => undefined, (error) => error);
+      assertSpecErrorNaming(refused, "sandbox");
+      assert.throws(() => session.start("git --version", { sandbox: false }), (error: Error) => {
+        assertSpecErrorNaming(error, "sandbox");
+        return true;
+      });
+      const inside = await session.exec(`[ -e ${hostOnly} ] && echo host || echo sandbox`);
+      assert.equal(inside.stdout.text, "sandbox\n");
+
+      // Trusted code's own session, outside the sandbox, from creation; a call may not put it back in either.
+      const trusted = shell.session({ owner: "ops", sandbox: false });
+      const outside = await trusted.exec(`[ -e ${hostOnly} ] && echo host || echo sandbox`);
+      assert.equal(outside.stdout.text, "host\n");
+      assert.equal((await trusted.exec("echo same", { sandbox: false })).stdout.text, "same\n");
+      assert.throws(() => shell.session({ owner: "x", sandbox: true as unknown as false }), /sandbox/);
+    } finally {
+      rmSync(base, { recursive: true, force: true });
+      rmSync(hostOnly, { recursive: true, force: true });
+    }
   });
 });

@@ -181,6 +181,7 @@ class SeamShell implements Shell {
       resolve: (request) => this.resolve(request),
       runCarrying: (spec, observer) => this.#run(spec, observer, true),
       start: (spec, observer) => this.start(spec, observer),
+      sandboxed: this.#options.sandbox !== undefined,
     }, options);
   }
 

@@ -347,6 +347,14 @@ export interface ShellSessionOptions {
   workdir?: string;
   /** The session's first variables (a trusted caller's, like a request's `env`; `undefined` removes one). */
   env?: EnvPatch;
+  /**
+   * `false`: every command of the session runs outside the shell's sandbox
+   * (trusted code's session). Absent: the shell's setting. Fixed at
+   * creation: a call whose `sandbox` option differs is a `ShellSpecError`
+   * naming `sandbox`, so what a sandboxed command exported never reaches an
+   * unsandboxed one.
+   */
+  sandbox?: false;
 }
 
 /**

@@ -30,6 +30,8 @@ export interface SessionHost {
   runCarrying(spec: ShellExecSpec, observer: ShellObserver | undefined): Promise<CarriedRun>;
   /** The shell's `start()`. */
   start(spec: ShellExecSpec, observer: ShellObserver | undefined): ShellTask;
+  /** Whether the shell runs its commands in a sandbox (unless a request says `sandbox: false`). */
+  readonly sandboxed: boolean;
 }
 
 /** A session's command, run. */
@@ -100,15 +102,18 @@ export function startable(env: EnvPatch, change: EnvPatch): { taken: EnvPatch; d
 /** Makes a session of `host`, checking `options` the way a request is checked. */
 export function openSession(host: SessionHost, options: ShellSessionOptions): ShellSession {
   if (typeof options !== "object" || options === null || Array.isArray(options)) {
-    throw new ShellSpecError("options", "must be an object ({ owner, workdir?, env? })");
+    throw new ShellSpecError("options", "must be an object ({ owner, workdir?, env?, sandbox? })");
   }
-  const { owner, workdir, env, ...rest } = ownFields(options) as ShellSessionOptions;
+  const { owner, workdir, env, sandbox, ...rest } = ownFields(options) as ShellSessionOptions;
   const unknown = Object.keys(rest)[0];
-  if (unknown !== undefined) throw new ShellSpecError(unknown, "is not a session option (owner, workdir, env)");
+  if (unknown !== undefined) {
+    throw new ShellSpecError(unknown, "is not a session option (owner, workdir, env, sandbox)");
+  }
   if (owner === undefined) throw new ShellSpecError("owner", "is required (a string, or null for unowned)");
-  // The request's own rules check the owner, the workdir and the variables, and name the field that is wrong.
-  const first = host.resolve({ command: "true", owner, workdir, env });
-  return new CarryingSession(host, first.owner, first.workdir, { ...ownValue(first, "env") });
+  // The request's own rules check the owner, the workdir, the variables and `sandbox`, and name the field.
+  const first = host.resolve({ command: "true", owner, workdir, env, ...(sandbox === undefined ? {} : { sandbox }) });
+  const sandboxed = host.sandboxed && ownValue(first, "sandbox") !== false;
+  return new CarryingSession(host, first.owner, first.workdir, { ...ownValue(first, "env") }, sandboxed);
 }
 
 class CarryingSession implements ShellSession {
@@ -123,8 +128,12 @@ class CarryingSession implements ShellSession {
   readonly #tasks = new Set<ShellTask>();
   #queue: Promise<unknown> = Promise.resolve();
 
-  constructor(host: SessionHost, owner: string | null, cwd: string, env: EnvPatch) {
+  /** Whether its commands run in the shell's sandbox: fixed at creation. */
+  readonly #sandboxed: boolean;
+
+  constructor(host: SessionHost, owner: string | null, cwd: string, env: EnvPatch, sandboxed: boolean) {
     this.#host = host;
+    this.#sandboxed = sandboxed;
     this.owner = owner;
     this.#cwd = cwd;
     this.#env = env;
@@ -211,8 +220,20 @@ class CarryingSession implements ShellSession {
     const workdir = ownValue(request, "workdir");
     const env = ownValue(request, "env");
     const signal = ownValue(request, "signal");
+    // What the session's commands exported (a planted PATH, LD_PRELOAD) must never reach a command outside the
+    // sandbox they were confined to: a session's sandbox is fixed at creation, and trusted code uses shell.exec.
+    if (Object.hasOwn(request, "sandbox") && this.#host.sandboxed && (request.sandbox !== false) !== this.#sandboxed) {
+      throw new ShellSpecError(
+        "sandbox",
+        this.#sandboxed
+          ? "is the session's, fixed at creation: this session runs in the sandbox; run a trusted command with " +
+            "shell.exec(), or make a session with shell.session({ owner, sandbox: false })"
+          : "is the session's, fixed at creation: this session runs outside the sandbox",
+      );
+    }
     const spec = this.#host.resolve({
       ...request,
+      ...(this.#sandboxed || !this.#host.sandboxed ? {} : { sandbox: false as const }),
       owner: this.owner,
       // Not a string: left as it is, for the request's rules to name.
       workdir: typeof workdir !== "string"
