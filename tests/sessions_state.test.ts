@@ -307,3 +307,40 @@ describe("a session's sandbox is fixed at creation", { skip: sandboxSkip() }, ()
     }
   });
 });
+
+describe("a sandboxed command's environment is in no argv", { skip: sandboxSkip() }, () => {
+  it("a secret value never appears in any process's command line, and the command still gets it", async () => {
+    const base = mkdtempSync("/var/tmp/dsh-session-argv-");
+    try {
+      const work = join(base, "work");
+      mkdirSync(work);
+      await using shell = createLocalShell({ workdir: work, graceMs: 300, sandbox: { network: "none" } });
+      const secret = `s3cr3t-${process.pid}-${Date.now()}`;
+      const [up, go] = ["up", "go"].map((name) => join(work, name));
+      const running = shell.exec(
+        `touch up; ${untilFileExists(go)}; printf '%s|%s' "$TOKEN" "\${DSH_SANDBOX_ENV_0-none}"`,
+        {
+          owner: "agent",
+          env: { TOKEN: secret, LD_PRELOAD: "" },
+        },
+      );
+      assert.ok(await appeared(up, SETTLE_MS));
+      // Every process of the host, the launcher, bubblewrap and the command's included: `ps` shows them all to
+      // every user. On 7888e55 bubblewrap's argv held `--setenv TOKEN <secret>`.
+      const holders = readdirSync("/proc").filter((entry) => {
+        if (!/^\d+$/.test(entry)) return false;
+        try {
+          return readFileSync(`/proc/${entry}/cmdline`, "latin1").includes(secret);
+        } catch {
+          return false;
+        }
+      });
+      writeFileSync(go, "");
+      const result = await running;
+      assert.deepEqual(holders, []);
+      assert.equal(result.stdout.text, `${secret}|none`, result.stderr.text);
+    } finally {
+      rmSync(base, { recursive: true, force: true });
+    }
+  });
+});

@@ -17,7 +17,7 @@ import { type ConfinedStateFile, STATE_FD } from "../wrapper.ts";
 import { STATE_END } from "../carry/script.ts";
 import { bwrapArgs, type SandboxPlacement } from "./bwrap_args.ts";
 import { foregroundArgs } from "./foreground.ts";
-import { mountCheckArgs } from "./mount_check.ts";
+import { mountCheckArgs, SANDBOX_ENV_PREFIX } from "./mount_check.ts";
 import type { ResolvedSandbox } from "./policy.ts";
 
 /** The fd bubblewrap writes its JSON status lines to. */
@@ -97,6 +97,9 @@ const WRAPPER = [
   "    esac",
   "  done",
   "done",
+  // bash's own bookkeeping would reach bubblewrap's environment: only ours goes on (bash's `exec` still puts a
+  // SHLVL of 0 there, which the mount check's bash, inside, takes as its own and hands on to no one).
+  "unset PWD OLDPWD SHLVL",
   'exec "$@"',
 ].join("\n");
 
@@ -105,10 +108,12 @@ const WRAPPER = [
  * `statusPath`. The wrapper and bubblewrap run on the host, so neither gets
  * the command's environment or workdir: a model's command could otherwise
  * aim `LD_LIBRARY_PATH`'s empty entry, or `LD_PRELOAD`, at a library it
- * wrote into the workdir, and the host would load it. bubblewrap starts
- * from an empty environment and hands the command exactly its own
- * (`--clearenv`, `--setenv`); the command starts in its workdir
- * (`--chdir`), after the mount check.
+ * wrote into the workdir, and the host would load it. So the wrapper and
+ * bubblewrap get the command's environment only as `DSH_SANDBOX_ENV_<n>`
+ * variables holding `NAME=value` (names no loader reads), never as
+ * arguments (`--setenv` put every value in bubblewrap's argv, which every
+ * user reads with `ps`); the mount check, inside the sandbox, exports them
+ * and unsets its own. The command starts in its workdir (`--chdir`).
  */
 export function sandboxedRequest(
   request: SpawnRequest,
@@ -120,13 +125,15 @@ export function sandboxedRequest(
   const { args: inner, expected } = bwrapArgs(sandbox, { ...placement, statusFd: STATUS_FD, seccompFd: SECCOMP_FD });
   const enter = wrapper.enter;
   if (enter !== undefined) inner.unshift("--uid", String(enter.uid), "--gid", String(enter.gid));
-  inner.push("--clearenv");
-  for (const [name, value] of Object.entries(request.env)) inner.push("--setenv", name, value);
+  // Never `--setenv`: bubblewrap's argv is every user's to read (`ps`). The environment travels as bubblewrap's
+  // own, under names no loader or shell acts on, and only the mount check inside makes it the command's.
+  const env: Record<string, string> = {};
+  Object.entries(request.env).forEach(([name, value], at) => env[`${SANDBOX_ENV_PREFIX}${at}`] = `${name}=${value}`);
   return {
     ...request,
     program: wrapper.bash,
     cwd: "/",
-    env: {},
+    env,
     args: [
       "--norc",
       "-p",
