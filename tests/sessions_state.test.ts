@@ -344,3 +344,27 @@ describe("a sandboxed command's environment is in no argv", { skip: sandboxSkip(
     }
   });
 });
+
+describe("a session's command sees nothing of the library's prelude", () => {
+  it("$LINENO counts from the command's own first line", async () => {
+    await withShell({}, async (shell) => {
+      const session = shell.session({ owner: null });
+      // On 7888e55 the trap's line came first: the command's first line was line 2.
+      const result = await session.exec("echo $LINENO\necho $LINENO; export AFTER=1");
+      assert.equal(result.stdout.text, "1\n2\n");
+      assert.deepEqual(session.env, { AFTER: "1" });
+    });
+  });
+
+  it("trap and trap -p list the command's own traps only, and the state is still handed on", async () => {
+    await withShell({}, async (shell) => {
+      const session = shell.session({ owner: null });
+      // On 7888e55 both listed the library's EXIT trap, its dump included.
+      const none = await session.exec("trap -p; trap; trap -p EXIT; export NONE=1");
+      assert.equal(none.stdout.text, "");
+      const own = await session.exec("trap 'echo int' INT; trap -p; export OWN=1");
+      assert.equal(own.stdout.text, "trap -- 'echo int' SIGINT\n");
+      assert.deepEqual(session.env, { NONE: "1", OWN: "1" });
+    });
+  });
+});
