@@ -17,6 +17,7 @@ import process from "node:process";
 import { createLocalShell, DEFAULTS, ShellClosedError } from "../mod.ts";
 import { assertSpecErrorNaming } from "./helpers/errors.ts";
 import { sandboxSkip } from "./helpers/sandbox.ts";
+import { parseState } from "../src/seam/carry/state.ts";
 import { withShell } from "./helpers/shell.ts";
 import { untilFileExists } from "./helpers/bash.ts";
 import { appeared, within } from "./helpers/wait.ts";
@@ -366,5 +367,15 @@ describe("a session's command sees nothing of the library's prelude", () => {
       assert.equal(own.stdout.text, "trap -- 'echo int' SIGINT\n");
       assert.deepEqual(session.env, { NONE: "1", OWN: "1" });
     });
+  });
+});
+
+describe("a spoiled state hands on no name a command could not start with", () => {
+  it("bytes a command wrote into its own state never become a variable's name", () => {
+    // As a background writer on fd 9 left it on SSH: its lines glued to the front of the dump's next entry. On the
+    // code before this, the session took that name, and every later command on the engine was refused for it.
+    const spoiled = "/work\n\0\ndsh-sup fail forged\n\nMAIL=/var/mail\0A-B=1\0OK=1\0dsh-state-end\0";
+    const change = parseState(spoiled, { KEEP: "1", "A-B": "0" });
+    assert.deepEqual(change, { cwd: "/work", env: { OK: "1", KEEP: undefined } });
   });
 });

@@ -134,7 +134,9 @@ export function parseState(text: string, given: Readonly<Record<string, string>>
     // An entry with no name, or no "=", is no variable a shell could have exported.
     if (equals <= 0) continue;
     const name = entry.slice(0, equals);
-    if (carriesOver(name)) now.set(name, entry.slice(equals + 1));
+    // Only a name a shell can export: a dump a command spoiled (bytes of its own written into fd 9 around the trap's)
+    // must not hand on a name no later command could be started with (an engine refuses it, every time).
+    if (carriesOver(name) && SHELL_NAME.test(name)) now.set(name, entry.slice(equals + 1));
   }
   const env: EnvPatch = {};
   for (const [name, value] of now) {
