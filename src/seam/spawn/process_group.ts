@@ -114,7 +114,7 @@ function startMarked(
   context.sessions.starting(mark);
   const child = spawn(adapter, args === undefined ? "shell" : "program", request);
   const followed = wrapped === undefined ? undefined : ownValue(wrapped, "followedMark");
-  const session = new CommandSession(adapter, child.pid, host.procTable, followed);
+  const session = new CommandSession(adapter, child.pid, host.procTable, followed, mark);
   context.sessions.started(session);
   return new ProcessGroup(context, child, session, wrapped, stateFile, childEnv);
 }
@@ -154,7 +154,11 @@ class ProcessGroup implements Running {
   terminate(): void {
     const { host, options, track } = this.#context;
     const after = this.#wrapped?.terminating(this.#session);
-    const ended = host.terminations.terminate(this.#session, options.graceMs);
+    // Then what carries the command's mark outside its session (`setsid`), whatever group it is in.
+    const ended = host.terminations.terminate(this.#session, options.graceMs).then((gone) => {
+      this.#session.killFollowed();
+      return gone;
+    });
     track(after === undefined ? ended : after(ended));
   }
 
