@@ -281,6 +281,72 @@ function engineSuite(target: () => Target): void {
     assert.equal(session.cwd, "/tmp");
   });
 
+  it("a session's state is hex on one line: a writer appending to fd 9 never forges a supervisor line", async () => {
+    await using shell = shellOn(target());
+    // Owner B's task lives across A's state: it answers once the test writes to it.
+    const other = shell.start(shell.resolve({ command: 'read -r x; echo "b $x"', owner: "b", keepStdin: true }));
+    const session = shell.session({ owner: "a" });
+    // On 7888e55 the supervisor's wc -c, then cat, passed what the writer appended in between as its own lines:
+    // the forged `dsh-sup fail` ended the link for every owner, with the attacker's text as the error.
+    const forged = "\\ndsh-sup fail forged by the command\\n";
+    // The writers write until the test is done: while the supervisor reads the state, whenever that is.
+    const stop = `/tmp/dsh-stop-${newMark()}`;
+    try {
+      for (let round = 0; round < 3; round++) {
+        const result = await session.exec(
+          `(while [ ! -e ${stop} ]; do printf '${forged}' >&9 || exit; done) >/dev/null 2>&1 & export ROUND=${round}`,
+        );
+        assert.equal(result.exitCode, 0, result.stderr.text);
+      }
+      assert.equal((await shell.exec("echo alive", { owner: "c" })).stdout.text, "alive\n");
+    } finally {
+      await shell.exec(`touch ${stop}`).catch(() => {});
+    }
+    await other.write("go\n");
+    const done = await other.done;
+    assert.equal(done.exitCode, 0);
+    assert.equal(other.read().stdout, "b go\n");
+    await session.close();
+    await shell.exec(`rm -f ${stop}`);
+  });
+
+  it("a session's state over maxSessionStateBytes is refused by name; the link and other owners' work go on", async () => {
+    await using shell = createShell(target().engine(), {
+      workdir: "/tmp",
+      shell: "sh",
+      graceMs: GRACE_MS,
+      timeoutMs: 30_000,
+      maxSessionStateBytes: 64 * 1024,
+    });
+    const other = shell.start(shell.resolve({ command: 'read -r x; echo "b $x"', owner: "b", keepStdin: true }));
+    const session = shell.session({ owner: "a" });
+    await session.exec("export KEEP=1");
+    // On 7888e55 no size was checked, and a 48 MiB state stalled the host and ended owner B's task.
+    const big = await session.exec(
+      "for i in 1 2 3 4 5; do export BIG$i=$(head -c 20000 /dev/zero | tr '\\0' x); done; cd /",
+    );
+    assert.equal(big.exitCode, 0, big.stderr.text);
+    assert.match(
+      big.sessionNote ?? "",
+      /^session state refused: it is larger than maxSessionStateBytes \(65536 bytes\)$/,
+    );
+    assert.deepEqual(session.env, { KEEP: "1" });
+    assert.equal(session.cwd, "/tmp");
+    // A FIFO put in the state file's place (its path is fd 9's) is refused, never waited on.
+    const fifo = await session.exec(
+      'f=$(readlink /proc/$$/fd/9); trap "" EXIT; rm -f "$f"; mkfifo "$f"; export EVIL=1',
+    );
+    assert.match(fifo.sessionNote ?? "", /no regular file/);
+    const fits = await session.exec("export FITS=$(head -c 30000 /dev/zero | tr '\\0' y)");
+    assert.equal(fits.sessionNote, undefined);
+    const env: Readonly<Record<string, string | undefined>> = session.env;
+    assert.equal(env.FITS?.length, 30000);
+    await other.write("go\n");
+    assert.equal((await other.done).exitCode, 0);
+    assert.equal(other.read().stdout, "b go\n");
+    await session.close();
+  });
+
   it("runs a command line with its stdin, and reports its exit code, 255 included", async () => {
     await using shell = shellOn(target());
     const input = randomBytes(256 * 1024);

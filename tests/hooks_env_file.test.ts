@@ -133,13 +133,16 @@ describe("env file", () => {
     const marker = join(dir, "forged-git-ran");
     const result = await dispatch("claude-code", "SessionStart", [
       {
-        command: `{ echo 'export DSH_OWNER=forged KEPT=1'; echo 'git() { touch ${shQuote(marker)}; }'; ` +
+        // In any case: `dsh_owner` is refused as `DSH_OWNER` is (it was carried before, the check case-sensitive).
+        command:
+          `{ echo 'export DSH_OWNER=forged dsh_owner=forged KEPT=1'; echo 'git() { touch ${shQuote(marker)}; }'; ` +
           `echo 'export -f git'; echo 'export BASH_ENV=/x'; } >> "$CLAUDE_ENV_FILE"`,
       },
     ]);
     assert.deepEqual(result.envFile?.env, { KEPT: "1", BASH_ENV: "/x" });
     const warning = result.warnings.find((entry) => entry.field === "envFile");
     assert.match(warning?.message ?? "", /DSH_OWNER/);
+    assert.match(warning?.message ?? "", /dsh_owner/);
     assert.match(warning?.message ?? "", /BASH_FUNC_git%%/);
     const later = await shell.run(
       shell.resolve({

@@ -735,6 +735,40 @@ describe("hostile commands", () => {
     assert.deepEqual(readPids(join(pids, "children")).filter(isRunning), []);
   });
 
+  it("kill() and close() of a running command end what it started with setsid, even under an unmarked leader", {
+    skip: !existsSync("/usr/bin/setsid") && !existsSync("/bin/setsid") && "no setsid here",
+  }, async () => {
+    const own = createLocalShell({ workdir: base, graceMs: 300 });
+    const leftovers = new Leftovers();
+    try {
+      for (const end of ["kill", "close"] as const) {
+        // The new session's leader drops the mark (env -u) and leads the group; its child keeps the mark. On
+        // 7888e55 a plain command's termination reached its own session only, and both lived on.
+        const pidFile = join(base, `marked-${end}`);
+        const task = own.start(own.resolve(request(
+          `setsid bash -c 'sleep 300 & printf "%s\\n%s\\n" $! $$ > ${pidFile}; exec env -u DSH_COMMAND_MARK sleep 301' ` +
+            "</dev/null >/dev/null 2>&1 & sleep 302",
+        )));
+        const [child, leader] = await waitForPids(pidFile, 2, 10_000);
+        leftovers.add(child);
+        // Unmarked: not the library's to find (documented); the test ends it.
+        leftovers.add(leader);
+        assert.ok(await eventually(() => procInfo(leader)?.sid === leader), "the leader made a session of its own");
+        assert.notEqual(procInfo(child)?.pgrp, child, "the marked child leads no group");
+        if (end === "kill") {
+          assert.equal(task.kill(), true);
+          await task.done;
+        } else {
+          await own.close();
+        }
+        assert.ok(await eventually(() => !isRunning(child)), `${end}() ended the marked child`);
+      }
+    } finally {
+      await own.close();
+      leftovers.kill();
+    }
+  });
+
   it("(a documented limit) a child that calls setsid leaves the session: termination cannot reach it", {
     skip: !existsSync("/usr/bin/setsid") && !existsSync("/bin/setsid") && "no setsid here",
   }, async () => {

@@ -268,6 +268,15 @@ describe("createMcpServer, in memory", () => {
     await first.callTool({ name: "bash", arguments: { command: "cd /; export STAGE=two; sleep 30", timeout: 300 } });
     const kept = await first.callTool({ name: "bash", arguments: { command: 'pwd; echo "$STAGE"' } });
     assert.equal(textOf(kept), `${join(dir, "sub")}\none`);
+    // One big export: the model reads that it was not carried, and bash still works on this connection (on 7888e55
+    // every later call was a spawn error, E2BIG).
+    const big = await first.callTool({
+      name: "bash",
+      arguments: { command: "export BIG=$(head -c 200000 /dev/zero | tr '\\0' x); echo set" },
+    });
+    assert.match(textOf(big), /^set\n\[session: session variables not carried .*: BIG \(200005 bytes, [^\n]*\]$/);
+    const after = await first.callTool({ name: "bash", arguments: { command: 'echo "${BIG-unset} $STAGE"' } });
+    assert.equal(textOf(after), "unset one");
     await Promise.all([first.close(), second.close()]);
   });
 

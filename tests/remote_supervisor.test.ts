@@ -2,9 +2,9 @@
  * The remote supervisor's program (`src/seam/remote/scripts.ts`), run here
  * with the local `/bin/sh`: its answers on stdout are one stream that the
  * main loop and its background subshells (`t`, `w`) write to, and a
- * session's state (`s`) is a line and then raw bytes. An answer written in
- * the middle of those bytes corrupted the state and was itself lost, so a
- * termination awaiting it never settled (`close()` hung).
+ * session's state (`s`) is one long line of hex. An answer written in the
+ * middle of it corrupted the state and was itself lost, so a termination
+ * awaiting it never settled (`close()` hung).
  */
 
 import { describe, it } from "node:test";
@@ -43,7 +43,7 @@ describe("the remote supervisor's answers", () => {
       const state = Buffer.alloc(1024 * 1024, "x");
       const stateSid = 1_000_000_000 + Number(session.pid);
       writeFileSync(`${dir}/${stateSid}.s`, state);
-      supervisor.stdin.write(`w ${session.pid}\ns ${stateSid}\n`);
+      supervisor.stdin.write(`w ${session.pid}\ns ${stateSid} ${state.length}\n`);
       // The state holds the lock while its bytes wait on the paused pipe. Ending the session only then makes
       // sure its watch finds it gone during the state, not before the main loop has read `s`.
       assert.ok(await eventually(() => existsSync(`${dir}/lock`), 20_000), "the state took the lock");
@@ -53,12 +53,11 @@ describe("the remote supervisor's answers", () => {
       assert.ok(await eventually(() => !existsSync(record), 20_000), "the watch saw the session gone");
       supervisor.stdout.resume();
       const gone = `dsh-sup gone ${session.pid}\n`;
-      const header = `dsh-sup state ${stateSid} ${state.length}\n`;
-      const done = until(() => out.length >= header.length + state.length && out.includes(gone, 0, "latin1"));
+      const line = `dsh-sup state ${stateSid} + ${state.toString("hex")}\n`;
+      const done = until(() => out.length >= line.length && out.includes(gone, 0, "latin1"));
       assert.notEqual(await within(done, 20_000), "timed out", "both answers came");
-      assert.equal(out.subarray(0, header.length).toString("latin1"), header);
-      assert.ok(out.subarray(header.length, header.length + state.length).equals(state), "the state's bytes, whole");
-      assert.equal(out.subarray(header.length + state.length).toString("latin1"), gone);
+      assert.ok(out.subarray(0, line.length).toString("latin1") === line, "the state's line, whole");
+      assert.equal(out.subarray(line.length).toString("latin1"), gone);
     } finally {
       session.kill("SIGKILL");
       supervisor.stdin.end();

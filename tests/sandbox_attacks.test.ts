@@ -242,7 +242,12 @@ describe("the wrapper and bubblewrap run on the host with nothing of the command
       task.kill();
       await task.done;
       assert.equal(task.read().stdout, `seen-inside ${work}\n`);
-      assert.doesNotMatch(hostEnv, /LD_LIBRARY_PATH|DSH_ATTACK_MARK/);
+      // What the loader and a shell act on are the names: the command's variables are there only as the values of
+      // DSH_SANDBOX_ENV_<n> (so that no value is in any argv), which nothing on the host reads; and the SHLVL of 0
+      // that bash's exec puts there.
+      const names = hostEnv.split("\0").filter((entry) => entry !== "").map((entry) => entry.split("=")[0]);
+      assert.deepEqual(names.filter((name) => !/^DSH_SANDBOX_ENV_\d+$/.test(name) && name !== "SHLVL"), []);
+      assert.match(hostEnv, /(^|\0)SHLVL=0(\0|$)/);
       assert.equal(hostCwd, "/");
     } finally {
       await shell.close();

@@ -386,6 +386,24 @@ describe("the bash tool follows a session", () => {
       );
     });
   });
+
+  it("what the session did not take is the text's last line, for the model to read", async () => {
+    await withShell({}, async (shell) => {
+      const session = shell.session({ owner: "agent-1" });
+      const context = { owner: "agent-1", session };
+      const big = await executeBashTool(
+        shell,
+        { command: "export BIG=$(head -c 200000 /dev/zero | tr '\\0' x); echo done; exit 3" },
+        context,
+      );
+      const lines = big.text.split("\n");
+      assert.deepEqual(lines.slice(0, 2), ["done", "[exit code: 3]"]);
+      assert.match(lines[2], /^\[session: session variables not carried \(.*\): BIG \(200005 bytes, .*\)\]$/);
+      assert.equal(lines.length, 3);
+      const plain = await executeBashTool(shell, { command: "echo ok" }, context);
+      assert.equal(plain.text, "ok");
+    });
+  });
 });
 
 describe("a session in the sandbox", { skip: sandboxSkip() }, () => {

@@ -226,6 +226,44 @@ describe("nothing of a terminal's command is left running", () => {
     });
   });
 
+  it("a marked child in a group whose leader dropped the mark: kill() and close() end it too", async () => {
+    const after: (() => void)[] = [];
+    const tryKill = (pid: number): void => {
+      try {
+        process.kill(pid, "SIGKILL");
+      } catch { /* gone */ }
+    };
+    try {
+      await withShell(async (shell) => {
+        // The new session's leader drops the mark (env -u) and leads the group; its child keeps the mark. On 7888e55
+        // kill() signalled only the groups whose leader carries the mark, and the child lived on.
+        const attack =
+          `setsid bash -c 'sleep 300 & echo "child $! leader $$"; exec env -u DSH_COMMAND_MARK sleep 301' & ` +
+          "sleep 302";
+        for (const end of ["kill", "close"] as const) {
+          const task = shell.start(shell.resolve({ command: attack, owner: "agent", tty: true }));
+          const text = await outputUntil(task, /child (\d+) leader (\d+)/);
+          const [, child, leader] = (/child (\d+) leader (\d+)/.exec(text) ?? []).map(Number);
+          // Unmarked: it is not the library's to find (documented); the test ends it.
+          const unmarked = leader;
+          after.push(() => void tryKill(unmarked));
+          assert.ok(await eventually(() => procInfo(child)?.comm === "sleep"), "the marked child runs sleep");
+          assert.notEqual(procInfo(child)?.sid, task.pid, "the marked child left the task's session");
+          assert.notEqual(procInfo(child)?.pgrp, child, "the marked child leads no group");
+          if (end === "kill") {
+            assert.equal(task.kill(), true);
+            await task.done;
+          } else {
+            await shell.close();
+          }
+          assert.ok(await eventually(() => !isRunning(child)), `${end}() ended the marked child`);
+        }
+      });
+    } finally {
+      for (const end of after) end();
+    }
+  });
+
   it("after close(), for 100 sessions and 50 terminals open at once, with no process and no file descriptor left", async () => {
     // A terminal and a session once, so that what loading them opens for good is not counted.
     await withShell(async (shell) => {

@@ -16,7 +16,7 @@ import type { HostProcess } from "./host.ts";
 import type { ResolvedShellOptions } from "./resolve/options.ts";
 import type { OutputCollector } from "./capture/collector.ts";
 import type { OutputEvents } from "./capture/output_events.ts";
-import type { StateChange } from "./carry/state.ts";
+import type { TakenState } from "./carry/state.ts";
 import type { StopCause } from "./terminate/deadline.ts";
 import type { Transport } from "./transport.ts";
 import type { ShellRunResult } from "./types.ts";
@@ -69,10 +69,10 @@ export interface Launched {
   stop(cause: StopCause): boolean;
   /**
    * For a command launched with `carry`: once the result has settled, takes
-   * the state the command left when it exited (undefined when it left none
-   * whole). Called once.
+   * the state the command left when it exited (bounded, never waiting on
+   * the command; refused with a note when it is no state). Called once.
    */
-  readonly state?: () => StateChange | undefined;
+  readonly state?: () => Promise<TakenState>;
   /** The command's open stdin, when the spec kept it open (`keepStdin`, `tty`). */
   readonly input?: ChildInput;
   /** Changes the size of the command's terminal, when it runs on one. */

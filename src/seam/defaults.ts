@@ -27,4 +27,5 @@ export const DEFAULTS = {
   shell: "bash",
   maxTasksPerOwner: 10,
   maxFinishedTasks: 100,
+  maxSessionStateBytes: 1024 * 1024,
 } as const;

@@ -183,6 +183,7 @@ class SeamShell implements Shell {
       resolve: (request) => this.resolve(request),
       runCarrying: (spec, observer) => this.#run(spec, observer, true),
       start: (spec, observer) => this.start(spec, observer),
+      sandboxed: this.#options.sandbox !== undefined,
     }, options);
   }
 
@@ -228,7 +229,7 @@ class SeamShell implements Shell {
     launched.input?.end();
     this.#track(launched.result);
     const result = await launched.result;
-    return { result, state: launched.state?.() };
+    return { result, state: await launched.state?.() };
   }
 
   #admit(spec: ShellExecSpec): ShellExecSpec {

@@ -16,7 +16,7 @@
  */
 
 import type { ChildInput, TerminalSize } from "./adapter.ts";
-import type { StateChange } from "./carry/state.ts";
+import type { TakenState } from "./carry/state.ts";
 import type { Deadline, StopCause } from "./terminate/deadline.ts";
 import type { ShellExecSpec, ShellRunResult } from "./types.ts";
 
@@ -94,6 +94,6 @@ export interface Running {
    * nothing of its session runs (or it has not settled yet).
    */
   endSurvivors(): boolean;
-  /** For a command started with `carry`, once settled: the state it left when it exited, if whole. */
-  state?(): StateChange | undefined;
+  /** For a command started with `carry`, once settled: the state it left when it exited, read once. */
+  state?(): Promise<TakenState>;
 }

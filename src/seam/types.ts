@@ -246,6 +246,12 @@ export interface LocalShellOptions {
   /** Finished tasks kept readable (default 100). */
   maxFinishedTasks?: number;
   /**
+   * The most a session's command may leave as its state (its directory and
+   * exported environment), in bytes (default 1 MiB): a larger state is
+   * refused, never read, and the session stays as it was (`sessionNote`).
+   */
+  maxSessionStateBytes?: number;
+  /**
    * The process adapter (default: chosen by runtime). With `createShell`
    * it must be the engine's own adapter (another one is a `ShellSpecError`),
    * and a remote engine refuses it.
@@ -356,6 +362,14 @@ export interface ShellSessionOptions {
   workdir?: string;
   /** The session's first variables (a trusted caller's, like a request's `env`; `undefined` removes one). */
   env?: EnvPatch;
+  /**
+   * `false`: every command of the session runs outside the shell's sandbox
+   * (trusted code's session). Absent: the shell's setting. Fixed at
+   * creation: a call whose `sandbox` option differs is a `ShellSpecError`
+   * naming `sandbox`, so what a sandboxed command exported never reaches an
+   * unsandboxed one.
+   */
+  sandbox?: false;
 }
 
 /**
@@ -417,6 +431,44 @@ export interface ShellSession {
    * Throws as `shell.start()` does.
    */
   start(command: string, options?: ShellSessionExecOptions): ShellTask;
+  /**
+   * For trusted code: forgets what the session carries for each of `names`
+   * (a value a command exported, or its unset), from the next command on:
+   * that command gets the name as a plain `shell.exec()` would. Throws
+   * `ShellSpecError` for a name that is no string, `ShellClosedError` once
+   * closed.
+   *
+   * @example
+   * ```ts
+   * import { createLocalShell } from "@dsh/shell";
+   * import assert from "node:assert/strict";
+   * await using shell = createLocalShell({ workdir: "/" });
+   * await using session = shell.session({ owner: null });
+   * await session.exec("export TOKEN=secret MODE=dev");
+   * session.unset("TOKEN");
+   * assert.deepEqual(session.env, { MODE: "dev" });
+   * assert.equal((await session.exec('echo "${TOKEN-gone}"')).stdout.text, "gone\n");
+   * ```
+   */
+  unset(...names: string[]): void;
+  /**
+   * For trusted code: returns the session to its state at creation (its
+   * `workdir` and `env`), from the next command on. Throws
+   * `ShellClosedError` once closed.
+   *
+   * @example
+   * ```ts
+   * import { createLocalShell } from "@dsh/shell";
+   * import assert from "node:assert/strict";
+   * await using shell = createLocalShell({ workdir: "/" });
+   * await using session = shell.session({ owner: null, env: { SEED: "1" } });
+   * await session.exec("cd /usr && export MODE=dev");
+   * session.reset();
+   * assert.equal(session.cwd, "/");
+   * assert.deepEqual(session.env, { SEED: "1" });
+   * ```
+   */
+  reset(): void;
   /** Ends the command it runs and the tasks it started, and refuses new work; the shell stays open. Idempotent. */
   close(): Promise<void>;
   /** Same as `close()`, for `await using`. */

@@ -35,11 +35,21 @@ export interface SpawnWrapper {
   /**
    * Wraps one command's `request`; undefined when this command runs
    * unwrapped (its spec says so). `stateFile` is given for a confined
-   * session's command, which must then find it open for writing on
-   * {@linkcode STATE_FD}. May throw what a command that cannot start at
+   * session's command, which must then find {@linkcode STATE_FD} open for
+   * writing, and whatever it writes there must leave at most one byte more
+   * than `maxBytes` in the file: nothing the command does may put more of
+   * it on the host's disk. May throw what a command that cannot start at
    * all throws.
    */
-  wrap(request: SpawnRequest, spec: ShellExecSpec, stateFile?: string): WrappedCommand | undefined;
+  wrap(request: SpawnRequest, spec: ShellExecSpec, stateFile?: ConfinedStateFile): WrappedCommand | undefined;
+}
+
+/** Where a confined command's state goes on the host, and the most of it that may land there. */
+export interface ConfinedStateFile {
+  /** The file the library made for it. */
+  readonly path: string;
+  /** The bound (`maxSessionStateBytes`). */
+  readonly maxBytes: number;
 }
 
 /** One wrapped command. */

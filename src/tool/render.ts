@@ -34,9 +34,11 @@ export const SANDBOX_NOTE: string =
  *    stderr, `[timed out after Nms]`, `[aborted]`,
  *    `[killed by signal: SIGX]` (whenever a signal ended the command, also
  *    after a timeout or an abort: it tells whether SIGKILL was needed),
- *    `[exit code: N]` (nonzero only), and last, on a sandboxed run whose
- *    output reads like a refusal, the `[sandbox: …]` line of
- *    {@link SANDBOX_NOTE}.
+ *    `[exit code: N]` (nonzero only), on a sandboxed run whose output
+ *    reads like a refusal the `[sandbox: …]` line of
+ *    {@link SANDBOX_NOTE}, and last, on a session's command whose state
+ *    the session did not all take, `[session: …]` with its `sessionNote`
+ *    (one line).
  *
  * Sections are separated by exactly one newline, also when a stream does
  * not end with one; the text has no final newline. Terminal control
@@ -54,5 +56,7 @@ export function render(result: ShellRunResult, options: RenderOptions = {}): str
   if (result.signal !== null) lines.push(`[killed by signal: ${result.signal}]`);
   if (result.exitCode !== null && result.exitCode !== 0) lines.push(`[exit code: ${result.exitCode}]`);
   if (result.sandbox?.denied) lines.push(SANDBOX_NOTE);
+  // One line whatever it holds: the model reads what the session did not take, never a line that looks like output.
+  if (result.sessionNote !== undefined) lines.push(`[session: ${result.sessionNote.replace(/[\r\n]+/g, " ")}]`);
   return lines.join("\n");
 }

@@ -26,7 +26,8 @@ const IGNORED = new Set(["PWD", "OLDPWD", "SHLVL", "_", "CLAUDE_ENV_FILE", "CODE
  * `git` in every later command).
  */
 function isRefusedName(name: string): boolean {
-  return name.startsWith("DSH_") || name.startsWith("BASH_FUNC_");
+  // In any case, as the managed names are matched everywhere: `dsh_owner` is refused as `DSH_OWNER` is.
+  return /^(DSH_|BASH_FUNC_)/i.test(name);
 }
 
 /** What the read-back found: the env file, and the names it set that were dropped. */

@@ -48,18 +48,33 @@ const BASH_DUMP = "set +aeux; if ((BASH_VERSINFO[0] * 100 + BASH_VERSINFO[1] >= 
   '[ "$__dsh_name" = . ]; else command -p cat /proc/self/environ; fi';
 
 /**
- * The prelude for `target`, ending in a newline: the command's own text
- * follows it unchanged, so it runs as it would with `<shell> -c` alone.
+ * bash only: `trap` as the command sees it lists every trap but the
+ * library's (`trap`, `trap -p`), and does the rest as the builtin does. The
+ * listing is bash's own, from a command substitution (which shows the
+ * shell's traps), without the one line that holds the end mark; no process
+ * is started. POSIX shells find their special builtins before functions, so
+ * this is for bash, whose `trap -p` a model reads.
+ */
+const BASH_TRAP = "trap() { if [[ $# == 0 || $1 == -p ]]; then local __dsh_t __dsh_l __dsh_o=; " +
+  '__dsh_t=$(builtin trap "$@"); while IFS= read -r __dsh_l; do ' +
+  `[[ -z $__dsh_l || $__dsh_l == *${STATE_END}*" EXIT" ]] || __dsh_o+=$__dsh_l$'\\n'; done <<< "$__dsh_t"; ` +
+  'printf %s "$__dsh_o"; else builtin trap "$@"; fi; }; ';
+
+/**
+ * The prelude for `target`: one line's beginning, which the command's own
+ * text follows unchanged on the same line, so that `$LINENO` counts from
+ * the command's first line and it runs as it would with `<shell> -c` alone
+ * (a syntax error on that line then sets no trap: the command ran nothing,
+ * so the session stays as it was either way).
  *
  * @param shell The program that runs the command line: bash (by its file name) writes its environment with its
- *   own builtins; any other shell through a `cat`.
+ *   own builtins, and hides the trap from `trap -p`; any other shell writes it through a `cat`.
  */
 export function statePrelude(target: StateTarget, shell?: string): string {
   const into = "path" in target ? `>${shellQuote(target.path)}` : `>&${target.fd}`;
+  const bash = shell !== undefined && /(^|\/)bash$/.test(shell);
   // `command -p`: the standard PATH, so a command that emptied or changed its own still has its environment read.
-  const environment = shell !== undefined && /(^|\/)bash$/.test(shell)
-    ? BASH_DUMP
-    : "command -p cat /proc/self/environ";
+  const environment = bash ? BASH_DUMP : "command -p cat /proc/self/environ";
   const dump = `{ pwd; printf '\\0'; ${environment} && printf '${STATE_END}\\0'; } ${into} 2>/dev/null`;
-  return `trap ${shellQuote(dump)} EXIT\n`;
+  return `trap ${shellQuote(dump)} EXIT; ${bash ? BASH_TRAP : ""}`;
 }

@@ -6,24 +6,25 @@
  * @module
  */
 
-import { readFileSync, rmSync } from "node:fs";
+import { closeSync, constants, fstatSync, openSync, read, rmSync } from "node:fs";
 import { DSH_ENV_PREFIX } from "../env/merge.ts";
 import type { EnvPatch } from "../types.ts";
 import { STATE_END } from "./script.ts";
-
-/** A dump larger than this is no state (Linux caps a program's environment and arguments at a few MiB). */
-const MAX_STATE_BYTES = 8 * 1024 * 1024;
 
 /**
  * Names a session never takes: the shell's own bookkeeping (`_`, `PWD` and
  * `OLDPWD`, which the directory stands for; `SHLVL`, which every shell
  * raises by one), the managed `DSH_*` channel and exported functions
- * (`BASH_FUNC_*`: functions do not carry over).
+ * (`BASH_FUNC_*`: functions do not carry over). The managed prefixes are
+ * matched whatever their case, as everywhere: `dsh_owner` is no more a
+ * command's to hand on than `DSH_OWNER`.
  */
 export function carriesOver(name: string): boolean {
-  return !(name === "_" || name === "PWD" || name === "OLDPWD" || name === "SHLVL" ||
-    name.startsWith(DSH_ENV_PREFIX) || name.startsWith("BASH_FUNC_"));
+  return !(name === "_" || name === "PWD" || name === "OLDPWD" || name === "SHLVL" || MANAGED.test(name));
 }
+
+/** The managed prefixes, in any case. */
+const MANAGED = new RegExp(`^(${DSH_ENV_PREFIX}|BASH_FUNC_)`, "i");
 
 /** A name a POSIX shell can give a variable. */
 const SHELL_NAME = /^[A-Za-z_][A-Za-z0-9_]*$/;
@@ -36,22 +37,87 @@ export interface StateChange {
   readonly env: EnvPatch;
 }
 
+/** What a session's command left: the change, and why there is none when it was refused. */
+export interface TakenState {
+  /** The change it describes; undefined when there was none whole, or it was refused. */
+  readonly change: StateChange | undefined;
+  /** One line saying why the state was refused (the session stays as it was); undefined otherwise. */
+  readonly note?: string;
+}
+
 /**
- * Reads and removes the dump at `path`, against `given` (the command's
- * environment as spawned). Undefined when there is none or it is not
- * whole: the command then changes nothing.
+ * The file the library made for one command's state, held open from then
+ * on: the state is read through this fd, never through the path again, so
+ * whatever the command puts at the path (a FIFO, a symlink, another file)
+ * is never opened by the host.
  */
-export function takeState(path: string, given: Readonly<Record<string, string>>): StateChange | undefined {
-  let bytes: Uint8Array;
+export interface StateFile {
+  /** Where it is (for the command's trap, or the sandbox's copier). */
+  readonly path: string;
+  /** The host's own fd on it. */
+  readonly fd: number;
+}
+
+/** Makes the empty state file at `path` (0600; never an existing file, never through a symlink) and keeps it open. */
+export function makeStateFile(path: string): StateFile {
+  const flags = constants.O_RDWR | constants.O_CREAT | constants.O_EXCL | constants.O_NOFOLLOW;
+  return { path, fd: openSync(path, flags, 0o600) };
+}
+
+/** Closes and removes a state file that will not be read (its command never started). */
+export function dropStateFile(file: StateFile): void {
+  closeSync(file.fd);
+  rmSync(file.path, { force: true });
+}
+
+/** A file's blocks are 512 bytes (POSIX `st_blocks`); this much of a file may be unallocated without being sparse. */
+const SPARSE_SLACK = 64 * 1024;
+
+/**
+ * Reads and removes the state in `file`, against `given` (the command's
+ * environment as spawned), reading at most `maxBytes` into memory, through
+ * the host's own fd (`makeStateFile`), off the event loop. A file the
+ * command removed or replaced, one larger than `maxBytes`, a sparse one,
+ * or one that grows while it is read is refused, with a note.
+ */
+export async function takeState(
+  file: StateFile,
+  given: Readonly<Record<string, string>>,
+  maxBytes: number,
+): Promise<TakenState> {
   try {
-    bytes = readFileSync(path);
-  } catch {
-    return undefined;
+    const bytes = await readBounded(file.fd, maxBytes);
+    if (typeof bytes === "string") return { change: undefined, note: `session state refused: ${bytes}` };
+    return { change: parseState(new TextDecoder().decode(bytes), given) };
   } finally {
-    rmSync(path, { force: true });
+    dropStateFile(file);
   }
-  if (bytes.length > MAX_STATE_BYTES) return undefined;
-  return parseState(new TextDecoder().decode(bytes), given);
+}
+
+/** The file's bytes, or a string saying why they are refused. */
+async function readBounded(fd: number, maxBytes: number): Promise<Uint8Array | string> {
+  const before = fstatSync(fd);
+  // Unlinked: the command removed the file, or put another in its place, which the host does not read.
+  if (before.nlink === 0) return "its file was removed or replaced by the command";
+  if (before.size > maxBytes) return `it is larger than maxSessionStateBytes (${before.size} > ${maxBytes} bytes)`;
+  if (before.blocks * 512 + SPARSE_SLACK < before.size) return "its file is sparse";
+  // One byte more than the size: a file that grew since the stat shows it here, and is refused.
+  const bytes = new Uint8Array(before.size + 1);
+  let length = 0;
+  while (length < bytes.length) {
+    const count = await readAt(fd, bytes, length);
+    if (count === 0) break;
+    length += count;
+  }
+  if (length !== before.size || fstatSync(fd).size !== before.size) return "its file was still being written";
+  return bytes.subarray(0, length);
+}
+
+/** One read into `bytes` from `offset` (the same offset in the file), on the runtime's thread pool. */
+function readAt(fd: number, bytes: Uint8Array, offset: number): Promise<number> {
+  return new Promise((resolve, reject) => {
+    read(fd, bytes, offset, bytes.length - offset, offset, (error, count) => error ? reject(error) : resolve(count));
+  });
 }
 
 /** The change a dump (`text`) describes against `given`, or undefined when the dump is not whole. */
@@ -68,7 +134,9 @@ export function parseState(text: string, given: Readonly<Record<string, string>>
     // An entry with no name, or no "=", is no variable a shell could have exported.
     if (equals <= 0) continue;
     const name = entry.slice(0, equals);
-    if (carriesOver(name)) now.set(name, entry.slice(equals + 1));
+    // Only a name a shell can export: a dump a command spoiled (bytes of its own written into fd 9 around the trap's)
+    // must not hand on a name no later command could be started with (an engine refuses it, every time).
+    if (carriesOver(name) && SHELL_NAME.test(name)) now.set(name, entry.slice(equals + 1));
   }
   const env: EnvPatch = {};
   for (const [name, value] of now) {

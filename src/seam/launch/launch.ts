@@ -92,7 +92,7 @@ export function launch(
     stderr,
     result,
     events,
-    state: carrying ? () => running.state?.() : undefined,
+    state: carrying ? () => running.state?.() ?? Promise.resolve({ change: undefined }) : undefined,
     input: running.input,
     resize: running.resize,
     stop: (cause) => {

@@ -79,6 +79,7 @@ export class RemoteBackend implements ShellBackend, RemoteSessions {
         graceMs,
         heartbeatMs: this.engine.heartbeatMs ?? DEFAULT_HEARTBEAT_MS,
         connectTimeoutMs: this.engine.connectTimeoutMs ?? DEFAULT_CONNECT_TIMEOUT_MS,
+        maxStateBytes: this.shell.options.maxSessionStateBytes,
       });
     } catch (error) {
       // Its supervisor never started (the CLI is missing): what the link holds goes now.

@@ -50,7 +50,7 @@ import { DEFAULT_TERM } from "../terminal/wrapper.ts";
 import { statePrelude } from "../carry/script.ts";
 import { newMark } from "../guard/record.ts";
 import { MARK_VARIABLE } from "../session/marked.ts";
-import { parseState, type StateChange } from "../carry/state.ts";
+import { parseState, type TakenState } from "../carry/state.ts";
 import { STATE_FD } from "../wrapper.ts";
 import { firstOf, type Supervisor } from "./supervisor.ts";
 import { BusyRetry, type Room } from "./busy_retry.ts";
@@ -103,7 +103,7 @@ export class RemoteCommand implements Running {
   readonly #busy: BusyRetry;
   /** A session's command: it leaves its state, taken once it exited (`#state`). */
   readonly #carry: boolean;
-  #state: StateChange | undefined;
+  #state: TakenState = { change: undefined };
   /** The environment the command was given, which its state is read against. */
   #env: Record<string, string> = {};
   #frames: WrapperFrames | undefined;
@@ -212,8 +212,8 @@ export class RemoteCommand implements Running {
     return true;
   }
 
-  state(): StateChange | undefined {
-    return this.#state;
+  state(): Promise<TakenState> {
+    return Promise.resolve(this.#state);
   }
 
   async #interpret(cause: StopCause | undefined): Promise<CommandExit> {
@@ -300,8 +300,12 @@ export class RemoteCommand implements Running {
   }
 
   async #takeState(supervisor: Supervisor, sid: number): Promise<void> {
-    const bytes = await supervisor.takeState(sid);
-    if (bytes !== undefined) this.#state = parseState(new TextDecoder().decode(bytes), this.#env);
+    const taken = await supervisor.takeState(sid, this.#backend.shell.options.maxSessionStateBytes);
+    if (taken?.refused !== undefined) {
+      this.#state = { change: undefined, note: `session state refused: ${taken.refused}` };
+    } else if (taken?.bytes !== undefined) {
+      this.#state = { change: parseState(new TextDecoder().decode(taken.bytes), this.#env) };
+    }
   }
 
   /** Starts the wrapper with the header, its stdin after it. */

@@ -34,8 +34,12 @@ import { KILL_MARKED_FUNCTION } from "../guard/watchdog.ts";
  * remember it, even if its record file is removed), `f SID` (forget it),
  * `t SID` (terminate it; answers `gone SID`), `w SID` (answer `gone SID`
  * once nothing of it runs), `q TOKEN` (answers `ok TOKEN`: the shell's
- * heartbeat is `q beat`, once a second), `s SID` (answers `state SID N` and the N bytes of the state
- * file a session's command left, `SID.s`, then removes it; N is 0 when there is none), `z SID ROWS COLS`
+ * heartbeat is `q beat`, once a second), `s SID MAX` (answers, on one line, `state SID + HEX`: the state
+ * file a session's command left, `SID.s`, as hex digits, read once into a snapshot the command can no longer
+ * change, at most MAX bytes of it; `state SID - REASON` when it is refused (larger than MAX, a symlink, a FIFO or
+ * anything but a regular file, which is opened read-write so that it never blocks); `state SID` when there is none;
+ * then removes it. As hex, no byte of a state, nor of anything a command wrote to it, can be read as a line of the
+ * supervisor's (a forged `dsh-sup fail …`), and its length is fixed before it is sent), `z SID ROWS COLS`
  * (sets the size of the terminal that is the session's stdin, which signals its foreground job with SIGWINCH:
  * after the wrapper, the only writer of that size; the engine's client sends none, see `startProcess`). Every line counts as a heartbeat.
  * The `gone` answers come from background subshells, so they and a state's line and bytes take the lock
@@ -146,7 +150,18 @@ locked() {
 }
 state() {
   f_="$d/$1.s"
-  if [ -f "$f_" ]; then say "state $1 $(($(wc -c < "$f_")))"; cat "$f_"; rm -f "$f_"; else say "state $1 0"; fi
+  x_=$(
+    [ -e "$f_" ] || [ -L "$f_" ] || exit 0
+    [ ! -L "$f_" ] || { echo "- its file was replaced by a symlink"; exit 0; }
+    exec 3<>"$f_" || { echo "- its file cannot be opened"; exit 0; }
+    [ -f /proc/self/fd/3 ] || { echo "- its file was replaced by something that is no regular file"; exit 0; }
+    h_=$(head -c "$(($2 + 1))" </proc/self/fd/3 | od -An -v -tx1 | tr -dc 0-9a-f)
+    if [ "\${#h_}" -gt "$(($2 * 2))" ]; then echo "- it is larger than maxSessionStateBytes ($2 bytes)"
+    elif [ -n "$h_" ]; then echo "+ $h_"
+    fi
+  ) 2>/dev/null
+  rm -f "$f_"
+  say "state $1 $x_"
 }
 size_ok() { case $1 in ''|*[!0-9]*) return 1 ;; esac; [ "$1" -gt 0 ] && [ "$1" -le 65535 ]; }
 resize() {
@@ -202,7 +217,7 @@ while IFS=' ' read -r op a b c _; do
     t) valid "$a" && { ( terminate "$a"; locked say "gone $a" ) & } ;;
     w) valid "$a" && { ( watch "$a" ) & } ;;
     q) say "ok $a" ;;
-    s) valid "$a" && locked state "$a" ;;
+    s) valid "$a" && case $b in ''|*[!0-9]*) ;; *) locked state "$a" "$b" ;; esac ;;
     z) valid "$a" && size_ok "$b" && size_ok "$c" && resize "$a" "$b" "$c" ;;
   esac
 done

@@ -25,6 +25,8 @@ const PING_EVERY_MS = 1_000;
 const END_WAIT_MS = 2_000;
 /** Bytes of the greeting's lines and of the client's stderr kept at most. */
 const TEXT_BYTES = 8 * 1024;
+/** The first size of the buffer of the supervisor's stdout. */
+const FIRST_BUFFER_BYTES = 64 * 1024;
 /** How much output may come before the greeting (a chatty login script) before the connection is refused. */
 const GREETING_SEARCH_BYTES = 64 * 1024;
 
@@ -36,6 +38,16 @@ export interface SupervisorOptions {
   readonly heartbeatMs: number;
   /** How long the greeting may take. */
   readonly connectTimeoutMs: number;
+  /** The most of a session's state a `state` line may carry (`maxSessionStateBytes`): its lines are bounded by it. */
+  readonly maxStateBytes: number;
+}
+
+/** A session's state as the supervisor sent it: its bytes, or why it refused them. */
+export interface RemoteState {
+  /** The state file's bytes (at most the bound); undefined when there was none or it was refused. */
+  readonly bytes?: Uint8Array;
+  /** The supervisor's reason for a refusal. */
+  readonly refused?: string;
 }
 
 const encoder = new TextEncoder();
@@ -56,14 +68,18 @@ export class Supervisor {
   readonly #channel: EngineChannel;
   readonly #waiters = new Map<string, ((answered: boolean) => void)[]>();
   #exited = false;
-  #stdout: Uint8Array = new Uint8Array(0);
+  /** What came on stdout and is not read yet: `#buffer[#from, #end)`, a newline searched for up to `#scanned`. */
+  #buffer: Uint8Array = new Uint8Array(FIRST_BUFFER_BYTES);
+  #from = 0;
+  #end = 0;
+  #scanned = 0;
+  /** A line longer than any the supervisor sends is being dropped, up to its newline. */
+  #dropping = false;
+  readonly #maxLine: number;
   #stderr = "";
-  #phase: "greeting" | "env" | "lines" | "state" = "greeting";
+  #phase: "greeting" | "env" | "lines" = "greeting";
   #envBytes = 0;
-  /** The session whose state's bytes come next, and how many. */
-  #stateOf = "";
-  #stateBytes = 0;
-  readonly #stateWaiters = new Map<string, ((bytes: Uint8Array | undefined) => void)[]>();
+  readonly #stateWaiters = new Map<string, ((state: RemoteState | undefined) => void)[]>();
   #skipped = 0;
   #announceReady: () => void = () => {};
   #fail: (error: ShellEngineError) => void = () => {};
@@ -82,13 +98,15 @@ export class Supervisor {
   constructor(engine: RemoteEngine, link: EngineLink, options: SupervisorOptions) {
     this.engine = engine;
     this.link = link;
+    // A state line: `dsh-sup state SID + ` and two hex digits per byte of the bound.
+    this.#maxLine = 2 * options.maxStateBytes + TEXT_BYTES;
     this.ready = new Promise<void>((resolve, reject) => {
       this.#announceReady = resolve;
       this.#fail = reject;
     });
     // A rejection nobody waits for (a connection lost before any command) must not crash the host.
     this.ready.catch(() => {});
-    this.#channel = this.#start(options);
+    this.#channel = this.#launch(options);
     const timer = setTimeout(() => {
       this.#lose(`no answer within ${options.connectTimeoutMs} ms`);
       this.#channel.abandon();
@@ -187,20 +205,21 @@ export class Supervisor {
   }
 
   /**
-   * Takes the state file a session's command left (`s SID`): its bytes, or
-   * undefined when there is none or the connection ended first.
+   * Takes the state file a session's command left (`s SID MAX`): at most
+   * `maxBytes` of it, or why the supervisor refused it; undefined when the
+   * connection ended first.
    */
-  takeState(sid: number): Promise<Uint8Array | undefined> {
+  takeState(sid: number, maxBytes: number): Promise<RemoteState | undefined> {
     if (this.#exited) return Promise.resolve(undefined);
     const key = String(sid);
     const taken = this.#holding(
-      new Promise<Uint8Array | undefined>((resolve) => {
+      new Promise<RemoteState | undefined>((resolve) => {
         const list = this.#stateWaiters.get(key) ?? [];
         list.push(resolve);
         this.#stateWaiters.set(key, list);
       }),
     );
-    this.#send(`s ${sid}`);
+    this.#send(`s ${sid} ${maxBytes}`);
     return taken;
   }
 
@@ -226,7 +245,7 @@ export class Supervisor {
     this.#channel.abandon();
   }
 
-  #start(options: SupervisorOptions): EngineChannel {
+  #launch(options: SupervisorOptions): EngineChannel {
     const argv = supervisorArgv(options.graceMs, options.heartbeatMs);
     try {
       return this.link.supervise(argv, {
@@ -287,34 +306,67 @@ export class Supervisor {
     this.#fail(this.#failure);
   }
 
-  /** The supervisor's stdout: the greeting, then one answer per line. */
+  /**
+   * The supervisor's stdout: the greeting, then one answer per line. Each
+   * byte is copied and scanned once (the buffer doubles when it must): a
+   * state line of megabytes costs its length, not its length squared. A
+   * line longer than any the supervisor sends (`#maxLine`; before the
+   * greeting, what a login script prints, 8 KiB) is dropped, never kept.
+   */
   #read(chunk: Uint8Array): void {
-    this.#stdout = this.#stdout.length === 0 ? chunk.slice() : concat(this.#stdout, chunk);
-    while (true) {
+    this.#append(chunk);
+    while (this.#from < this.#end) {
       if (this.#phase === "env") {
-        if (this.#stdout.length < this.#envBytes) return;
-        this.env = parseEnviron(this.#stdout.subarray(0, this.#envBytes));
-        this.#stdout = this.#stdout.slice(this.#envBytes);
+        if (this.#end - this.#from < this.#envBytes) return;
+        this.env = parseEnviron(this.#buffer.subarray(this.#from, this.#from + this.#envBytes));
+        this.#from += this.#envBytes;
+        this.#scanned = this.#from;
         this.#phase = "greeting";
         continue;
       }
-      if (this.#phase === "state") {
-        if (this.#stdout.length < this.#stateBytes) return;
-        const bytes = this.#stdout.slice(0, this.#stateBytes);
-        this.#stdout = this.#stdout.slice(this.#stateBytes);
-        this.#phase = "lines";
-        this.#answerState(bytes);
-        continue;
-      }
-      const newline = this.#stdout.indexOf(10);
+      const newline = this.#buffer.subarray(0, this.#end).indexOf(10, this.#scanned);
       if (newline < 0) {
-        if (this.#stdout.length > TEXT_BYTES) this.#stdout = new Uint8Array(0);
+        this.#scanned = this.#end;
+        const limit = this.#phase === "lines" ? this.#maxLine : TEXT_BYTES;
+        if (this.#end - this.#from > limit) {
+          this.#dropping = true;
+          this.#from = this.#scanned = this.#end;
+        }
         return;
       }
-      const line = decoder.decode(this.#stdout.subarray(0, newline));
-      this.#stdout = this.#stdout.slice(newline + 1);
-      this.#line(line);
+      const line = this.#buffer.subarray(this.#from, newline);
+      this.#from = this.#scanned = newline + 1;
+      if (this.#dropping) {
+        this.#dropping = false;
+        continue;
+      }
+      this.#line(decoder.decode(line));
     }
+  }
+
+  #append(chunk: Uint8Array): void {
+    const kept = this.#end - this.#from;
+    // Nothing kept: a buffer grown for one long line goes back to its first size.
+    if (kept === 0 && this.#buffer.length > FIRST_BUFFER_BYTES && chunk.length <= FIRST_BUFFER_BYTES / 2) {
+      this.#buffer = new Uint8Array(FIRST_BUFFER_BYTES);
+      this.#from = this.#end = this.#scanned = 0;
+    }
+    if (this.#end + chunk.length > this.#buffer.length) {
+      // At least half of it free after the move: a byte is moved a bounded number of times on average.
+      let size = this.#buffer.length;
+      while (2 * (kept + chunk.length) > size) size *= 2;
+      if (size === this.#buffer.length) this.#buffer.copyWithin(0, this.#from, this.#end);
+      else {
+        const grown = new Uint8Array(size);
+        grown.set(this.#buffer.subarray(this.#from, this.#end));
+        this.#buffer = grown;
+      }
+      this.#scanned -= this.#from;
+      this.#end = kept;
+      this.#from = 0;
+    }
+    this.#buffer.set(chunk, this.#end);
+    this.#end += chunk.length;
   }
 
   #line(line: string): void {
@@ -338,11 +390,7 @@ export class Supervisor {
       this.#lose(value);
       this.#channel.abandon();
     } else if (this.#phase === "lines" && word === "state") {
-      const [sid, count] = value.split(" ");
-      this.#stateOf = sid;
-      this.#stateBytes = Number(count);
-      if (this.#stateBytes > 0) this.#phase = "state";
-      else this.#answerState(undefined);
+      this.#answerState(rest[0], stateOf(rest[1], rest.slice(2).join(" ")));
     } else if (word === "gone" || word === "ok") {
       const key = `${word} ${value}`;
       const list = this.#waiters.get(key);
@@ -351,10 +399,10 @@ export class Supervisor {
     }
   }
 
-  #answerState(bytes: Uint8Array | undefined): void {
-    const list = this.#stateWaiters.get(this.#stateOf);
-    this.#stateWaiters.delete(this.#stateOf);
-    for (const wake of list ?? []) wake(bytes);
+  #answerState(sid: string, state: RemoteState): void {
+    const list = this.#stateWaiters.get(sid);
+    this.#stateWaiters.delete(sid);
+    for (const wake of list ?? []) wake(state);
   }
 }
 
@@ -377,9 +425,26 @@ export function firstOf<T>(promise: Promise<T>, ms: number): Promise<T | "timeou
   return Promise.race([promise, timeout]).finally(() => clearNodeTimeout(timer));
 }
 
-function concat(a: Uint8Array, b: Uint8Array): Uint8Array {
-  const joined = new Uint8Array(a.length + b.length);
-  joined.set(a);
-  joined.set(b, a.length);
-  return joined;
+/** A `state` line's answer: `+ HEX` (the bytes), `- REASON` (refused), nothing (no state). */
+function stateOf(kind: string | undefined, text: string): RemoteState {
+  if (kind === "-") return { refused: text };
+  if (kind !== "+") return {};
+  const bytes = fromHex(text);
+  return bytes === undefined ? { refused: "it came back damaged" } : { bytes };
+}
+
+const HEX_VALUES = new Int8Array(128).fill(-1);
+for (let digit = 0; digit < 16; digit++) HEX_VALUES["0123456789abcdef".charCodeAt(digit)] = digit;
+
+/** Lower-case hex digits as bytes; undefined for anything else (an odd count, another character). */
+function fromHex(text: string): Uint8Array | undefined {
+  if (text.length % 2 !== 0) return undefined;
+  const bytes = new Uint8Array(text.length / 2);
+  for (let at = 0; at < bytes.length; at++) {
+    const high = HEX_VALUES[text.charCodeAt(2 * at) & 127];
+    const low = HEX_VALUES[text.charCodeAt(2 * at + 1) & 127];
+    if (high < 0 || low < 0 || text.charCodeAt(2 * at) > 127 || text.charCodeAt(2 * at + 1) > 127) return undefined;
+    bytes[at] = high * 16 + low;
+  }
+  return bytes;
 }

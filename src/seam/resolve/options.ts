@@ -41,6 +41,8 @@ export interface ResolvedShellOptions {
   maxTasksPerOwner: number;
   /** Finished tasks kept readable per owner. */
   maxFinishedTasks: number;
+  /** The most a session's command may leave as its state, in bytes. */
+  maxSessionStateBytes: number;
   /** The sandbox policy with its paths resolved, or undefined for no sandbox. */
   sandbox: ResolvedSandbox | undefined;
 }
@@ -88,6 +90,7 @@ function resolveWith(options: LocalShellOptions | undefined, where: "here" | "en
     ambientEnv: given.ambientEnv,
     maxTasksPerOwner: given.maxTasksPerOwner ?? DEFAULTS.maxTasksPerOwner,
     maxFinishedTasks: given.maxFinishedTasks ?? DEFAULTS.maxFinishedTasks,
+    maxSessionStateBytes: given.maxSessionStateBytes ?? DEFAULTS.maxSessionStateBytes,
     sandbox: given.sandbox === undefined || given.sandbox === false
       ? undefined
       : resolveSandbox(given.sandbox, workdir),

@@ -270,6 +270,7 @@ export const optionsSchema: z.ZodType<LocalShellOptions> = z.strictObject({
   ambientEnv: envRecord<EnvPatch>(true).optional(),
   maxTasksPerOwner: positiveInteger().optional(),
   maxFinishedTasks: positiveInteger().optional(),
+  maxSessionStateBytes: positiveInteger().optional(),
   adapter: adapter.optional(),
   sandbox: z.union([z.literal(false), sandboxPolicySchema], {
     error: (issue) => issue.code === "invalid_union" ? "must be false or a sandbox policy object" : undefined,

@@ -13,10 +13,11 @@
 
 import { readFileSync, rmSync } from "node:fs";
 import type { SpawnRequest } from "../adapter.ts";
-import { STATE_FD } from "../wrapper.ts";
+import { type ConfinedStateFile, STATE_FD } from "../wrapper.ts";
+import { STATE_END } from "../carry/script.ts";
 import { bwrapArgs, type SandboxPlacement } from "./bwrap_args.ts";
 import { foregroundArgs } from "./foreground.ts";
-import { mountCheckArgs } from "./mount_check.ts";
+import { mountCheckArgs, SANDBOX_ENV_PREFIX } from "./mount_check.ts";
 import type { ResolvedSandbox } from "./policy.ts";
 
 /** The fd bubblewrap writes its JSON status lines to. */
@@ -39,8 +40,37 @@ export interface SandboxWrapper {
 }
 
 /**
+ * What copies a session's state from the sandbox's `STATE_FD` (a pipe)
+ * into its file on the host, `$3`: at most `$4` bytes (the bound and one
+ * more, which makes a state that passed the bound show as one), record by
+ * record (the dump's entries end with NUL), stopping at the dump's end
+ * mark. A forked bash, no program started: `read -d ''` takes the bytes of
+ * a pipe one at a time, so it never reads past the end mark. It holds the
+ * command's stdout and stderr until it is done, so that the host, which
+ * waits for their end, never reads the file before it is whole; then it
+ * lets them go, and a background process that keeps the pipe open holds
+ * nothing. Past the bound it reads on into nothing (`cat`): the trap that
+ * writes the dump is not ended by a `SIGPIPE`, which would change the
+ * command's status. So the command can leave at most `$4` bytes on the
+ * host's disk, whatever it writes to its fd 9 (`tmpMaxBytes` bounds its
+ * `/tmp`, and this the state).
+ */
+const STATE_COPY = [
+  "left=$4 end=",
+  'exec 5>"$3" || exit 0',
+  'while [ "$left" -gt 0 ] && IFS= read -r -d \'\' -n "$left" rec; do',
+  '  if [ "${#rec}" -ge "$left" ]; then printf %s "$rec" >&5; left=0; break; fi',
+  "  printf '%s\\0' \"$rec\" >&5; left=$((left - ${#rec} - 1))",
+  `  if [ "$rec" = ${STATE_END} ]; then end=1; break; fi`,
+  "done",
+  'exec 5>&- >/dev/null 2>&1; [ -n "$end" ] || exec cat',
+].join("\n");
+
+/**
  * `$1` is the status file, `$2` the seccomp program, `$3` a session's
- * state file (`carry/`) or empty, opened on `STATE_FD`; the rest is
+ * state file (`carry/`) or empty, and `$4` the most bytes of it the host
+ * takes, plus one: the state is copied there from a pipe on `STATE_FD`
+ * (`STATE_COPY`), never written by the command itself; the rest is
  * bubblewrap's command line. Every other fd goes: one the harness process
  * inherited without close-on-exec (a directory, say) would reach the
  * command, and `/proc/self/fd/N/..` walks the host's tree from it. The fds
@@ -53,8 +83,8 @@ export interface SandboxWrapper {
  */
 const WRAPPER = [
   `exec ${STATUS_FD}>"$1" ${SECCOMP_FD}<"$2" || exit 125`,
-  `if [ -n "$3" ]; then exec ${STATE_FD}>"$3" || exit 125; fi`,
-  "shift 3",
+  `if [ -n "$3" ]; then exec ${STATE_FD}> >(${STATE_COPY}) || exit 125; fi`,
+  "shift 4",
   "for pass in close check; do",
   "  for fd in /proc/self/fd/*; do",
   "    fd=${fd##*/}",
@@ -67,6 +97,9 @@ const WRAPPER = [
   "    esac",
   "  done",
   "done",
+  // bash's own bookkeeping would reach bubblewrap's environment: only ours goes on (bash's `exec` still puts a
+  // SHLVL of 0 there, which the mount check's bash, inside, takes as its own and hands on to no one).
+  "unset PWD OLDPWD SHLVL",
   'exec "$@"',
 ].join("\n");
 
@@ -75,28 +108,32 @@ const WRAPPER = [
  * `statusPath`. The wrapper and bubblewrap run on the host, so neither gets
  * the command's environment or workdir: a model's command could otherwise
  * aim `LD_LIBRARY_PATH`'s empty entry, or `LD_PRELOAD`, at a library it
- * wrote into the workdir, and the host would load it. bubblewrap starts
- * from an empty environment and hands the command exactly its own
- * (`--clearenv`, `--setenv`); the command starts in its workdir
- * (`--chdir`), after the mount check.
+ * wrote into the workdir, and the host would load it. So the wrapper and
+ * bubblewrap get the command's environment only as `DSH_SANDBOX_ENV_<n>`
+ * variables holding `NAME=value` (names no loader reads), never as
+ * arguments (`--setenv` put every value in bubblewrap's argv, which every
+ * user reads with `ps`); the mount check, inside the sandbox, exports them
+ * and unsets its own. The command starts in its workdir (`--chdir`).
  */
 export function sandboxedRequest(
   request: SpawnRequest,
   sandbox: ResolvedSandbox,
   placement: Omit<SandboxPlacement, "statusFd" | "seccompFd">,
-  files: { readonly statusPath: string; readonly stateFile?: string },
+  files: { readonly statusPath: string; readonly stateFile?: ConfinedStateFile },
   wrapper: SandboxWrapper,
 ): SpawnRequest {
   const { args: inner, expected } = bwrapArgs(sandbox, { ...placement, statusFd: STATUS_FD, seccompFd: SECCOMP_FD });
   const enter = wrapper.enter;
   if (enter !== undefined) inner.unshift("--uid", String(enter.uid), "--gid", String(enter.gid));
-  inner.push("--clearenv");
-  for (const [name, value] of Object.entries(request.env)) inner.push("--setenv", name, value);
+  // Never `--setenv`: bubblewrap's argv is every user's to read (`ps`). The environment travels as bubblewrap's
+  // own, under names no loader or shell acts on, and only the mount check inside makes it the command's.
+  const env: Record<string, string> = {};
+  Object.entries(request.env).forEach(([name, value], at) => env[`${SANDBOX_ENV_PREFIX}${at}`] = `${name}=${value}`);
   return {
     ...request,
     program: wrapper.bash,
     cwd: "/",
-    env: {},
+    env,
     args: [
       "--norc",
       "-p",
@@ -105,7 +142,8 @@ export function sandboxedRequest(
       "dsh-sandbox",
       files.statusPath,
       wrapper.seccompPath,
-      files.stateFile ?? "",
+      files.stateFile?.path ?? "",
+      String((files.stateFile?.maxBytes ?? 0) + 1),
       ...(enter?.argv ?? []),
       sandbox.bwrapPath,
       ...inner,

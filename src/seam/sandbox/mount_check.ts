@@ -33,6 +33,14 @@ const REFUSED = "dsh-sandbox: refused:";
 /** Where a process reads the mounts of its own namespace. */
 const MOUNTINFO = "/proc/self/mountinfo";
 
+/**
+ * The names that carry a sandboxed command's environment through the
+ * launcher and bubblewrap (`SANDBOX_ENV_PREFIX<n>` = `NAME=value`): no value
+ * is ever an argument of any process, where every user reads it (`ps`).
+ * Only this step, inside the sandbox, makes them the command's variables.
+ */
+export const SANDBOX_ENV_PREFIX = "DSH_SANDBOX_ENV_";
+
 /** What an expectation's device and root are when only the mount's presence is checked. */
 const ANY = "-";
 
@@ -65,6 +73,10 @@ const SCRIPT = [
   `up)" >&2`,
   `  exit ${MOUNT_REFUSED_CODE}`,
   "done",
+  // The command's environment, which came through bubblewrap's environment, never its argv (`launcher.ts`). bash's
+  // `exec` hands on SHLVL one lower: a SHLVL of the command's is raised by one first, so that it gets its own.
+  `s=; for v in "\${!${SANDBOX_ENV_PREFIX}@}"; do e=\${!v}; unset "$v"; [[ $e == SHLVL=* ]] && s=1; ` +
+  `export "$e" 2>/dev/null; done; [[ -n $s && $SHLVL =~ ^[0-9]+$ ]] && SHLVL=$((SHLVL + 1)); unset v e s`,
   'exec "$@"',
 ].join("\n");
 

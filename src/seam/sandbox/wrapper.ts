@@ -17,7 +17,7 @@ import { ShellSandboxError } from "../errors.ts";
 import { ownValue } from "../own_fields.ts";
 import type { ProcTable } from "../session/proc_table.ts";
 import type { CommandSession } from "../session/session.ts";
-import type { SpawnWrapper, WrappedCommand } from "../wrapper.ts";
+import type { ConfinedStateFile, SpawnWrapper, WrappedCommand } from "../wrapper.ts";
 import type { ShellRunResult } from "../settle/types.ts";
 import type { ShellExecSpec } from "../types.ts";
 import type { SandboxPlacement } from "./bwrap_args.ts";
@@ -54,7 +54,7 @@ export function sandboxWrapper(sandbox: ShellSandbox, adapter: ProcessAdapter, t
       ownValue(spec, "sandbox") === false ? undefined : inSandbox(request, spec, stateFile),
   };
 
-  function inSandbox(request: SpawnRequest, spec: ShellExecSpec, stateFile?: string): WrappedCommand {
+  function inSandbox(request: SpawnRequest, spec: ShellExecSpec, stateFile?: ConfinedStateFile): WrappedCommand {
     const explicit = { ...ownValue(spec, "env"), ...ownValue(spec, "dshEnv") } as Record<string, string | undefined>;
     const env = Object.hasOwn(explicit, "TMPDIR") ? request.env : { ...request.env, TMPDIR: "/tmp" };
     const statusPath = sandbox.state.statusPath();

@@ -13,6 +13,7 @@
  */
 
 import { readFileSync } from "node:fs";
+import process from "node:process";
 import type { ProcessAdapter } from "../adapter.ts";
 import { hasProc, linuxProcReader } from "./proc_table.ts";
 
@@ -27,12 +28,11 @@ export const MARK_VARIABLE = "DSH_COMMAND_MARK";
 const ROUNDS = 10;
 
 /**
- * SIGKILLs every process group led by a process whose environment holds
- * `${MARK_VARIABLE}=<mark>`, pass after pass until a pass finds none. A
- * marked process that leads no group is reached through its group's
- * leader, when that one is marked (a `setsid` child leads its own).
+ * SIGKILLs every process whose environment holds `${MARK_VARIABLE}=<mark>`
+ * (with the group it leads, when it leads one), pass after pass until a
+ * pass finds none.
  *
- * @returns How many groups were signalled.
+ * @returns How many processes were signalled.
  */
 export function killMarked(adapter: ProcessAdapter, mark: string): number {
   let signalled = 0;
@@ -45,21 +45,36 @@ export function killMarked(adapter: ProcessAdapter, mark: string): number {
 }
 
 /**
- * Sends `signal` once to every process group led by a marked process (a
- * termination's SIGTERM, which the processes may answer).
+ * Sends `signal` once to every marked process (a termination's SIGTERM,
+ * which the processes may answer): to the group it leads, when it leads
+ * one, and to the process itself whatever group it is in. Not only to the
+ * groups whose leader is marked: a command's `setsid bash -c 'sleep A &
+ * exec env -u DSH_COMMAND_MARK sleep B'` leaves a marked `sleep A` in a
+ * group led by an unmarked process, and it must end too.
  *
- * @returns How many groups were signalled.
+ * @returns How many processes were signalled.
  */
 export function signalMarked(adapter: ProcessAdapter, mark: string, signal: "SIGTERM" | "SIGKILL"): number {
   if (!hasProc) return 0;
   const needle = needleOf(mark);
   let found = 0;
   for (const pid of linuxProcReader.pids()) {
-    const process = linuxProcReader.read(pid);
-    if (process === undefined || process.finished || process.pgrp !== pid) continue;
-    if (holds(pid, needle) && adapter.signalGroup(pid, signal)) found++;
+    const entry = linuxProcReader.read(pid);
+    if (entry === undefined || entry.finished || !holds(pid, needle)) continue;
+    const reached = entry.pgrp === pid ? adapter.signalGroup(pid, signal) : signalProcess(pid, signal);
+    if (reached) found++;
   }
   return found;
+}
+
+/** Sends `signal` to the one process `pid`; false when it is gone. */
+function signalProcess(pid: number, signal: "SIGTERM" | "SIGKILL"): boolean {
+  try {
+    process.kill(pid, signal);
+    return true;
+  } catch {
+    return false;
+  }
 }
 
 /** Whether any process that carries `mark` still runs (a zombie does not). */

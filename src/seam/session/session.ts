@@ -72,6 +72,8 @@ export class CommandSession implements SessionIdentity {
    */
   readonly start: number;
   readonly followedMark: string | undefined;
+  /** The mark whose carriers a termination ends too: the followed one, or the command's own. */
+  readonly #sweep: string | undefined;
   readonly #adapter: ProcessAdapter;
   readonly #table: ProcTable;
   /** The leader was reaped: from now on a process holding `id` is a stranger. */
@@ -90,10 +92,14 @@ export class CommandSession implements SessionIdentity {
    * @param leader The leader's pid.
    * @param table The host's process table.
    * @param followedMark The command's mark, when what carries it ends with the session (a terminal's command).
+   * @param mark The command's mark otherwise: a termination (`kill()`, `close()`, a timeout) of the running
+   *   command also ends every process that carries it, but it does not keep the session alive once its own
+   *   processes are gone.
    */
-  constructor(adapter: ProcessAdapter, leader: number, table: ProcTable, followedMark?: string) {
+  constructor(adapter: ProcessAdapter, leader: number, table: ProcTable, followedMark?: string, mark?: string) {
     this.#adapter = adapter;
     this.followedMark = followedMark;
+    this.#sweep = followedMark ?? mark;
     this.#table = table;
     this.id = leader;
     this.start = hasProc ? table.read(leader)?.start ?? 0 : 0;
@@ -131,19 +137,19 @@ export class CommandSession implements SessionIdentity {
       reached = this.#adapter.signalGroup(group, signal) || reached;
     }
     // What left the session with the mark gets the same signal, so that a termination ends it in the same steps.
-    if (this.followedMark !== undefined) {
-      reached = signalMarked(this.#adapter, this.followedMark, signal) > 0 || reached;
+    if (this.#sweep !== undefined) {
+      reached = signalMarked(this.#adapter, this.#sweep, signal) > 0 || reached;
     }
     return reached;
   }
 
   /**
-   * SIGKILLs what carries the followed mark outside the session (what the
+   * SIGKILLs what carries the command's mark outside the session (what the
    * command started with `setsid`), once the session itself has been
-   * terminated; nothing without a followed mark.
+   * terminated; nothing for a session made without a mark.
    */
   killFollowed(): void {
-    if (this.followedMark !== undefined) killMarked(this.#adapter, this.followedMark);
+    if (this.#sweep !== undefined) killMarked(this.#adapter, this.#sweep);
   }
 
   /** The running members as of this turn's pass; empty once the session is over. */

@@ -20,4 +20,5 @@ export const runResultSchema: z.ZodType<ShellRunResult> = z.object({
   durationMs: z.number().nonnegative(),
   stdout: collectedOutputSchema,
   stderr: collectedOutputSchema,
+  sessionNote: z.string().optional(),
 });

@@ -64,4 +64,10 @@ export interface ShellRunResult {
    * system, a protected path, no network), read from what it printed.
    */
   sandbox?: { denied: boolean };
+  /**
+   * A session's command only: one line saying what of the state it left the
+   * session did not take, and why (a state refused, variables dropped).
+   * Absent when the session took it all, or there was nothing to take.
+   */
+  sessionNote?: string;
 }

@@ -26,7 +26,7 @@ import { describeSpawnFailure, wouldStart } from "./failure.ts";
 import { checkWorkdir } from "./workdir.ts";
 import { type SpawnWrapper, STATE_FD, type WrappedCommand } from "../wrapper.ts";
 import { statePrelude } from "../carry/script.ts";
-import { type StateChange, takeState } from "../carry/state.ts";
+import { dropStateFile, makeStateFile, type StateFile, type TakenState, takeState } from "../carry/state.ts";
 import type { Deadline } from "../terminate/deadline.ts";
 import type { ShellRunResult } from "../settle/types.ts";
 
@@ -59,20 +59,38 @@ const encoder = new TextEncoder();
  */
 export function startProcessGroup(command: CommandStart, context: ProcessGroupContext): Running {
   const { spec } = command;
-  const { adapter, options, host } = context;
+  const { host } = context;
   checkWorkdir(spec.workdir);
-  const stdin = ownValue(spec, "stdin");
-  const args = ownValue(spec, "args");
   const mark = newMark();
   const childEnv = commandEnv(spec, context.ambient.read(), host.scrubDecisions, context.ambient.key);
   // The library's own: set last, so that no layer can forge or drop it.
   childEnv[MARK_VARIABLE] = mark;
-  const stateFile = command.carry ? context.stateFile(mark) : undefined;
+  // Made here, before the command can name it: only this very file is read back (`takeState`).
+  const stateFile = command.carry ? makeStateFile(context.stateFile(mark)) : undefined;
+  try {
+    return startMarked(command, context, mark, childEnv, stateFile);
+  } catch (error) {
+    if (stateFile !== undefined) dropStateFile(stateFile);
+    throw error;
+  }
+}
+
+function startMarked(
+  command: CommandStart,
+  context: ProcessGroupContext,
+  mark: string,
+  childEnv: Record<string, string>,
+  stateFile: StateFile | undefined,
+): Running {
+  const { spec } = command;
+  const { adapter, options, host } = context;
+  const stdin = ownValue(spec, "stdin");
+  const args = ownValue(spec, "args");
   const confined = context.wrapper?.confines(spec) === true;
   const shell = wrapperShell(context.wrapper) ?? options.shell;
   const line = stateFile === undefined
     ? spec.command
-    : statePrelude(confined ? { fd: STATE_FD } : { path: stateFile }, shell) + spec.command;
+    : statePrelude(confined ? { fd: STATE_FD } : { path: stateFile.path }, shell) + spec.command;
   let request: SpawnRequest = {
     // A command line is run by the shell; the argv form runs the program itself, with no shell in between.
     program: args === undefined ? shell : spec.command,
@@ -86,13 +104,17 @@ export function startProcessGroup(command: CommandStart, context: ProcessGroupCo
     onStdout: command.stdout,
     onStderr: command.stderr,
   };
-  const wrapped = context.wrapper?.wrap(request, spec, confined ? stateFile : undefined);
+  const wrapped = context.wrapper?.wrap(
+    request,
+    spec,
+    confined && stateFile !== undefined ? { path: stateFile.path, maxBytes: options.maxSessionStateBytes } : undefined,
+  );
   if (wrapped !== undefined) request = wrapped.request;
   // Before the spawn: the command may kill its host before spawn() has even returned.
   context.sessions.starting(mark);
   const child = spawn(adapter, args === undefined ? "shell" : "program", request);
   const followed = wrapped === undefined ? undefined : ownValue(wrapped, "followedMark");
-  const session = new CommandSession(adapter, child.pid, host.procTable, followed);
+  const session = new CommandSession(adapter, child.pid, host.procTable, followed, mark);
   context.sessions.started(session);
   return new ProcessGroup(context, child, session, wrapped, stateFile, childEnv);
 }
@@ -106,7 +128,7 @@ class ProcessGroup implements Running {
   readonly #child: ChildHandle;
   readonly #session: CommandSession;
   readonly #wrapped: WrappedCommand | undefined;
-  readonly #stateFile: string | undefined;
+  readonly #stateFile: StateFile | undefined;
   readonly #env: Readonly<Record<string, string>>;
   #exit: ChildExit = { code: null, signal: null };
 
@@ -115,7 +137,7 @@ class ProcessGroup implements Running {
     child: ChildHandle,
     session: CommandSession,
     wrapped: WrappedCommand | undefined,
-    stateFile: string | undefined,
+    stateFile: StateFile | undefined,
     env: Readonly<Record<string, string>>,
   ) {
     this.#context = context;
@@ -132,7 +154,11 @@ class ProcessGroup implements Running {
   terminate(): void {
     const { host, options, track } = this.#context;
     const after = this.#wrapped?.terminating(this.#session);
-    const ended = host.terminations.terminate(this.#session, options.graceMs);
+    // Then what carries the command's mark outside its session (`setsid`), whatever group it is in.
+    const ended = host.terminations.terminate(this.#session, options.graceMs).then((gone) => {
+      this.#session.killFollowed();
+      return gone;
+    });
     track(after === undefined ? ended : after(ended));
   }
 
@@ -165,11 +191,13 @@ class ProcessGroup implements Running {
     return true;
   }
 
-  state(): StateChange | undefined {
+  state(): Promise<TakenState> {
     const wrapped = this.#wrapped;
-    return this.#stateFile === undefined
-      ? undefined
-      : takeState(this.#stateFile, wrapped?.env ?? wrapped?.request.env ?? this.#env);
+    return this.#stateFile === undefined ? Promise.resolve({ change: undefined }) : takeState(
+      this.#stateFile,
+      wrapped?.env ?? wrapped?.request.env ?? this.#env,
+      this.#context.options.maxSessionStateBytes,
+    );
   }
 }
 
