@@ -22,6 +22,13 @@ import type { ShellExecSpec, ShellRunResult } from "./types.ts";
  */
 export const STATE_FD = 9;
 
+/**
+ * The last entry of a complete state dump (`carry/script.ts` writes it, the
+ * sandbox's copier and `carry/state.ts` look for it): a dump without it was
+ * cut short.
+ */
+export const STATE_END = "dsh-state-end";
+
 /** A wrapper of the spawns of one shell. */
 export interface SpawnWrapper {
   /** The program a command line runs with, where the wrapper resolved its own (an absolute path). */

@@ -16,9 +16,9 @@
  */
 
 import { shellQuote } from "../shell_quote.ts";
+import { STATE_END } from "../wrapper.ts";
 
-/** The last entry of a complete state dump. */
-export const STATE_END = "dsh-state-end";
+export { STATE_END } from "../wrapper.ts";
 
 /** Where the trap writes: a file on this host, or an fd the wrapper opened on one (inside the sandbox). */
 export type StateTarget = { readonly path: string } | { readonly fd: number };

@@ -13,8 +13,7 @@
 
 import { readFileSync, rmSync } from "node:fs";
 import type { SpawnRequest } from "../adapter.ts";
-import { type ConfinedStateFile, STATE_FD } from "../wrapper.ts";
-import { STATE_END } from "../carry/script.ts";
+import { type ConfinedStateFile, STATE_END, STATE_FD } from "../wrapper.ts";
 import { bwrapArgs, type SandboxPlacement } from "./bwrap_args.ts";
 import { foregroundArgs } from "./foreground.ts";
 import { mountCheckArgs, SANDBOX_ENV_PREFIX } from "./mount_check.ts";
