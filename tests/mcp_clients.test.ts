@@ -92,8 +92,12 @@ const CLIENTS: readonly McpClient[] = [
         `env = { ${
           Object.entries(server.env).map(([name, value]) => `${name} = ${JSON.stringify(value)}`).join(", ")
         } }`,
-        // Codex waits 10 s for a server's start by default and then goes on without its tools: under load (a CI
-        // run, load average 30) `dsh-shell mcp` on Node took longer, and the model was never offered `bash`.
+        // Codex 0.169 waits for an optional server only a 1 s grace before a turn's first request and then leaves
+        // its tools out of that turn (`omitting pending optional MCP server`, a trace log): under load `dsh-shell
+        // mcp` answers `tools/list` later than that, and the model was not offered `bash` (issue 35). A required
+        // server is waited for until it is up, or `codex exec` fails naming it: no race with the first request.
+        "required = true",
+        // The server's start itself (initialize + tools/list) may take long on a loaded machine.
         "startup_timeout_sec = 120",
       ]);
       return run;

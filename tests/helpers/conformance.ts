@@ -139,8 +139,10 @@ export const AGENTS: readonly Agent[] = [
         "[mcp_servers.memo]",
         `command = ${JSON.stringify(mcpServer[0])}`,
         `args = ${JSON.stringify(mcpServer.slice(1))}`,
-        // Codex waits 10 s for a server's start by default and then goes on without its tools: under load that ran
-        // out (tests/mcp_clients.test.ts) and the model was never offered them.
+        // Required: Codex 0.169 waits for an optional server only a 1 s grace before a turn's first request, then
+        // leaves its tools out of that turn; a required one is waited for (see tests/mcp_clients.test.ts).
+        "required = true",
+        // The server's start itself may take long on a loaded machine.
         "startup_timeout_sec = 120",
       ];
       const limit = compactAbove === undefined ? [] : [`model_auto_compact_token_limit = ${compactAbove}`];
