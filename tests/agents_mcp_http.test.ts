@@ -83,6 +83,9 @@ const CLIENTS: readonly McpClient[] = [
         `url = "${URL_SLOT}"`,
         // Codex sends `Authorization: Bearer <the variable's value>`.
         'bearer_token_env_var = "DSH_MCP_TOKEN"',
+        // Codex gives an optional server one second before its first request, then leaves its tools out: required,
+        // it waits for the server's initialize and tools/list (see tests/mcp_clients.test.ts).
+        "required = true",
         "startup_timeout_sec = 120",
       ]);
       return { ...run, env: { ...run.env, DSH_MCP_TOKEN: token }, config: join(home, "config.toml") };
