@@ -333,7 +333,11 @@ export function toolResultsOf(body: Record<string, unknown> | undefined): ToolRe
   const found: ToolResult[] = [];
   for (const item of (body?.input ?? []) as Record<string, unknown>[]) {
     if (item.type === "function_call_output" || item.type === "custom_tool_call_output") {
-      found.push({ content: String(item.output), isError: false });
+      // A string, or (Codex 0.169.0, an MCP tool's result of several content blocks) a list of content items.
+      const content = Array.isArray(item.output)
+        ? (item.output as { text?: string }[]).map((part) => part.text ?? "").join("\n")
+        : String(item.output);
+      found.push({ content, isError: false });
     }
   }
   for (const message of (body?.messages ?? []) as { content?: unknown }[]) {
