@@ -435,7 +435,9 @@ function engineSuite(target: () => Target): void {
     );
     await readUntil(killed, /up/);
     await readUntil(closed, /up/);
-    assert.equal((await left.done).exitCode, 0);
+    const leftResult = await left.done;
+    // Its status and what the shell said on its stderr (an engine error goes there), should it not be 0.
+    assert.equal(leftResult.exitCode, 0, JSON.stringify({ status: left.status, result: leftResult }));
     assert.equal(runningWithEnv(MARK, markL).length, 1, "the setsid child outlives its leader");
     assert.ok(
       await eventually(() => runningWithEnv(MARK, markK).length >= 3 && runningWithEnv(MARK, markC).length >= 3, 5_000),
