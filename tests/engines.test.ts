@@ -436,8 +436,12 @@ function engineSuite(target: () => Target): void {
     await readUntil(killed, /up/);
     await readUntil(closed, /up/);
     const leftResult = await left.done;
-    // Its status and what the shell said on its stderr (an engine error goes there), should it not be 0.
-    assert.equal(leftResult.exitCode, 0, JSON.stringify({ status: left.status, result: leftResult }));
+    // Its status, its spawnError and what the shell said on its stderr (an engine error goes there), should it not be 0.
+    assert.equal(
+      leftResult.exitCode,
+      0,
+      JSON.stringify({ status: left.status, error: String(left.spawnError), result: leftResult }),
+    );
     assert.equal(runningWithEnv(MARK, markL).length, 1, "the setsid child outlives its leader");
     assert.ok(
       await eventually(() => runningWithEnv(MARK, markK).length >= 3 && runningWithEnv(MARK, markC).length >= 3, 5_000),
@@ -1121,6 +1125,48 @@ describe("the SSH engine", { skip: !REQUIRED && sshMissing }, () => {
     }
     other.kill();
     await other.done;
+  });
+
+  it("a terminal's client starts on a raw terminal: the wrapper's first line is read however late the client goes raw", async () => {
+    // The client makes its terminal raw only once its session is open; under load the wrapper's first line came
+    // before that, through a cooked terminal, as "<nonce> s <sid>\r\r\n", and a command that exited 0 was an engine
+    // error ("unexpected answer"). The terminal must already be raw when the client starts: a client that records it.
+    const dir = mkdtempSync(join(tmpdir(), "dsh-engine-raw-"));
+    try {
+      const seen = join(dir, "stty");
+      const client = join(dir, "ssh");
+      writeFileSync(
+        client,
+        `#!/bin/sh\ncase " $* " in *" -tt "*) stty -a > '${seen}' ;; esac\nexec ssh "$@"\n`,
+        { mode: 0o755 },
+      );
+      await using shell = createShell(
+        sshEngine({
+          host: "127.0.0.1",
+          port: sshd.port,
+          user: SSH_USER,
+          identityFile: sshd.identityFile,
+          knownHostsFile: sshd.knownHostsFile,
+          ssh: client,
+        }),
+        {
+          workdir: "/tmp",
+          shell: "sh",
+          graceMs: GRACE_MS,
+          timeoutMs: 30_000,
+        },
+      );
+      const result = await shell.exec("echo up", { tty: true });
+      assert.equal(result.exitCode, 0, result.stderr.text);
+      assert.equal(result.stdout.text, "up\r\n");
+      const settings = readFileSync(seen, "utf8").split(/[\s;]+/);
+      for (const flag of ["-icanon", "-echo", "-isig", "-icrnl", "-opost"]) {
+        assert.ok(settings.includes(flag), `the client's terminal has ${flag} from its start: ${settings.join(" ")}`);
+      }
+      assert.ok(settings.includes("rows") && settings[settings.indexOf("rows") + 1] === "0", "and is 0 × 0");
+    } finally {
+      rmSync(dir, { recursive: true, force: true });
+    }
   });
 
   /** An SSH engine on `daemon`, counting the refusals for want of a session that the seam asks it about. */

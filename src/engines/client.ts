@@ -50,22 +50,35 @@ export function startChannel(owner: ClientOwner, command: ClientCommand, output:
 }
 
 /**
- * How a client on a terminal starts: its terminal made 0 × 0 first, then
- * the client in the same process. A client reads its terminal's size and
- * sends it to the engine's side at its start and on each SIGWINCH (Docker's
- * CLI at its start with a request that can land late, after a later size
- * set there, and only then listens for SIGWINCH); with 0 × 0 both `docker`
- * and `ssh` send none, so the size of the engine's terminal is the
- * wrapper's and the supervisor's alone (`remote/command.ts`). Without `stty` the
- * client starts all the same, at the adapter's size.
+ * How a client on a terminal starts: its terminal made raw and 0 × 0 first,
+ * then the client in the same process.
+ *
+ * Raw: a client makes its terminal raw itself, but only once its session is
+ * open (ssh's multiplexed client when its master says so), and under load
+ * the engine's side can answer before that. Meanwhile the terminal was
+ * cooked: the wrapper's first line, `<nonce> s <sid>\r\n`, came through as
+ * `…\r\r\n` (`onlcr`), was not read as a start, and a command that ran and
+ * exited 0 was reported as an engine error (seen in CI, on a command that
+ * ended fast); the header typed after `dsh-ready` was echoed, and a Ctrl-C
+ * typed then would have signalled the client here. Raw from the start, the
+ * terminal passes every byte as it is, both ways, whenever the client gets
+ * round to it.
+ *
+ * 0 × 0: a client reads its terminal's size and sends it to the engine's
+ * side at its start and on each SIGWINCH (Docker's CLI at its start with a
+ * request that can land late, after a later size set there, and only then
+ * listens for SIGWINCH); with 0 × 0 both `docker` and `ssh` send none, so
+ * the size of the engine's terminal is the wrapper's and the supervisor's
+ * alone (`remote/command.ts`). Without `stty` the client starts all the
+ * same, at the adapter's size, and makes its terminal raw when it does.
  */
-const ZERO_SIZE_THEN_EXEC = 'stty rows 0 cols 0 2>/dev/null; exec "$0" "$@"';
+const RAW_ZERO_SIZE_THEN_EXEC = 'stty raw -echo rows 0 cols 0 2>/dev/null; exec "$0" "$@"';
 
 /**
  * Starts a client for one command: `stdin` is written to it and closed, or
  * kept open after it (`keepStdin`); with `terminal`, the client runs on a
- * local pseudo-terminal (its input kept open), which it finds 0 × 0: the
- * size of the engine's terminal is not the client's to set.
+ * local pseudo-terminal (its input kept open), which it finds raw and 0 × 0:
+ * the size of the engine's terminal is not the client's to set.
  */
 export function startProcess(
   owner: ClientOwner,
@@ -81,7 +94,7 @@ export function startProcess(
     () =>
       owner.adapter.spawn({
         program: onTerminal ? "/bin/sh" : command.program,
-        args: onTerminal ? ["-c", ZERO_SIZE_THEN_EXEC, command.program, ...command.args] : command.args,
+        args: onTerminal ? ["-c", RAW_ZERO_SIZE_THEN_EXEC, command.program, ...command.args] : command.args,
         cwd: "/",
         env: command.env,
         stdin,

@@ -88,7 +88,8 @@ export class ReadyLine {
   push(chunk: Uint8Array): void {
     if (this.#done) return;
     this.#seen = (this.#seen + new TextDecoder().decode(chunk)).slice(-4096);
-    // The client's own terminal may still turn "\n" into "\r\n" when the line comes (before it made itself raw).
+    // Without stty on this machine the client's own terminal is raw only once the client made it so, and may still
+    // turn "\n" into "\r\n" when the line comes (`startProcess`).
     if (!this.#seen.includes(READY_LINE) && !this.#seen.includes(READY_LINE.replace("\n", "\r\n"))) return;
     this.#done = true;
     this.#seen = "";
