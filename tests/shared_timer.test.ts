@@ -43,6 +43,18 @@ describe("SharedTimer", () => {
     assert.ok(lateAt - start >= 60, `called back after ${lateAt - start} ms, asked 60`);
   });
 
+  it("calls back in due order when the loop comes late and several are due at once", async () => {
+    const timers = new SharedTimer();
+    const log: string[] = [];
+    const late = fired(timers, 10, log, "late");
+    const early = fired(timers, 1, log, "early"); // added later, due sooner
+    // The loop is held past both due times (a loaded machine): the one timer finds both due in one turn.
+    const until = performance.now() + 30;
+    while (performance.now() < until) { /* busy */ }
+    await Promise.all([late, early]);
+    assert.deepEqual(log, ["early", "late"]);
+  });
+
   it("never calls back a cancelled entry, and later entries still come when the armed one was cancelled", async () => {
     const timers = new SharedTimer();
     const log: string[] = [];

@@ -83,6 +83,9 @@ export class SharedTimer {
       else if (entry.due < next) next = entry.due;
     }
     for (const entry of due) this.#pending.delete(entry);
+    // Earliest due first, as one runtime timer per entry would fire them when the loop comes late (the sort is
+    // stable: entries due together keep the order they were set in).
+    due.sort((a, b) => a.due - b.due);
     if (next !== Infinity) this.#arm(next);
     let failure: { error: unknown } | undefined;
     for (const entry of due) {
