@@ -16,17 +16,9 @@ import { planHooks, type PlannedHook } from "./plan/plan.ts";
 import { runHook, type RunHookOptions } from "./run/command.ts";
 import { runHttpHook } from "./run/http.ts";
 import { type ModelHookRunner, runModelHook } from "./run/model.ts";
-import type {
-  HookBackgroundRun,
-  HookDispatchResult,
-  HookEnvFile,
-  HookHarnessInfo,
-  HookJsonOutput,
-  HookModelRequest,
-  HookResult,
-  HookSettings,
-  HookWarning,
-} from "./types.ts";
+import type { HookEnvFile, HookHarnessInfo, HookJsonOutput, HookModelRequest, HookResult } from "./run/types.ts";
+import type { HookSettings, HookWarning } from "./settings/types.ts";
+import type { HookBackgroundRun, HookDispatchResult } from "./verdict/types.ts";
 import { readHookVerdict } from "./verdict/read.ts";
 
 /**

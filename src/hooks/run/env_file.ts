@@ -14,7 +14,7 @@ import { mkdtempSync, readFileSync, rmSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import type { EnvPatch, Shell } from "../../seam/types.ts";
-import type { HookEnvFile } from "../types.ts";
+import type { HookEnvFile } from "./types.ts";
 
 /** Variables the read-back ignores: bash's own, and the env-file variables themselves. */
 const IGNORED = new Set(["PWD", "OLDPWD", "SHLVL", "_", "CLAUDE_ENV_FILE", "CODEX_ENV_FILE"]);

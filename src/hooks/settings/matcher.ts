@@ -6,7 +6,7 @@
  */
 
 import { claudeCodeMatchFields, eventRules } from "../events.ts";
-import type { HookDialect } from "../types.ts";
+import type { HookDialect } from "./types.ts";
 
 /** A compiled matcher; `targets` is empty when the event gave nothing to test. */
 export type MatcherTest = (targets: readonly string[]) => boolean;

@@ -11,7 +11,7 @@ import { ShellSpecError } from "../../seam/errors.ts";
 import { HookSettingsError } from "../errors.ts";
 import { compileMatcher, hasMatcherSupport, type MatcherTest } from "./matcher.ts";
 import { type EntrySink, parseEntry } from "./entry.ts";
-import type { HookCommand, HookDialect, HookMatcherGroup, HookSettings, HookWarning } from "../types.ts";
+import type { HookCommand, HookDialect, HookMatcherGroup, HookSettings, HookWarning } from "./types.ts";
 
 /**
  * How {@linkcode parseHookSettings} reads the settings.
