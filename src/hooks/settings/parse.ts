@@ -207,9 +207,14 @@ function compile(
   warn: (warning: HookWarning) => void,
 ): MatcherTest {
   try {
-    return compileMatcher(pattern, dialect, event);
+    return compileMatcher(pattern, dialect, event, path);
   } catch (error) {
-    const detail = error instanceof Error ? error.message : String(error);
+    // The warning names the field itself: a HookSettingsError's message starts with it, the problem follows.
+    const detail = error instanceof HookSettingsError
+      ? error.message.slice(`${error.field}: `.length)
+      : error instanceof Error
+      ? error.message
+      : String(error);
     warn({
       field: path,
       message: `invalid regular expression ${JSON.stringify(pattern)}: ${detail}; this group is disabled`,
