@@ -7,6 +7,7 @@ import { freshDir, removeDir } from "./helpers/dirs.ts";
 import { repositoryRoot } from "./helpers/repository.ts";
 import { MissingPeerError, withPeer } from "../src/cli/optional_peer.ts";
 import { examplesDir } from "./helpers/examples.ts";
+import { MCP_TOOL_NAMES } from "./helpers/mcp.ts";
 
 const examples = examplesDir();
 
@@ -29,21 +30,10 @@ describe("dsh-shell", () => {
     const help = await dshShell(["--help"]);
     assert.equal(help.code, 0);
     for (const command of ["run", "env", "hook", "mcp"]) assert.match(help.stdout, new RegExp(`dsh-shell ${command}`));
-    // What mcp serves, as it serves it: the nine tools (tests/mcp.test.ts lists them from the server).
-    const tools = [
-      "bash",
-      "bash_output",
-      "kill_shell",
-      "Read",
-      "Write",
-      "Edit",
-      "exec_command",
-      "write_stdin",
-      "apply_patch",
-    ];
+    // What mcp serves, as it serves it: the nine tools (tests/mcp.test.ts checks the server lists these).
     const mcpHelp = await dshShell(["mcp", "--help"]);
     for (const text of [help.stdout, mcpHelp.stdout]) {
-      for (const tool of tools) assert.match(text, new RegExp(`\\b${tool}\\b`), `${tool} in ${text}`);
+      for (const tool of MCP_TOOL_NAMES) assert.match(text, new RegExp(`\\b${tool}\\b`), `${tool} in ${text}`);
       assert.match(text, /nine/);
     }
     assertUsageMistake(await dshShell([]), /missing the command/);

@@ -6,6 +6,7 @@ import process from "node:process";
 import { createLocalShell, type Shell, ShellSpecError } from "../mod.ts";
 import {
   dispatchHookEvent,
+  type HookCommand,
   type HookDialect,
   type HookDispatchResult,
   type HookSettings,
@@ -510,6 +511,25 @@ describe("dispatchHookEvent", () => {
       });
       assert.deepEqual(result.additionalContext, ["branch: main"]);
     });
+  });
+
+  it("settings built by hand with a type no runner has: the entry runs as a command, whatever the type's name", async () => {
+    // Object's own names too: the runner table is looked up by own keys only.
+    for (const type of ["mcp_tool", "toString", "constructor", "__proto__"]) {
+      const hook = { type, command: "echo ran" } as unknown as HookCommand;
+      const result = await dispatch(
+        { dialect: "claude-code", events: { Stop: [{ hooks: [hook] }] }, skipped: [] },
+        "Stop",
+        {
+          payload: { hook_event_name: "Stop" },
+        },
+      );
+      assert.equal(result.results.length, 1, type);
+      assert.equal(result.results[0].type, type);
+      assert.equal(result.results[0].result.outcome, "success", type);
+      assert.equal(result.results[0].result.stdout, "ran\n", type);
+      assert.deepEqual(result.warnings, [], type);
+    }
   });
 
   it("rejects settings that parseHookSettings did not make", async () => {

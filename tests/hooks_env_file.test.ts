@@ -10,8 +10,9 @@ import assert from "node:assert/strict";
 import { existsSync, readFileSync } from "node:fs";
 import { dirname, join } from "node:path";
 import process from "node:process";
-import { createLocalShell, type Shell } from "../mod.ts";
+import { createLocalShell, type Shell, ShellSpawnError } from "../mod.ts";
 import { dispatchHookEvent, type HookDialect } from "../src/hooks/mod.ts";
+import { readEnvFile } from "../src/hooks/run/env_file.ts";
 import { shQuote, untilFileExists } from "./helpers/bash.ts";
 import { freshDir, removeDir } from "./helpers/dirs.ts";
 import { settingsWith } from "./helpers/hooks.ts";
@@ -153,5 +154,36 @@ describe("env file", () => {
     );
     assert.equal(later.stdout.text, "none none\n", "neither the owner nor BASH_ENV reached the later command");
     assert.equal(existsSync(marker), false, "the env file's git function ran in a later command");
+  });
+});
+
+describe("env file read-back failures", () => {
+  // A shell whose run ends without an exit code: the read-back must fail with a ShellError the dispatch can word.
+  const ended = (fields: { timedOut: boolean; text?: string; exitCode?: number | null }): Shell =>
+    ({
+      resolve: (request: object) => request,
+      run: () =>
+        Promise.resolve({
+          exitCode: fields.exitCode ?? null,
+          timedOut: fields.timedOut,
+          stdout: { text: fields.text ?? "", truncated: false },
+        }),
+    }) as unknown as Shell;
+  const options = { env: {}, workdir: "/", owner: null };
+
+  it("a read-back that timed out, did not exit or lost its separator is a ShellSpawnError with its reason", async () => {
+    const cases: [Shell, string][] = [
+      [ended({ timedOut: true }), "reading the env file timed out"],
+      [ended({ timedOut: false }), "reading the env file failed"],
+      [ended({ timedOut: false, exitCode: 0, text: "A=1\0" }), "reading the env file failed"],
+    ];
+    for (const [fake, message] of cases) {
+      await assert.rejects(readEnvFile(fake, "export A=1\n", options), (error) => {
+        assert.ok(error instanceof ShellSpawnError);
+        assert.equal(error.code, "ERR_SHELL_SPAWN");
+        assert.equal(error.message, message);
+        return true;
+      });
+    }
   });
 });

@@ -31,11 +31,11 @@ function outcome(rule: string, toolName: string, toolInput: unknown, cwd = CWD):
 }
 
 /** Whether `rule` lets a hook run for a call of `toolName` with `toolInput`. */
-function runs(rule: string, toolName: string, toolInput: unknown, cwd = CWD): boolean {
+function ruleLetsHookRun(rule: string, toolName: string, toolInput: unknown, cwd = CWD): boolean {
   return outcome(rule, toolName, toolInput, cwd).match;
 }
 
-const bash = (rule: string, command: string): boolean => runs(rule, "Bash", { command });
+const bash = (rule: string, command: string): boolean => ruleLetsHookRun(rule, "Bash", { command });
 
 describe("if: Bash rules", () => {
   it("the reference's table, row by row", () => {
@@ -110,7 +110,7 @@ describe("if: Bash rules", () => {
 });
 
 describe("if: Edit and Read paths", () => {
-  const edit = (rule: string, path: string, tool = "Edit"): boolean => runs(rule, tool, { file_path: path });
+  const edit = (rule: string, path: string, tool = "Edit"): boolean => ruleLetsHookRun(rule, tool, { file_path: path });
 
   it("src/** is only <cwd>/src (2.1.214); **/src/** is any depth", () => {
     assert.equal(edit("Edit(src/**)", `${CWD}/src/app.ts`), true);
@@ -125,20 +125,31 @@ describe("if: Edit and Read paths", () => {
     assert.equal(edit("Edit(*.ts)", `${CWD}/src/app.tsx`), false);
     assert.equal(edit("Edit(src/*.ts)", `${CWD}/src/deep/app.ts`), false);
     assert.equal(edit("Edit(src/*.ts)", `${CWD}/src/app.ts`), true);
-    assert.equal(runs("Read(.env)", "Read", { file_path: `${CWD}/a/b/.env` }), true);
-    assert.equal(runs("Read(secrets)", "Read", { file_path: `${CWD}/config/secrets/key.pem` }), true, "a dir");
-    assert.equal(runs("Read(secrets/)", "Read", { file_path: `${CWD}/secrets` }), false, "dir-only: not a file");
+    assert.equal(ruleLetsHookRun("Read(.env)", "Read", { file_path: `${CWD}/a/b/.env` }), true);
+    assert.equal(
+      ruleLetsHookRun("Read(secrets)", "Read", { file_path: `${CWD}/config/secrets/key.pem` }),
+      true,
+      "a dir",
+    );
+    assert.equal(
+      ruleLetsHookRun("Read(secrets/)", "Read", { file_path: `${CWD}/secrets` }),
+      false,
+      "dir-only: not a file",
+    );
   });
 
   it("the four anchors: //absolute, ~/home, /settings root, ./cwd", () => {
-    assert.equal(runs("Read(//etc/**)", "Read", { file_path: "/etc/passwd" }), true);
-    assert.equal(runs("Read(~/.ssh/**)", "Read", { file_path: join(homedir(), ".ssh", "id_ed25519") }), true);
+    assert.equal(ruleLetsHookRun("Read(//etc/**)", "Read", { file_path: "/etc/passwd" }), true);
+    assert.equal(
+      ruleLetsHookRun("Read(~/.ssh/**)", "Read", { file_path: join(homedir(), ".ssh", "id_ed25519") }),
+      true,
+    );
     assert.equal(edit("Edit(/docs/**)", "/home/dev/shop/docs/a.md"), true);
     assert.equal(edit("Edit(/docs/**)", "/docs/a.md"), false, "/path is not absolute");
     assert.equal(edit("Edit(./notes.md)", `${CWD}/notes.md`), true);
     assert.equal(edit("Edit(./notes.md)", `${CWD}/sub/notes.md`), false, "./ anchors");
     // The event's cwd, not the project root, anchors a relative pattern.
-    assert.equal(runs("Edit(src/**)", "Edit", { file_path: "/other/src/a.ts" }, "/other"), true);
+    assert.equal(ruleLetsHookRun("Edit(src/**)", "Edit", { file_path: "/other/src/a.ts" }, "/other"), true);
   });
 
   it("Edit rules cover the tools that edit files but Write (Claude Code 2.1.328); Read rules Read, Grep and Glob", () => {
@@ -150,9 +161,9 @@ describe("if: Edit and Read paths", () => {
     assert.equal(edit("Write(*.ts)", `${CWD}/a.ts`, "Write"), true);
     assert.equal(edit("Write(lib/**)", `${CWD}/src/a.ts`, "Write"), false, "Write(…) is a path rule");
     assert.equal(edit("Write(*.ts)", `${CWD}/a.ts`), false, "a Write rule is not about Edit");
-    assert.equal(runs("Edit(*.ts)", "MultiEdit", { file_path: `${CWD}/a.ts`, edits: [] }), true);
-    assert.equal(runs("Edit(*.ipynb)", "NotebookEdit", { notebook_path: `${CWD}/n.ipynb` }), true);
-    assert.equal(runs("Read(src/**)", "Grep", { pattern: "x", path: `${CWD}/src` }), true);
+    assert.equal(ruleLetsHookRun("Edit(*.ts)", "MultiEdit", { file_path: `${CWD}/a.ts`, edits: [] }), true);
+    assert.equal(ruleLetsHookRun("Edit(*.ipynb)", "NotebookEdit", { notebook_path: `${CWD}/n.ipynb` }), true);
+    assert.equal(ruleLetsHookRun("Read(src/**)", "Grep", { pattern: "x", path: `${CWD}/src` }), true);
     assert.equal(edit("Read(*.ts)", `${CWD}/a.ts`), false, "a Read rule is not about Edit");
   });
 
@@ -172,47 +183,56 @@ describe("if: Edit and Read paths", () => {
     assert.equal(edit("Edit(src/**)", `${CWD}/src/a\nb.ts`), true);
     assert.equal(edit("Edit(*.ts)", `${CWD}/x\n/y.ts`), true);
     assert.equal(edit("Read(secrets/)", `${CWD}/secrets/\nkey`), false, "a Read rule");
-    assert.equal(runs("Read(secrets/)", "Read", { file_path: `${CWD}/secrets/\nkey` }), true);
+    assert.equal(ruleLetsHookRun("Read(secrets/)", "Read", { file_path: `${CWD}/secrets/\nkey` }), true);
   });
 });
 
 describe("if: other rule forms", () => {
   it("MCP: a server prefix, a glob, an exact tool", () => {
-    assert.equal(runs("mcp__memory", "mcp__memory__create_entities", {}), true);
-    assert.equal(runs("mcp__memory", "mcp__memory2__x", {}), false);
-    assert.equal(runs("mcp__github__get_*", "mcp__github__get_issue", {}), true);
-    assert.equal(runs("mcp__github__get_*", "mcp__github__create_issue", {}), false);
-    assert.equal(runs("mcp__github__create_issue", "mcp__github__create_issue", {}), true);
+    assert.equal(ruleLetsHookRun("mcp__memory", "mcp__memory__create_entities", {}), true);
+    assert.equal(ruleLetsHookRun("mcp__memory", "mcp__memory2__x", {}), false);
+    assert.equal(ruleLetsHookRun("mcp__github__get_*", "mcp__github__get_issue", {}), true);
+    assert.equal(ruleLetsHookRun("mcp__github__get_*", "mcp__github__create_issue", {}), false);
+    assert.equal(ruleLetsHookRun("mcp__github__create_issue", "mcp__github__create_issue", {}), true);
   });
 
   it("WebFetch(domain:…), Agent(type), Tool(param:value)", () => {
-    const fetch = (rule: string, url: string): boolean => runs(rule, "WebFetch", { url, prompt: "x" });
+    const fetch = (rule: string, url: string): boolean => ruleLetsHookRun(rule, "WebFetch", { url, prompt: "x" });
     assert.equal(fetch("WebFetch(domain:*.example.com)", "https://api.example.com/x"), true);
     assert.equal(fetch("WebFetch(domain:*.example.com)", "https://example.com/x"), false);
     assert.equal(fetch("WebFetch(domain:example.*)", "https://example.evil.com/"), false);
-    assert.equal(runs("Agent(Explore)", "Agent", { subagent_type: "Explore" }), true);
-    assert.equal(runs("Agent(model:opus)", "Agent", { model: "opus" }), true);
-    assert.equal(runs("Agent(model:*)", "Agent", {}), false, "an unset parameter never matches");
+    assert.equal(ruleLetsHookRun("Agent(Explore)", "Agent", { subagent_type: "Explore" }), true);
+    assert.equal(ruleLetsHookRun("Agent(model:opus)", "Agent", { model: "opus" }), true);
+    assert.equal(ruleLetsHookRun("Agent(model:*)", "Agent", {}), false, "an unset parameter never matches");
     assert.equal(bash("Bash(run_in_background:true)", "sleep 1"), false);
-    assert.equal(runs("Bash(run_in_background:true)", "Bash", { command: "x", run_in_background: true }), true);
+    assert.equal(
+      ruleLetsHookRun("Bash(run_in_background:true)", "Bash", { command: "x", run_in_background: true }),
+      true,
+    );
   });
 
   it("Task and Agent name one tool; a parameter rule of Bash or a file tool also runs as the tool's own rule", () => {
     // Claude Code 2.1.328 ran an `if: "Task"` hook on an Agent call (tests/conformance_events.test.ts).
-    assert.equal(runs("Task", "Agent", { subagent_type: "general-purpose" }), true);
-    assert.equal(runs("Agent", "Task", { subagent_type: "general-purpose" }), true);
-    assert.equal(runs("Task(Explore)", "Agent", { subagent_type: "general-purpose" }), false);
+    assert.equal(ruleLetsHookRun("Task", "Agent", { subagent_type: "general-purpose" }), true);
+    assert.equal(ruleLetsHookRun("Agent", "Task", { subagent_type: "general-purpose" }), true);
+    assert.equal(ruleLetsHookRun("Task(Explore)", "Agent", { subagent_type: "general-purpose" }), false);
     // It reads `Bash(description:touch)` as a command pattern: the bridge runs the hook on either reading.
-    assert.equal(runs("Bash(description:touch)", "Bash", { command: "description:touch", description: "x" }), true);
-    assert.equal(runs("Bash(description:touch)", "Bash", { command: "touch a", description: "touch" }), true);
-    assert.equal(runs("Bash(description:touch)", "Bash", { command: "touch a", description: "x" }), false);
-    assert.equal(runs("Edit(content:x)", "Edit", { file_path: `${CWD}/content:x` }), true);
+    assert.equal(
+      ruleLetsHookRun("Bash(description:touch)", "Bash", { command: "description:touch", description: "x" }),
+      true,
+    );
+    assert.equal(
+      ruleLetsHookRun("Bash(description:touch)", "Bash", { command: "touch a", description: "touch" }),
+      true,
+    );
+    assert.equal(ruleLetsHookRun("Bash(description:touch)", "Bash", { command: "touch a", description: "x" }), false);
+    assert.equal(ruleLetsHookRun("Edit(content:x)", "Edit", { file_path: `${CWD}/content:x` }), true);
   });
 
   it("a different tool does not match; what cannot be evaluated runs", () => {
     assert.equal(bash("Edit(src/**)", "rm -rf src"), false);
-    assert.equal(runs("TodoWrite(anything)", "TodoWrite", { todos: [] }), true);
-    assert.equal(runs("Bash(rm *)", "Bash", "not an object"), true);
+    assert.equal(ruleLetsHookRun("TodoWrite(anything)", "TodoWrite", { todos: [] }), true);
+    assert.equal(ruleLetsHookRun("Bash(rm *)", "Bash", "not an object"), true);
     assert.equal(parseIfRule("Bash(rm *) && Bash(git *)"), undefined, "one rule only");
   });
 });

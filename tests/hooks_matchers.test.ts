@@ -14,6 +14,7 @@ import {
   HOOK_MATCH_FIELDS,
   type HookDialect,
   type HookSettings,
+  HookSettingsError,
   parseHookSettings,
 } from "../src/hooks/mod.ts";
 import { compileMatcher } from "../src/hooks/settings/matcher.ts";
@@ -92,8 +93,23 @@ describe("matchers (compiled)", () => {
     // Claude Code's matchers are JavaScript: (?i) stays invalid there.
     assert.throws(() => compileMatcher("(?i)bash", "claude-code"), SyntaxError);
     for (const untranslatable of ["(?x)bash", "(?U)a+", "a(?i)b", "(?-i)Bash", "(?i:[a-z]+)", "(?i:\\w)"]) {
-      assert.throws(() => compileMatcher(untranslatable, "codex"), SyntaxError, untranslatable);
+      assert.throws(() => compileMatcher(untranslatable, "codex", "PreToolUse", "at.matcher"), (error) => {
+        assert.ok(error instanceof HookSettingsError, untranslatable);
+        assert.equal(error.code, "ERR_HOOK_SETTINGS");
+        assert.equal(error.field, "at.matcher");
+        assert.match(error.message, /^at\.matcher: Rust inline flag syntax the bridge cannot translate: /);
+        return true;
+      });
     }
+    // parseHookSettings disables the group with a warning naming the matcher once, as for an invalid regex.
+    const settings = parseHookSettings({
+      hooks: { PreToolUse: [{ matcher: "(?x)bash", hooks: [{ type: "command", command: "true" }] }] },
+    }, { dialect: "codex" });
+    assert.deepEqual(settings.warnings, [{
+      field: "hooks.PreToolUse[0].matcher",
+      message: 'invalid regular expression "(?x)bash": Rust inline flag syntax the bridge cannot translate: ' +
+        '"(?x)bash"; this group is disabled',
+    }]);
   });
 
   it("match-all patterns; nothing else matches without a target; any of several targets", () => {

@@ -19,7 +19,7 @@ import { bashOutputTool, bashSessionTool, execCommandTool, killShellTool, writeS
 import { dshShell } from "./helpers/cli.ts";
 import { DockerDaemon, dockerUnavailable } from "./helpers/docker_daemon.ts";
 import { freshDir, removeDir } from "./helpers/dirs.ts";
-import { connectInMemory, connectStdio } from "./helpers/mcp.ts";
+import { connectInMemory, connectStdio, MCP_TOOL_NAMES } from "./helpers/mcp.ts";
 import { runningWithEnv } from "./helpers/proc.ts";
 import { repositoryRoot } from "./helpers/repository.ts";
 import { sandboxSkip } from "./helpers/sandbox.ts";
@@ -233,17 +233,7 @@ describe("createMcpServer, in memory", () => {
 
   it("offers both tool sets by default, and the codex set alone on request, with ./tool's very definitions", async () => {
     const all = await connectInMemory(createMcpServer(shell));
-    assert.deepEqual((await all.listTools()).tools.map((tool) => tool.name), [
-      "bash",
-      "bash_output",
-      "kill_shell",
-      "Read",
-      "Write",
-      "Edit",
-      "exec_command",
-      "write_stdin",
-      "apply_patch",
-    ]);
+    assert.deepEqual((await all.listTools()).tools.map((tool) => tool.name), MCP_TOOL_NAMES);
     const codex = await connectInMemory(createMcpServer(shell, { tools: "codex" }));
     const { tools } = await codex.listTools();
     assert.deepEqual(tools.map((tool) => tool.name), ["exec_command", "write_stdin", "apply_patch"]);
@@ -333,17 +323,7 @@ describe("dsh-shell mcp over stdio, sandboxed (the default)", { skip: noSandbox 
     const cwd = workdir();
     const server = await connectStdio([], cwd);
     const { tools } = await server.client.listTools();
-    assert.deepEqual(tools.map((tool) => tool.name), [
-      "bash",
-      "bash_output",
-      "kill_shell",
-      "Read",
-      "Write",
-      "Edit",
-      "exec_command",
-      "write_stdin",
-      "apply_patch",
-    ]);
+    assert.deepEqual(tools.map((tool) => tool.name), MCP_TOOL_NAMES);
     assert.equal(tools[0].annotations?.openWorldHint, false, "network none: a closed world");
     const result = await server.client.callTool({
       name: "bash",

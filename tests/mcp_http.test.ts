@@ -25,6 +25,7 @@ import { createLocalShell, type Shell } from "../mod.ts";
 import { type McpHttpServer, serveHttp } from "../src/mcp/mod.ts";
 import { dshShell, spawnCli } from "./helpers/cli.ts";
 import { freshDir, removeDir } from "./helpers/dirs.ts";
+import { MCP_TOOL_NAMES } from "./helpers/mcp.ts";
 import { runningWithEnv } from "./helpers/proc.ts";
 import { repositoryRoot } from "./helpers/repository.ts";
 import { sandboxSkip } from "./helpers/sandbox.ts";
@@ -165,17 +166,7 @@ describe("serveHttp", () => {
     assert.equal(server.url.pathname, "/mcp");
     const { client } = await connect(server.url, token);
     const { tools } = await client.listTools();
-    assert.deepEqual(tools.map((tool) => tool.name), [
-      "bash",
-      "bash_output",
-      "kill_shell",
-      "Read",
-      "Write",
-      "Edit",
-      "exec_command",
-      "write_stdin",
-      "apply_patch",
-    ]);
+    assert.deepEqual(tools.map((tool) => tool.name), MCP_TOOL_NAMES);
     mkdirSync(join(dir, "sub"), { recursive: true });
     const first = await client.callTool({
       name: "bash",

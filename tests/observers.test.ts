@@ -10,6 +10,7 @@ import { createHash } from "node:crypto";
 import { existsSync } from "node:fs";
 import process from "node:process";
 import { ShellSpecError } from "../mod.ts";
+import { concatBytes } from "./helpers/capture.ts";
 import { rejection, thrown } from "./helpers/errors.ts";
 import { withShell } from "./helpers/shell.ts";
 
@@ -23,17 +24,6 @@ function keeper(): { chunks: Uint8Array[]; text: () => string; observe: (chunk: 
     observe: (chunk) => chunks.push(chunk),
     text: () => decoder.decode(concatBytes(chunks)),
   };
-}
-
-/** The chunks one after the other, in one array. */
-function concatBytes(chunks: Uint8Array[]): Uint8Array {
-  const out = new Uint8Array(chunks.reduce((sum, chunk) => sum + chunk.length, 0));
-  let at = 0;
-  for (const chunk of chunks) {
-    out.set(chunk, at);
-    at += chunk.length;
-  }
-  return out;
 }
 
 describe("observers", () => {

@@ -35,16 +35,10 @@ import { ShellExecSpecSchema, ShellRunResultSchema } from "../src/seam/schemas.t
 import { OutputCollector } from "../src/seam/capture/collector.ts";
 import { ownFields } from "../src/seam/own_fields.ts";
 import { commonRequest, requestSchema } from "../src/seam/resolve/schemas.ts";
+import { concatBytes } from "./helpers/capture.ts";
 import { freshDir, removeDir } from "./helpers/dirs.ts";
-import { fastCheckSeed } from "./helpers/fast_check.ts";
+import { fastCheckRuns } from "./helpers/fast_check.ts";
 import { DECIDED_SURVIVE_NAMES, SPEC_MUST_SCRUB_NAMES, SPEC_MUST_SURVIVE_NAMES } from "./helpers/spec_env.ts";
-
-const SEED = fastCheckSeed();
-
-/** fast-check parameters: a bounded number of runs, and the replay seed when one is given. */
-function runs(numRuns: number): { numRuns: number; seed?: number } {
-  return SEED === undefined ? { numRuns } : { numRuns, seed: SEED };
-}
 
 const encoder = new TextEncoder();
 const decoder = new TextDecoder();
@@ -407,7 +401,7 @@ describe("property: random requests", () => {
         }
         for (const key of Object.keys(spec)) assert.ok((REQUEST_KEYS as readonly string[]).includes(key), key);
       }),
-      runs(1_500),
+      fastCheckRuns(1_500),
     );
   });
 
@@ -439,7 +433,7 @@ describe("property: random requests", () => {
         verdicts.accepted++;
         for (const key of REQUEST_KEYS) assert.equal(quick[key], parsed.data[key], key);
       }),
-      runs(3_000),
+      fastCheckRuns(3_000),
     );
     assert.ok(verdicts.accepted > 300 && verdicts.refused > 300, `one verdict is rare: ${JSON.stringify(verdicts)}`);
   });
@@ -458,7 +452,7 @@ describe("property: random requests", () => {
           (error: unknown) => error instanceof ShellSpecError && error.message.startsWith(`${error.field}: `),
         );
       }),
-      runs(300),
+      fastCheckRuns(300),
     );
   });
 
@@ -565,7 +559,7 @@ describe("property: random requests", () => {
             break;
         }
       }),
-      runs(40),
+      fastCheckRuns(40),
     );
     assert.deepEqual(readdirSync(spillDir), [], "every spill file was returned (and removed by the test)");
   });
@@ -975,7 +969,7 @@ describe("property: mergeEnv and explainEnv", () => {
           }
         }
       }),
-      runs(1_000),
+      fastCheckRuns(1_000),
     );
   });
 });
@@ -1006,16 +1000,6 @@ const TRICKY_BYTES = [
   [0xff],
   [0xef, 0xbf, 0xbd], // U+FFFD itself, as input
 ].map((bytes) => new Uint8Array(bytes));
-
-function concatBytes(parts: Uint8Array[]): Uint8Array {
-  const out = new Uint8Array(parts.reduce((n, part) => n + part.length, 0));
-  let at = 0;
-  for (const part of parts) {
-    out.set(part, at);
-    at += part.length;
-  }
-  return out;
-}
 
 const rawBytes = (maxParts: number) =>
   fc.array(
@@ -1167,11 +1151,11 @@ describe("property: output capture over random streams and chunkings", () => {
   });
 
   it("valid UTF-8 text: exact head + tail + spill, no U+FFFD at all, memory within the budget", () => {
-    fc.assert(fc.property(captureCases(true), (input) => checkCapture(input, spillDir)), runs(600));
+    fc.assert(fc.property(captureCases(true), (input) => checkCapture(input, spillDir)), fastCheckRuns(600));
   });
 
   it("raw bytes: exact head + tail + spill, no U+FFFD beyond the input's own, memory within the budget", () => {
-    fc.assert(fc.property(captureCases(false), (input) => checkCapture(input, spillDir)), runs(600));
+    fc.assert(fc.property(captureCases(false), (input) => checkCapture(input, spillDir)), fastCheckRuns(600));
   });
 
   it("a tail that starts inside a run of 4+ continuation bytes shows no U+FFFD the stream does not have", () => {

@@ -11,18 +11,14 @@ import assert from "node:assert/strict";
 import { readFileSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
 import type { Shell } from "../mod.ts";
-import { executeBashOutputTool, executeBashTool, type ToolOutcome } from "../src/tool/mod.ts";
+import { executeBashTool } from "../src/tool/mod.ts";
 import { untilFileExists } from "./helpers/bash.ts";
 import { seqText } from "./helpers/capture.ts";
 import { freshDir, listDir, removeDir } from "./helpers/dirs.ts";
 import { withShell } from "./helpers/shell.ts";
+import { readOutput } from "./helpers/tools.ts";
 
 const OWNER = "session-1";
-
-/** One bash_output call as OWNER. */
-function readOutput(shell: Shell, taskId: string): Promise<ToolOutcome> {
-  return executeBashOutputTool(shell, { task_id: taskId }, { owner: OWNER });
-}
 
 /** Starts `command` as OWNER's task and returns its id. */
 function startTask(shell: Shell, command: string): string {
@@ -39,15 +35,24 @@ describe("bash_output: a running task", () => {
       );
       const task = shell.task(id, OWNER);
       assert.equal(await task.waitForOutput(), "output");
-      assert.deepEqual(await readOutput(shell, id), { text: "one\n[status: running]", isError: false });
-      assert.deepEqual(await readOutput(shell, id), { text: "(no new output)\n[status: running]", isError: false });
+      assert.deepEqual(await readOutput(shell, id, OWNER), { text: "one\n[status: running]", isError: false });
+      assert.deepEqual(await readOutput(shell, id, OWNER), {
+        text: "(no new output)\n[status: running]",
+        isError: false,
+      });
       writeFileSync(go[0], "");
       assert.equal(await task.waitForOutput(), "output");
-      assert.deepEqual(await readOutput(shell, id), { text: "[stderr]\nwarn\n[status: running]", isError: false });
+      assert.deepEqual(await readOutput(shell, id, OWNER), {
+        text: "[stderr]\nwarn\n[status: running]",
+        isError: false,
+      });
       writeFileSync(go[1], "");
       await task.done;
-      assert.deepEqual(await readOutput(shell, id), { text: "two\n[status: completed; exit code: 0]", isError: false });
-      assert.deepEqual(await readOutput(shell, id), {
+      assert.deepEqual(await readOutput(shell, id, OWNER), {
+        text: "two\n[status: completed; exit code: 0]",
+        isError: false,
+      });
+      assert.deepEqual(await readOutput(shell, id, OWNER), {
         text: "(no new output)\n[status: completed; exit code: 0]",
         isError: false,
       });
@@ -60,7 +65,7 @@ describe("bash_output: a finished task", () => {
     await withShell({}, async (shell) => {
       const id = startTask(shell, "printf out; printf err >&2; exit 3");
       await shell.task(id, OWNER).done;
-      assert.deepEqual(await readOutput(shell, id), {
+      assert.deepEqual(await readOutput(shell, id, OWNER), {
         text: "out\n[stderr]\nerr\n[status: completed; exit code: 3]",
         isError: false,
       });
@@ -71,7 +76,7 @@ describe("bash_output: a finished task", () => {
     await withShell({}, async (shell) => {
       const id = startTask(shell, "echo before; kill -TERM $$");
       await shell.task(id, OWNER).done;
-      assert.equal((await readOutput(shell, id)).text, "before\n[status: completed; signal: SIGTERM]");
+      assert.equal((await readOutput(shell, id, OWNER)).text, "before\n[status: completed; signal: SIGTERM]");
     });
   });
 
@@ -82,7 +87,7 @@ describe("bash_output: a finished task", () => {
       await task.waitForOutput();
       assert.equal(task.kill(), true);
       await task.done;
-      assert.equal((await readOutput(shell, id)).text, "up\n[status: killed; signal: SIGTERM]");
+      assert.equal((await readOutput(shell, id, OWNER)).text, "up\n[status: killed; signal: SIGTERM]");
     });
   });
 
@@ -90,11 +95,14 @@ describe("bash_output: a finished task", () => {
     await withShell({}, async (shell, dir) => {
       const missing = join(dir, "no-such-dir");
       const task = shell.start(shell.resolve({ command: "echo never", owner: OWNER, workdir: missing }));
-      assert.deepEqual(await readOutput(shell, task.id), {
+      assert.deepEqual(await readOutput(shell, task.id, OWNER), {
         text: `[stderr]\nShellSpawnError: workdir does not exist: ${missing}\n[status: killed; it never started]`,
         isError: false,
       });
-      assert.equal((await readOutput(shell, task.id)).text, "(no new output)\n[status: killed; it never started]");
+      assert.equal(
+        (await readOutput(shell, task.id, OWNER)).text,
+        "(no new output)\n[status: killed; it never started]",
+      );
     });
   });
 
@@ -102,10 +110,10 @@ describe("bash_output: a finished task", () => {
     await withShell({}, async (shell) => {
       const blank = startTask(shell, "echo; echo '  ' >&2");
       await shell.task(blank, OWNER).done;
-      assert.equal((await readOutput(shell, blank)).text, "(no new output)\n[status: completed; exit code: 0]");
+      assert.equal((await readOutput(shell, blank, OWNER)).text, "(no new output)\n[status: completed; exit code: 0]");
       const inner = startTask(shell, "printf 'a\\n\\nb\\n'");
       await shell.task(inner, OWNER).done;
-      assert.equal((await readOutput(shell, inner)).text, "a\n\nb\n[status: completed; exit code: 0]");
+      assert.equal((await readOutput(shell, inner, OWNER)).text, "a\n\nb\n[status: completed; exit code: 0]");
     });
   });
 
@@ -114,7 +122,7 @@ describe("bash_output: a finished task", () => {
       const id = startTask(shell, "echo last words; sleep 300");
       await shell.task(id, OWNER).waitForOutput();
       await shell.close();
-      assert.deepEqual(await readOutput(shell, id), {
+      assert.deepEqual(await readOutput(shell, id, OWNER), {
         text: "last words\n[status: killed; signal: SIGTERM]",
         isError: false,
       });
@@ -134,7 +142,7 @@ describe("bash_output: output past the budget", () => {
           const redirect = stream === "stderr" ? " >&2" : "";
           const id = startTask(shell, `seq 1 10000${redirect}`);
           await shell.task(id, OWNER).done;
-          const outcome = await readOutput(shell, id);
+          const outcome = await readOutput(shell, id, OWNER);
           assert.equal(outcome.isError, false);
           const lines = outcome.text.split("\n");
           assert.equal(lines.at(-1), "[status: completed; exit code: 0]");
@@ -151,7 +159,7 @@ describe("bash_output: output past the budget", () => {
           assert.ok(full.endsWith(text), "the newest output: a suffix of the stream");
           assert.ok(text.length > 1 && text.length <= BUDGET, `within the budget, got ${text.length}`);
           // Read: the next read has nothing new and is not lossy.
-          assert.equal((await readOutput(shell, id)).text, "(no new output)\n[status: completed; exit code: 0]");
+          assert.equal((await readOutput(shell, id, OWNER)).text, "(no new output)\n[status: completed; exit code: 0]");
         });
       } finally {
         removeDir(spillDir);
@@ -163,7 +171,7 @@ describe("bash_output: output past the budget", () => {
     await withShell({ maxOutputBytes: BUDGET, maxSpillBytes: 2_000 }, async (shell) => {
       const id = startTask(shell, "seq 1 10000");
       await shell.task(id, OWNER).done;
-      const lines = (await readOutput(shell, id)).text.split("\n");
+      const lines = (await readOutput(shell, id, OWNER)).text.split("\n");
       assert.deepEqual(lines.slice(-2), [
         "[output truncated: only the newest unread output is shown; full output unavailable]",
         "[status: completed; exit code: 0]",
@@ -180,7 +188,7 @@ describe("bash_output after the bash tool", () => {
       });
       const id = started.taskId ?? assert.fail(started.text);
       await shell.task(id, OWNER).done;
-      assert.equal((await readOutput(shell, id)).text, "from bash\n[status: completed; exit code: 0]");
+      assert.equal((await readOutput(shell, id, OWNER)).text, "from bash\n[status: completed; exit code: 0]");
     });
   });
 });

@@ -21,6 +21,7 @@ import {
 } from "../src/tool/mod.ts";
 import { rejection, thrown } from "./helpers/errors.ts";
 import { withShell } from "./helpers/shell.ts";
+import { assertToolInputRefused } from "./helpers/tools.ts";
 
 const OWNER = "session-1";
 const OTHER = "session-2";
@@ -30,14 +31,6 @@ const TASK_TOOLS = [
   { tool: bashOutputTool, execute: executeBashOutputTool },
   { tool: killShellTool, execute: executeKillShellTool },
 ] as const;
-
-/** Asserts that `error` is a ToolInputError whose field is `field` and whose message names it. */
-function assertRefused(error: unknown, field: string): asserts error is ToolInputError {
-  assert.ok(error instanceof ToolInputError, `expected a ToolInputError, got ${String(error)}`);
-  assert.equal(error.name, "ToolInputError");
-  assert.equal(error.field, field);
-  assert.ok(error.message.includes(field), `the message ${JSON.stringify(error.message)} names ${field}`);
-}
 
 /** Starts `sleep 300` as `owner`'s task; close() of the shell ends it. */
 function sleeper(shell: Shell, owner: string | null): ShellTask {
@@ -116,7 +109,7 @@ describe("the task tools' parse", () => {
     it(`refuses ${key}, naming it and saying what to do`, () => {
       for (const { tool } of TASK_TOOLS) {
         const error = thrown(() => tool.parse({ task_id: "t1", [key]: "x" }));
-        assertRefused(error, key);
+        assertToolInputRefused(error, key);
         assert.ok(error.message.startsWith(`${key} is not an input of the ${tool.name} tool: `), error.message);
         assert.match(error.message, hint);
       }
@@ -125,10 +118,10 @@ describe("the task tools' parse", () => {
 
   it("says bash_output has no filter and returns at once", () => {
     const filter = thrown(() => bashOutputTool.parse({ task_id: "t1", filter: "error" }));
-    assertRefused(filter, "filter");
+    assertToolInputRefused(filter, "filter");
     assert.match(filter.message, /all new output/);
     const block = thrown(() => bashOutputTool.parse({ task_id: "t1", block: true }));
-    assertRefused(block, "block");
+    assertToolInputRefused(block, "block");
     assert.match(block.message, /returns at once/);
   });
 
@@ -144,7 +137,7 @@ describe("the task tools' parse", () => {
     it(`refuses ${label}, naming ${field}`, () => {
       for (const { tool } of TASK_TOOLS) {
         const error = thrown(() => tool.parse(input));
-        assertRefused(error, field);
+        assertToolInputRefused(error, field);
         assert.ok(error.message.startsWith(`${field}: `), error.message);
       }
     });
@@ -152,10 +145,10 @@ describe("the task tools' parse", () => {
 
   it("says what a missing task_id is", () => {
     const error = thrown(() => killShellTool.parse({}));
-    assertRefused(error, "task_id");
+    assertToolInputRefused(error, "task_id");
     assert.equal(error.message, "task_id: is required: the id from `started background task <id>`");
     const number = thrown(() => killShellTool.parse({ task_id: 42 }));
-    assertRefused(number, "task_id");
+    assertToolInputRefused(number, "task_id");
     assert.match(number.message, /\(got 42\)$/);
   });
 

@@ -13,6 +13,7 @@ import { executeBashOutputTool, executeBashTool, executeKillShellTool, type Tool
 import { rejection } from "./helpers/errors.ts";
 import { isRunning, Leftovers, procInfo, runningGroupMembers } from "./helpers/proc.ts";
 import { withShell } from "./helpers/shell.ts";
+import { readOutput } from "./helpers/tools.ts";
 import { eventually, within } from "./helpers/wait.ts";
 
 const OWNER = "session-1";
@@ -30,11 +31,6 @@ function kill(shell: Shell, taskId: string, signal?: AbortSignal): Promise<ToolO
   );
 }
 
-/** One bash_output call as OWNER. */
-function readOutput(shell: Shell, taskId: string): Promise<ToolOutcome> {
-  return executeBashOutputTool(shell, { task_id: taskId }, { owner: OWNER });
-}
-
 /**
  * Starts, as OWNER's background task, a leader that starts `members`
  * commands in the background, prints their pids on one line and waits;
@@ -48,7 +44,7 @@ async function startTree(shell: Shell, members: string[]): Promise<{ id: string;
   });
   const id = started.taskId ?? assert.fail(started.text);
   await shell.task(id, OWNER).waitForOutput();
-  const [line, status] = (await readOutput(shell, id)).text.split("\n");
+  const [line, status] = (await readOutput(shell, id, OWNER)).text.split("\n");
   assert.equal(status, "[status: running]");
   const pids = line.split(" ").map(Number);
   assert.equal(pids.length, members.length, line);
@@ -126,7 +122,7 @@ describe("kill_shell: the whole process tree", () => {
         await eventually(() => runningGroupMembers(task.pid).length === 0, POLL_MS),
         `the group still runs: ${runningGroupMembers(task.pid).join(" ")}`,
       );
-      assert.equal((await readOutput(shell, id)).text, "ready\n[status: killed; signal: SIGKILL]");
+      assert.equal((await readOutput(shell, id, OWNER)).text, "ready\n[status: killed; signal: SIGKILL]");
     });
   });
 });
@@ -155,7 +151,7 @@ describe("kill_shell: a task that is not running", () => {
         isError: false,
       });
       assert.equal(task.status, "completed");
-      assert.equal((await readOutput(shell, task.id)).text, "done\n[status: completed; exit code: 4]");
+      assert.equal((await readOutput(shell, task.id, OWNER)).text, "done\n[status: completed; exit code: 4]");
       // Once read, no more hint.
       assert.equal(
         (await kill(shell, task.id)).text,

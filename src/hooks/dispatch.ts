@@ -16,17 +16,9 @@ import { planHooks, type PlannedHook } from "./plan/plan.ts";
 import { runHook, type RunHookOptions } from "./run/command.ts";
 import { runHttpHook } from "./run/http.ts";
 import { type ModelHookRunner, runModelHook } from "./run/model.ts";
-import type {
-  HookBackgroundRun,
-  HookDispatchResult,
-  HookEnvFile,
-  HookHarnessInfo,
-  HookJsonOutput,
-  HookModelRequest,
-  HookResult,
-  HookSettings,
-  HookWarning,
-} from "./types.ts";
+import type { HookEnvFile, HookHarnessInfo, HookJsonOutput, HookModelRequest, HookResult } from "./run/types.ts";
+import type { HookCommand, HookSettings, HookWarning } from "./settings/types.ts";
+import type { HookBackgroundRun, HookDispatchResult } from "./verdict/types.ts";
 import { readHookVerdict } from "./verdict/read.ts";
 
 /**
@@ -178,7 +170,13 @@ export async function dispatchHookEvent(
   try {
     results = await Promise.all(
       foreground.map((plan, index) =>
-        runPlanned(shell, plan, options, options.signal, plan.envFile ? envFiles?.next() : undefined).then((result) => {
+        runnerOf(plan).run({
+          shell,
+          plan,
+          options,
+          signal: options.signal,
+          envFile: plan.envFile ? envFiles?.next() : undefined,
+        }).then((result) => {
           finished.push(index);
           return result;
         })
@@ -214,67 +212,107 @@ export async function dispatchHookEvent(
   return dispatch;
 }
 
-/**
- * Whether a planned hook can run: a `prompt` or `agent` hook needs the
- * harness's `modelHook`, and is skipped with a warning without one.
- */
-function runnable(plan: PlannedHook, options: DispatchHookEventOptions, warnings: HookWarning[]): boolean {
-  if (plan.hook.type !== "prompt" && plan.hook.type !== "agent") return true;
-  if (typeof options.modelHook === "function") return true;
-  warnings.push({
-    field: plan.path,
-    message: `a ${plan.hook.type} hook needs the harness's model: skipped (dispatchHookEvent was given no modelHook)`,
-  });
-  return false;
+/** What a runner gets: one planned hook of the event, and the signal and env file of this run of it. */
+interface RunnerCall {
+  readonly shell: Shell;
+  readonly plan: PlannedHook;
+  readonly options: DispatchHookEventOptions;
+  /** The event's `signal` in the foreground, `backgroundSignal` in the background. */
+  readonly signal: AbortSignal | undefined;
+  /** The private `CLAUDE_ENV_FILE` of a foreground hook on an event that gives one. */
+  readonly envFile: string | undefined;
 }
 
-/** Runs a planned hook with the runner of its type; never rejects. */
-function runPlanned(
-  shell: Shell,
-  plan: PlannedHook,
-  options: DispatchHookEventOptions,
-  signal: AbortSignal | undefined,
-  envFile?: string,
-): Promise<HookResult> {
-  const { hook } = plan;
-  if (hook.type === "http") {
-    const locations = {
-      projectDir: options.projectDir,
-      ...(plan.pluginRoot === undefined ? {} : { pluginRoot: plan.pluginRoot }),
-      ...(plan.pluginData === undefined ? {} : { pluginData: plan.pluginData }),
-    };
-    return runHttpHook({
-      url: hook.command,
-      ...(hook.headers === undefined ? {} : { headers: hook.headers }),
-      ...(hook.allowedEnvVars === undefined ? {} : { allowedEnvVars: hook.allowedEnvVars }),
-      payload: options.payload,
-      ...(plan.timeoutMs === undefined ? {} : { timeoutMs: plan.timeoutMs }),
-      ...(signal === undefined ? {} : { signal }),
-      env: hookEnv(locations, options.env, plan.dialect, options.harness),
-    });
-  }
-  if (hook.type === "prompt" || hook.type === "agent") {
-    const request: Omit<HookModelRequest, "signal"> = {
-      type: hook.type,
-      prompt: hook.command,
-      ...(hook.model === undefined ? {} : { model: hook.model }),
-      event: options.event,
-      payload: options.payload,
-      timeoutMs: plan.timeoutMs ?? MODEL_HOOK_TIMEOUT_MS[hook.type],
-    };
-    return runModelHook(options.modelHook as ModelHookRunner, request, signal);
-  }
-  return runHook(shell, {
-    ...runOptions(plan, options),
-    ...(envFile === undefined ? {} : { envFile }),
-    ...(signal === undefined ? {} : { signal }),
-  });
+/** One row of {@linkcode RUNNERS}: how a hook entry of one type runs. */
+interface HookRunner {
+  /** Runs the hook; resolves with its result however it ends, never rejects. */
+  readonly run: (call: RunnerCall) => Promise<HookResult>;
+  /**
+   * Why a hook of this type cannot run with these options (the warning's
+   * text; the hook is then skipped), or `undefined` when it can.
+   */
+  readonly unavailable?: (options: DispatchHookEventOptions, type: string) => string | undefined;
 }
+
+/** A hook entry's type as the table knows it: a command hook has no `type`. */
+type HookType = NonNullable<HookCommand["type"]> | "command";
 
 /** Claude Code's default timeouts of `prompt` and `agent` hooks (CC "Common fields": 30 s and 60 s). */
 const MODEL_HOOK_TIMEOUT_MS = { prompt: 30_000, agent: 60_000 } as const;
 
-/** What `runHook` gets for a planned hook, whether it runs in the foreground or not. */
+/** A `prompt` or `agent` hook is run by the harness's model, through `modelHook`. */
+const MODEL_RUNNER: HookRunner = {
+  run: ({ plan, options, signal }) => {
+    const type = plan.hook.type as "prompt" | "agent";
+    const request: Omit<HookModelRequest, "signal"> = {
+      type,
+      prompt: plan.hook.command,
+      ...(plan.hook.model === undefined ? {} : { model: plan.hook.model }),
+      event: options.event,
+      payload: options.payload,
+      timeoutMs: plan.timeoutMs ?? MODEL_HOOK_TIMEOUT_MS[type],
+    };
+    return runModelHook(options.modelHook as ModelHookRunner, request, signal);
+  },
+  unavailable: (options, type) =>
+    typeof options.modelHook === "function"
+      ? undefined
+      : `a ${type} hook needs the harness's model: skipped (dispatchHookEvent was given no modelHook)`,
+};
+
+/**
+ * The runner of each hook type, keyed by the entry's type. A new hook type
+ * is one row here (and its settings in `settings/entry.ts`).
+ */
+const RUNNERS: Readonly<Record<HookType, HookRunner>> = {
+  // Shell form and exec form (`args`) alike: `runHook` tells them apart.
+  command: {
+    run: ({ shell, plan, options, signal, envFile }) =>
+      runHook(shell, {
+        ...runOptions(plan, options),
+        ...(envFile === undefined ? {} : { envFile }),
+        ...(signal === undefined ? {} : { signal }),
+      }),
+  },
+  http: {
+    run: ({ plan, options, signal }) => {
+      const { hook } = plan;
+      const locations = {
+        projectDir: options.projectDir,
+        ...(plan.pluginRoot === undefined ? {} : { pluginRoot: plan.pluginRoot }),
+        ...(plan.pluginData === undefined ? {} : { pluginData: plan.pluginData }),
+      };
+      return runHttpHook({
+        url: hook.command,
+        ...(hook.headers === undefined ? {} : { headers: hook.headers }),
+        ...(hook.allowedEnvVars === undefined ? {} : { allowedEnvVars: hook.allowedEnvVars }),
+        payload: options.payload,
+        ...(plan.timeoutMs === undefined ? {} : { timeoutMs: plan.timeoutMs }),
+        ...(signal === undefined ? {} : { signal }),
+        env: hookEnv(locations, options.env, plan.dialect, options.harness),
+      });
+    },
+  },
+  prompt: MODEL_RUNNER,
+  agent: MODEL_RUNNER,
+};
+
+/** The row of a planned hook's type. */
+function runnerOf(plan: PlannedHook): HookRunner {
+  const type = plan.hook.type;
+  // Settings built by hand may name a type the table does not know: such an entry runs as a command, as before.
+  return type !== undefined && Object.hasOwn(RUNNERS, type) ? RUNNERS[type] : RUNNERS.command;
+}
+
+/** Whether a planned hook can run; one that cannot is skipped, with a warning. */
+function runnable(plan: PlannedHook, options: DispatchHookEventOptions, warnings: HookWarning[]): boolean {
+  const missing = runnerOf(plan).unavailable?.(options, plan.hook.type ?? "command");
+  if (missing === undefined) return true;
+  warnings.push({ field: plan.path, message: missing });
+  return false;
+}
+
+/** What `runHook` gets for a planned command hook. */
 function runOptions(plan: PlannedHook, options: DispatchHookEventOptions): RunHookOptions {
   return {
     command: plan.hook.command,
@@ -296,7 +334,8 @@ function runOptions(plan: PlannedHook, options: DispatchHookEventOptions): RunHo
 function startBackground(shell: Shell, plan: PlannedHook, options: DispatchHookEventOptions): HookBackgroundRun {
   // Codex has no rewake: its `async` hook's exit 2 only fails.
   const rewake = plan.hook.asyncRewake === true && plan.dialect === "claude-code";
-  const done = runPlanned(shell, plan, options, options.backgroundSignal).then((result) => {
+  const run = runnerOf(plan).run({ shell, plan, options, signal: options.backgroundSignal, envFile: undefined });
+  const done = run.then((result) => {
     try {
       return backgroundResult(result, options.event, plan.dialect, rewake);
     } catch {

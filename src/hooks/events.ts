@@ -11,7 +11,7 @@
  * @module
  */
 
-import type { HookDialect } from "./types.ts";
+import type { HookDialect } from "./settings/types.ts";
 
 /** What exit code 2 means for an event. */
 export type Exit2Effect =

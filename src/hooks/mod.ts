@@ -70,24 +70,28 @@ export {
   type HookSession,
 } from "./payload.ts";
 export type {
-  HookBackgroundResult,
-  HookBackgroundRun,
-  HookCommand,
-  HookDialect,
-  HookDispatchEntry,
-  HookDispatchResult,
   HookEnvFile,
   HookHarnessInfo,
   HookJsonOutput,
-  HookMatcherGroup,
   HookModelRequest,
   HookOutcome,
   HookPermission,
   HookPermissionRequestDecision,
   HookResult,
-  HookSettings,
   HookSpecificOutput,
-  HookVerdict,
+} from "./run/types.ts";
+export type {
+  HookCommand,
+  HookDialect,
+  HookMatcherGroup,
+  HookSettings,
   HookWarning,
   SkippedHookEntry,
-} from "./types.ts";
+} from "./settings/types.ts";
+export type {
+  HookBackgroundResult,
+  HookBackgroundRun,
+  HookDispatchEntry,
+  HookDispatchResult,
+  HookVerdict,
+} from "./verdict/types.ts";

@@ -4,74 +4,30 @@
  * owner and one shell session, as one stdio connection is.
  *
  * The SDK's web-standard transport speaks the protocol; what is around it
- * is here, on `node:http` (the same on Deno and Node): the token, the
- * `Host` and `Origin` checks, the bounds (body, time, sessions) and the
- * end of each session. Nothing is read of a request, not even its body,
- * before its token was checked.
+ * is here, on `node:http` (the same on Deno and Node): the route of a
+ * request through the token and the `Host` and `Origin` checks
+ * (`http_auth.ts`), its body and answer (`http_io.ts`) and its session
+ * (`http_sessions.ts`: the table, the cap, the idle clock and the end of
+ * each session), and the connections' clocks. The options and their bounds
+ * are checked in `http_options.ts`. Nothing is read of a request, not even
+ * its body, before its token was checked.
  *
  * @module
  */
 
-import { randomUUID } from "node:crypto";
 import { createServer, type IncomingMessage, type Server as HttpServer, type ServerResponse } from "node:http";
 import type { AddressInfo, Socket } from "node:net";
-import type { Server } from "@modelcontextprotocol/sdk/server";
-// Deno does not find the types of the package's wildcard exports (`./*.js`); tsc does. The same file, named for Deno.
-// @ts-types="@modelcontextprotocol/sdk/server/webStandardStreamableHttp"
-import { WebStandardStreamableHTTPServerTransport } from "@modelcontextprotocol/sdk/server/webStandardStreamableHttp.js";
 // @ts-types="@modelcontextprotocol/sdk/types"
 import { isInitializeRequest } from "@modelcontextprotocol/sdk/types.js";
-import { ShellSpecError } from "../seam/errors.ts";
-import { ownValue } from "../seam/own_fields.ts";
 import type { Shell } from "../seam/types.ts";
-import { allowedHosts, BearerToken, fromAllowedPlace } from "./http_auth.ts";
+import { allowedHosts, fromAllowedPlace } from "./http_auth.ts";
+import { CLOSE, header, readBody, reply, webHeaders, write } from "./http_io.ts";
+import { checkOptions, type HttpServeOptions } from "./http_options.ts";
+import { type HttpSession, HttpSessions } from "./http_sessions.ts";
 import { buildServer, endConnection } from "./server.ts";
-import type { McpServerOptions } from "./types.ts";
 
-/**
- * How {@linkcode serveHttp} serves: the token, where it listens, and its
- * bounds. The tool options are {@linkcode McpServerOptions}'s, but `owner`:
- * each MCP session has its own.
- *
- * @example
- * ```ts
- * import type { HttpServeOptions } from "@dsh/shell/mcp";
- * const options: HttpServeOptions = { token: "x".repeat(32), port: 0, maxSessions: 4 };
- * console.log(options.maxSessions);
- * ```
- */
-export interface HttpServeOptions extends Omit<McpServerOptions, "owner"> {
-  /**
-   * The bearer token every request must carry (`Authorization: Bearer
-   * <token>`): at least 32 bytes, no blanks. Required; never logged.
-   */
-  token: string;
-  /** The address to listen on (default `"127.0.0.1"`: this machine only). */
-  host?: string;
-  /** The port (default `0`: one the system picks; see {@linkcode McpHttpServer.url}). */
-  port?: number;
-  /**
-   * More `Host` values to answer to, exactly as requests carry them (a
-   * proxy in front: `"mcp.example.com"`). By default the server answers
-   * only to the address it listens on (the loopback names for loopback).
-   */
-  allowedHosts?: readonly string[];
-  /** A session with no request for this long is ended (default 30 minutes). */
-  idleTimeoutMs?: number;
-  /** The most sessions open at once (default 16); a new one past it is answered 503. */
-  maxSessions?: number;
-  /** The largest request body, in bytes (default 1 MiB); a larger one is answered 413. */
-  maxBodyBytes?: number;
-  /** The time a request has to arrive, headers and body (default 30 s); past it, 408 and the socket closed. */
-  requestTimeoutMs?: number;
-  /**
-   * How long a client may stop reading a response stream (default 30 s):
-   * the stream is then closed, so an unread stream holds no memory.
-   */
-  stalledReadTimeoutMs?: number;
-  /** Closes the server (as {@linkcode McpHttpServer.close}) when aborted. */
-  signal?: AbortSignal;
-}
+// The options' shape is in http_options.ts, with their check; the entry names it here, beside serveHttp.
+export type { HttpServeOptions } from "./http_options.ts";
 
 /**
  * A running HTTP server, as {@linkcode serveHttp} returns it.
@@ -106,25 +62,6 @@ export interface McpHttpServer {
   close(): Promise<void>;
   /** `close()`. */
   [Symbol.asyncDispose](): Promise<void>;
-}
-
-const MINUTE = 60_000;
-// How long an ending session waits for the answers of its aborted calls to be written.
-const ANSWER_GRACE_MS = 2_000;
-// setTimeout's largest delay; a longer one fires at once.
-const MAX_DELAY_MS = 2 ** 31 - 1;
-
-/** One MCP session: its transport, its server (and so its owner and shell session), and its idle clock. */
-interface Session {
-  readonly id: string;
-  readonly transport: WebStandardStreamableHTTPServerTransport;
-  readonly server: Server;
-  /** POST requests under way: a session is idle only when none is. */
-  posts: number;
-  /** Told when `posts` falls to 0. */
-  quiet: (() => void)[];
-  idle: ReturnType<typeof setTimeout> | undefined;
-  ending: Promise<void> | undefined;
 }
 
 /**
@@ -175,52 +112,9 @@ export async function serveHttp(shell: Shell, options: HttpServeOptions): Promis
   const { token, host, port, extraHosts, idleTimeoutMs, maxSessions, maxBodyBytes, requestTimeoutMs, stalled } =
     checked;
   const signal = checked.signal;
-  const sessions = new Map<string, Session>();
-  // Sessions being created: they count against the cap before their id is known.
-  let opening = 0;
+  const sessions = new HttpSessions(shell, checked.server, idleTimeoutMs, maxSessions);
   let closing: Promise<void> | undefined;
   let allowed = new Set<string>();
-
-  const endSession = (session: Session): Promise<void> => {
-    session.ending ??= (async () => {
-      clearTimeout(session.idle);
-      sessions.delete(session.id);
-      // The calls are aborted and the tasks killed; this resolves once they have ended.
-      await endConnection(session.server);
-      // The aborted calls' answers are on their way to their streams: let them go out before the streams close
-      // (a client would otherwise wait for them until its own timeout), for a moment at most.
-      if (session.posts > 0) {
-        let timer: ReturnType<typeof setTimeout> | undefined;
-        await Promise.race([
-          new Promise<void>((resolve) => session.quiet.push(resolve)),
-          new Promise<void>((resolve) => timer = setTimeout(resolve, ANSWER_GRACE_MS)),
-        ]);
-        clearTimeout(timer);
-      }
-      await session.transport.close();
-    })();
-    return session.ending;
-  };
-  const armIdle = (session: Session): void => {
-    clearTimeout(session.idle);
-    session.idle = setTimeout(() => void endSession(session), idleTimeoutMs);
-    // The clock alone must not keep a process alive whose server was closed.
-    (session.idle as { unref?: () => void }).unref?.();
-  };
-
-  const openSession = async (): Promise<Session> => {
-    const id = randomUUID();
-    const transport = new WebStandardStreamableHTTPServerTransport({
-      sessionIdGenerator: () => id,
-      // Awaited by the transport before it answers a DELETE: the answer comes once the session's work has ended.
-      onsessionclosed: () => endSession(session),
-    });
-    const server = buildServer(shell, { ...checked.server, owner: `mcp-http-${id}` });
-    const session: Session = { id, transport, server, posts: 0, quiet: [], idle: undefined, ending: undefined };
-    transport.onclose = () => void endSession(session);
-    await server.connect(transport);
-    return session;
-  };
 
   const handle = async (req: IncomingMessage, res: ServerResponse): Promise<void> => {
     const place = fromAllowedPlace(allowed, req.headers.host, req.headers.origin);
@@ -252,34 +146,30 @@ export async function serveHttp(shell: Shell, options: HttpServeOptions): Promis
         return reply(res, 400, "the body is not JSON");
       }
     }
-    let session: Session;
+    let session: HttpSession;
     let reserved = false;
     if (sessionId === undefined) {
       if (method !== "POST" || !isInitializeRequest(body)) {
         return reply(res, 400, "Mcp-Session-Id is required but for an initialize request");
       }
-      if (sessions.size + opening >= maxSessions) {
+      // Counted against the cap from here until it is registered or dropped, so a burst of initializes cannot pass it.
+      if (!sessions.reserve()) {
         return reply(res, 503, `the server has its most sessions open (${maxSessions})`, { "Retry-After": "5" });
       }
-      // Counted against the cap from here until it is registered or dropped, so a burst of initializes cannot pass it.
-      opening++;
       reserved = true;
       try {
-        session = await openSession();
+        session = await sessions.create();
       } catch (error) {
-        opening--;
+        sessions.release();
         reserved = false;
         throw error;
       }
     } else {
       const found = sessions.get(sessionId);
-      if (found === undefined || found.ending !== undefined) return reply(res, 404, "no such session");
+      if (found === undefined) return reply(res, 404, "no such session");
       session = found;
     }
-    if (method === "POST") {
-      session.posts++;
-      clearTimeout(session.idle);
-    }
+    if (method === "POST") sessions.postStarted(session);
     try {
       const request = new Request(new URL(`/mcp${target.search}`, "http://server"), {
         method,
@@ -287,26 +177,23 @@ export async function serveHttp(shell: Shell, options: HttpServeOptions): Promis
       });
       const response = await session.transport.handleRequest(request, { parsedBody: body });
       if (reserved) {
-        opening--;
+        sessions.release();
         reserved = false;
         // A session is open only once its initialize succeeded.
         if (response.ok && session.transport.sessionId === session.id && closing === undefined) {
-          sessions.set(session.id, session);
+          sessions.add(session);
         } else {
-          void endSession(session);
+          void sessions.end(session);
         }
       }
       await write(res, response, stalled);
     } finally {
       // A transport that threw before answering leaves nothing reserved.
       if (reserved) {
-        opening--;
-        void endSession(session);
+        sessions.release();
+        void sessions.end(session);
       }
-      if (method === "POST" && --session.posts === 0) {
-        session.quiet.splice(0).forEach((tell) => tell());
-        if (session.ending === undefined) armIdle(session);
-      }
+      if (method === "POST") sessions.postEnded(session);
     }
   };
 
@@ -372,7 +259,7 @@ export async function serveHttp(shell: Shell, options: HttpServeOptions): Promis
     closing ??= (async () => {
       signal?.removeEventListener("abort", onAbort);
       const stopped = new Promise<void>((resolve) => http.close(() => resolve()));
-      await Promise.all([...sessions.values()].map(endSession));
+      await sessions.endAll();
       for (const socket of sockets) socket.destroy();
       await stopped;
       closed();
@@ -395,191 +282,4 @@ export async function serveHttp(shell: Shell, options: HttpServeOptions): Promis
     close,
     [Symbol.asyncDispose]: close,
   };
-}
-
-const CLOSE = { Connection: "close" };
-
-/** Answers with a small JSON-RPC error body (what MCP clients show), `status`, and `headers`. */
-function reply(res: ServerResponse, status: number, message: string, headers: Record<string, string> = {}): void {
-  const body = JSON.stringify({ jsonrpc: "2.0", error: { code: -32000, message }, id: null });
-  res.writeHead(status, { ...headers, "Content-Type": "application/json", "Content-Length": Buffer.byteLength(body) });
-  res.end(body);
-}
-
-function header(req: IncomingMessage, name: string): string | undefined {
-  const value = req.headers[name];
-  return Array.isArray(value) ? value[0] : value;
-}
-
-/** The request's headers for the transport, but the token: nothing past this module sees it. */
-function webHeaders(req: IncomingMessage): Headers {
-  const headers = new Headers();
-  for (const [name, value] of Object.entries(req.headers)) {
-    if (name === "authorization" || value === undefined) continue;
-    for (const one of Array.isArray(value) ? value : [value]) headers.append(name, one);
-  }
-  return headers;
-}
-
-type BodyRead = Buffer | "too large" | "too slow" | "failed";
-
-/**
- * The body, at most `max` bytes within `ms`: a declared or a received length past the bound is refused without
- * reading on, and so is a body still arriving when the time is up (a slow client holds nothing for long).
- */
-function readBody(req: IncomingMessage, max: number, ms: number): Promise<BodyRead> {
-  if (Number(req.headers["content-length"]) > max) return Promise.resolve("too large");
-  return new Promise((resolve) => {
-    const chunks: Buffer[] = [];
-    let size = 0;
-    const timer = setTimeout(() => {
-      req.pause();
-      done("too slow");
-    }, ms);
-    const done = (outcome: BodyRead): void => {
-      clearTimeout(timer);
-      req.off("data", onData);
-      req.off("end", onEnd);
-      req.off("error", onError);
-      req.off("close", onError);
-      resolve(outcome);
-    };
-    const onData = (chunk: Buffer): void => {
-      size += chunk.length;
-      if (size > max) {
-        req.pause();
-        done("too large");
-      } else chunks.push(chunk);
-    };
-    const onEnd = (): void => done(Buffer.concat(chunks));
-    const onError = (): void => done("failed");
-    req.on("data", onData);
-    req.once("end", onEnd);
-    req.once("error", onError);
-    req.once("close", onError);
-  });
-}
-
-/**
- * Writes the transport's response. A stream is read only as fast as the
- * client takes it; a client that stops taking it for `stalledMs` has it
- * closed, and with it what the transport had queued for it.
- */
-async function write(res: ServerResponse, response: Response, stalledMs: number): Promise<void> {
-  const headers: Record<string, string> = {};
-  response.headers.forEach((value, name) => headers[name] = value);
-  res.writeHead(response.status, headers);
-  if (response.body === null) {
-    res.end();
-    return;
-  }
-  res.flushHeaders();
-  const reader = response.body.getReader();
-  const gone = (): void => void reader.cancel().catch(() => {});
-  res.once("close", gone);
-  try {
-    for (;;) {
-      const { done, value } = await reader.read();
-      if (done) break;
-      if (!res.write(value) && !await drained(res, stalledMs)) {
-        res.destroy();
-        break;
-      }
-    }
-    res.end();
-  } catch {
-    res.destroy();
-  } finally {
-    res.off("close", gone);
-    gone();
-  }
-}
-
-/** Resolves true once `res` drains, false when it has not within `ms` or closed first. */
-function drained(res: ServerResponse, ms: number): Promise<boolean> {
-  return new Promise((resolve) => {
-    const finish = (ok: boolean): void => {
-      clearTimeout(timer);
-      res.off("drain", onDrain);
-      res.off("close", onClose);
-      resolve(ok);
-    };
-    const onDrain = (): void => finish(true);
-    const onClose = (): void => finish(false);
-    const timer = setTimeout(() => finish(false), ms);
-    res.once("drain", onDrain);
-    res.once("close", onClose);
-  });
-}
-
-interface Checked {
-  token: BearerToken;
-  host: string;
-  port: number;
-  extraHosts: readonly string[];
-  idleTimeoutMs: number;
-  maxSessions: number;
-  maxBodyBytes: number;
-  requestTimeoutMs: number;
-  stalled: number;
-  signal: AbortSignal | undefined;
-  server: McpServerOptions;
-}
-
-/** The options, own properties only, checked; throws `ShellSpecError` naming the field. */
-function checkOptions(options: HttpServeOptions): Checked {
-  if (typeof options !== "object" || options === null) throw new ShellSpecError("options", "must be an object");
-  if (Object.hasOwn(options, "owner")) {
-    throw new ShellSpecError("owner", "is not an option of serveHttp: each MCP session has its own owner");
-  }
-  const token = new BearerToken(ownValue(options, "token"));
-  const host = ownValue(options, "host") ?? "127.0.0.1";
-  if (typeof host !== "string" || host === "") throw new ShellSpecError("host", "must be a non-empty string");
-  const port = ownValue(options, "port") ?? 0;
-  if (!Number.isInteger(port) || (port as number) < 0 || (port as number) > 65535) {
-    throw new ShellSpecError("port", "must be an integer from 0 to 65535");
-  }
-  const extraHosts = ownValue(options, "allowedHosts") ?? [];
-  if (!Array.isArray(extraHosts) || !extraHosts.every((one) => typeof one === "string" && one !== "")) {
-    throw new ShellSpecError("allowedHosts", "must be an array of non-empty strings");
-  }
-  const signal = ownValue(options, "signal");
-  if (signal !== undefined && !(signal instanceof AbortSignal)) {
-    throw new ShellSpecError("signal", "must be an AbortSignal");
-  }
-  // What is not the HTTP layer's is the MCP server's (tools, openWorld, and whatever createMcpServer takes).
-  const {
-    token: _token,
-    host: _host,
-    port: _port,
-    allowedHosts: _allowedHosts,
-    idleTimeoutMs: _idle,
-    maxSessions: _max,
-    maxBodyBytes: _body,
-    requestTimeoutMs: _request,
-    stalledReadTimeoutMs: _stalled,
-    signal: _signal,
-    ...server
-  } = options;
-  return {
-    token,
-    host,
-    port: port as number,
-    extraHosts: [...extraHosts],
-    idleTimeoutMs: positive(options, "idleTimeoutMs", 30 * MINUTE, MAX_DELAY_MS),
-    maxSessions: positive(options, "maxSessions", 16, 1_000_000),
-    maxBodyBytes: positive(options, "maxBodyBytes", 1024 * 1024, 2 ** 31),
-    requestTimeoutMs: positive(options, "requestTimeoutMs", 30_000, MAX_DELAY_MS),
-    stalled: positive(options, "stalledReadTimeoutMs", 30_000, MAX_DELAY_MS),
-    signal,
-    server,
-  };
-}
-
-function positive(options: HttpServeOptions, field: keyof HttpServeOptions, fallback: number, max: number): number {
-  const value = ownValue(options, field) ?? fallback;
-  if (!Number.isInteger(value) || (value as number) < 1 || (value as number) > max) {
-    throw new ShellSpecError(field, `must be an integer from 1 to ${max}`);
-  }
-  return value as number;
 }

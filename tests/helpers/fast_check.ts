@@ -18,3 +18,12 @@ export function fastCheckSeed(): number | undefined {
   if (!Number.isSafeInteger(seed)) throw new Error(`FC_SEED must be an integer, got ${JSON.stringify(text)}`);
   return seed;
 }
+
+/**
+ * fast-check's parameters for one property: a bounded number of runs, and
+ * the replay seed of {@linkcode fastCheckSeed} when one is given.
+ */
+export function fastCheckRuns(numRuns: number): { numRuns: number; seed?: number } {
+  const seed = fastCheckSeed();
+  return seed === undefined ? { numRuns } : { numRuns, seed };
+}

@@ -25,6 +25,23 @@ import type { Transport } from "@modelcontextprotocol/sdk/shared/transport.js";
 import type { JSONRPCMessage } from "@modelcontextprotocol/sdk/types.js";
 import { cliCommand } from "./cli.ts";
 
+/**
+ * The nine tools the MCP server offers by default, in the order it lists
+ * them: the bash set (the bash tool, its task companions and the file
+ * tools), then the codex set.
+ */
+export const MCP_TOOL_NAMES: readonly string[] = Object.freeze([
+  "bash",
+  "bash_output",
+  "kill_shell",
+  "Read",
+  "Write",
+  "Edit",
+  "exec_command",
+  "write_stdin",
+  "apply_patch",
+]);
+
 /** How the server process ended. */
 export interface ServerExit {
   code: number | null;

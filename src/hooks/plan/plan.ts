@@ -15,7 +15,7 @@ import { ifRuleMatches, parseIfRule } from "../settings/if/if_filter.ts";
 import { matchScope } from "../settings/matcher.ts";
 import { matcherOf } from "../settings/parse.ts";
 import { hookPathOf } from "../settings/entry.ts";
-import type { HookCommand, HookDialect, HookSettings, HookWarning } from "../types.ts";
+import type { HookCommand, HookDialect, HookSettings, HookWarning } from "../settings/types.ts";
 
 /** Claude Code's `SessionEnd` budget: 1.5 s, raised by the settings' own timeouts up to 60 s. */
 const SESSION_END_BUDGET_MS = 1_500;

@@ -8,7 +8,7 @@
  */
 
 import { z } from "zod";
-import type { HookJsonOutput, HookSpecificOutput } from "../types.ts";
+import type { HookJsonOutput, HookSpecificOutput } from "./types.ts";
 
 /** A JSON object (not an array, not null). */
 const jsonObject = z.record(z.string(), z.unknown());

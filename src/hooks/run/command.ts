@@ -15,7 +15,8 @@ import { hookEnv, hookVariables } from "./hook_env.ts";
 import { parseHookJson } from "./answer.ts";
 import { expandPlaceholders } from "./placeholders.ts";
 import { failedResult } from "./result.ts";
-import type { HookDialect, HookHarnessInfo, HookJsonOutput, HookOutcome, HookResult } from "../types.ts";
+import type { HookHarnessInfo, HookJsonOutput, HookOutcome, HookResult } from "./types.ts";
+import type { HookDialect } from "../settings/types.ts";
 
 /**
  * The bridge's defaults: a hook's timeout (600 s, as in Claude Code and

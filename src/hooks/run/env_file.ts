@@ -13,8 +13,9 @@
 import { mkdtempSync, readFileSync, rmSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
+import { ShellSpawnError } from "../../seam/errors.ts";
 import type { EnvPatch, Shell } from "../../seam/types.ts";
-import type { HookEnvFile } from "../types.ts";
+import type { HookEnvFile } from "./types.ts";
 
 /** Variables the read-back ignores: bash's own, and the env-file variables themselves. */
 const IGNORED = new Set(["PWD", "OLDPWD", "SHLVL", "_", "CLAUDE_ENV_FILE", "CODEX_ENV_FILE"]);
@@ -98,7 +99,9 @@ export interface ReadBackOptions {
  * Sources `text` in bash through `shell` and returns what it changed: the
  * variables it sets, and (as `undefined`) those it unsets, compared with
  * the same environment before it. Throws when the run itself fails (not
- * when the text has an error: bash goes on, as a later command would).
+ * when the text has an error: bash goes on, as a later command would):
+ * `ShellSpawnError` when the reading command did not run to its end, and
+ * whatever `shell.run` rejects with. The dispatch turns it into a warning.
  */
 export async function readEnvFile(shell: Shell, text: string, options: ReadBackOptions): Promise<EnvFileReadBack> {
   // The text comes on stdin, not in a file: a sandboxed command sees neither the host's /tmp nor most of its paths.
@@ -119,11 +122,11 @@ export async function readEnvFile(shell: Shell, text: string, options: ReadBackO
     ...(options.sandbox === false ? { sandbox: false as const } : {}),
   }));
   if (run.exitCode === null || run.stdout.truncated) {
-    throw new Error(run.timedOut ? "reading the env file timed out" : "reading the env file failed");
+    throw new ShellSpawnError(run.timedOut ? "reading the env file timed out" : "reading the env file failed");
   }
   const entries = run.stdout.text.split("\0");
   const at = entries.indexOf(SEPARATOR);
-  if (at === -1) throw new Error("reading the env file failed");
+  if (at === -1) throw new ShellSpawnError("reading the env file failed");
   const before = toMap(entries.slice(0, at));
   const after = toMap(entries.slice(at + 1));
   const env: Record<string, string | undefined> = {};

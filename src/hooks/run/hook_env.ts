@@ -8,7 +8,8 @@
 
 import type { EnvPatch } from "../../seam/types.ts";
 import { ShellSpecError } from "../../seam/errors.ts";
-import type { HookDialect, HookHarnessInfo } from "../types.ts";
+import type { HookHarnessInfo } from "./types.ts";
+import type { HookDialect } from "../settings/types.ts";
 
 /** Where a hook's context is: absolute paths. */
 export interface HookLocations {

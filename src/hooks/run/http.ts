@@ -31,7 +31,7 @@ import type { EnvPatch } from "../../seam/types.ts";
 import { stdoutShape } from "./answer.ts";
 import { answeredResult, failedResult } from "./result.ts";
 import { HOOK_DEFAULTS } from "./command.ts";
-import type { HookResult } from "../types.ts";
+import type { HookResult } from "./types.ts";
 
 /** The longest `http` answer read (10 MiB); a longer one is a non-blocking error. */
 const HTTP_BODY_MAX_BYTES = 10 * 1024 * 1024;

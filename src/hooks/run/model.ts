@@ -11,7 +11,7 @@
 
 import { HOOK_DEFAULTS } from "./command.ts";
 import { answeredResult, failedResult } from "./result.ts";
-import type { HookJsonOutput, HookModelRequest, HookResult } from "../types.ts";
+import type { HookJsonOutput, HookModelRequest, HookResult } from "./types.ts";
 
 /** The harness's callback for `prompt` and `agent` hooks. */
 export type ModelHookRunner = (request: HookModelRequest) => Promise<HookJsonOutput>;

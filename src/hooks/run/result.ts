@@ -7,7 +7,7 @@
  */
 
 import { parseHookJson } from "./answer.ts";
-import type { HookResult } from "../types.ts";
+import type { HookResult } from "./types.ts";
 
 /** A `non-blocking-error` with no output, started at `started` (ms since the epoch). */
 export function failedResult(reason: string, started: number, timedOut = false): HookResult {

@@ -12,7 +12,7 @@ import { ownValue } from "../../seam/own_fields.ts";
 import { HookSettingsError } from "../errors.ts";
 import { eventRules } from "../events.ts";
 import { parseIfRule } from "./if/if_filter.ts";
-import type { HookCommand, HookDialect, HookWarning, SkippedHookEntry } from "../types.ts";
+import type { HookCommand, HookDialect, HookWarning, SkippedHookEntry } from "./types.ts";
 
 /**
  * Hook types that are valid in a settings file but that the bridge does

@@ -5,8 +5,9 @@
  * @module
  */
 
+import { HookSettingsError } from "../errors.ts";
 import { claudeCodeMatchFields, eventRules } from "../events.ts";
-import type { HookDialect } from "../types.ts";
+import type { HookDialect } from "./types.ts";
 
 /** A compiled matcher; `targets` is empty when the event gave nothing to test. */
 export type MatcherTest = (targets: readonly string[]) => boolean;
@@ -37,16 +38,22 @@ const matchAll: MatcherTest = () => true;
  *
  * A pattern other than the match-all ones matches nothing when there is no
  * target, and a target list matches when any of its entries does. Throws
- * `SyntaxError` for an invalid regular expression.
+ * `SyntaxError` for an invalid regular expression, and `HookSettingsError`
+ * at `field` for Rust syntax that cannot be translated.
  */
-export function compileMatcher(pattern: string | undefined, dialect: HookDialect, event?: string): MatcherTest {
+export function compileMatcher(
+  pattern: string | undefined,
+  dialect: HookDialect,
+  event?: string,
+  field = "matcher",
+): MatcherTest {
   if (pattern === undefined || pattern === "" || pattern === "*") return matchAll;
   const narrow = dialect === "codex" || (event !== undefined && eventRules(event, dialect)?.narrowMatcher === true);
   if (narrow ? NARROW_EXACT.test(pattern) : CLAUDE_EXACT.test(pattern)) {
     const names = new Set(narrow ? pattern.split("|") : pattern.split(/[|,]/).map((name) => name.trim()));
     return (targets) => targets.some((target) => names.has(target));
   }
-  const regex = dialect === "codex" ? rustRegex(pattern) : new RegExp(pattern);
+  const regex = dialect === "codex" ? rustRegex(pattern, field) : new RegExp(pattern);
   return (targets) => targets.some((target) => regex.test(target));
 }
 
@@ -65,11 +72,11 @@ const INLINE_FLAGS = /\(\?[a-zA-Z-]+[:)]/;
  * `(?i:…)` group (no class, group or escaped letter inside) spells each
  * letter as `[aA]`. Codex 0.169.0 accepts `(?i)bash` and matches `Bash`
  * with it. Any other inline flag syntax (`(?x)`, `(?U)`, `(?-i)`, a flag
- * group around a class) throws `SyntaxError`, so the group is disabled on
- * both runtimes alike (a newer V8 would read `(?i:[a-z])` itself, Node 20
- * would not).
+ * group around a class) throws `HookSettingsError` at `field`, so the
+ * group is disabled on both runtimes alike (a newer V8 would read
+ * `(?i:[a-z])` itself, Node 20 would not).
  */
-function rustRegex(pattern: string): RegExp {
+function rustRegex(pattern: string, field: string): RegExp {
   let source = pattern;
   let flags = "";
   const leading = LEADING_FLAGS.exec(source);
@@ -82,7 +89,10 @@ function rustRegex(pattern: string): RegExp {
     return `(?:${body.replace(/(?<!\\)[A-Za-z]/g, (letter) => `[${letter.toLowerCase()}${letter.toUpperCase()}]`)})`;
   });
   if (INLINE_FLAGS.test(source)) {
-    throw new SyntaxError(`Rust inline flag syntax the bridge cannot translate: ${JSON.stringify(pattern)}`);
+    throw new HookSettingsError(
+      field,
+      `Rust inline flag syntax the bridge cannot translate: ${JSON.stringify(pattern)}`,
+    );
   }
   return new RegExp(source, flags);
 }

@@ -11,7 +11,7 @@ import { ShellSpecError } from "../../seam/errors.ts";
 import { HookSettingsError } from "../errors.ts";
 import { compileMatcher, hasMatcherSupport, type MatcherTest } from "./matcher.ts";
 import { type EntrySink, parseEntry } from "./entry.ts";
-import type { HookCommand, HookDialect, HookMatcherGroup, HookSettings, HookWarning } from "../types.ts";
+import type { HookCommand, HookDialect, HookMatcherGroup, HookSettings, HookWarning } from "./types.ts";
 
 /**
  * How {@linkcode parseHookSettings} reads the settings.
@@ -207,9 +207,14 @@ function compile(
   warn: (warning: HookWarning) => void,
 ): MatcherTest {
   try {
-    return compileMatcher(pattern, dialect, event);
+    return compileMatcher(pattern, dialect, event, path);
   } catch (error) {
-    const detail = error instanceof Error ? error.message : String(error);
+    // The warning names the field itself: a HookSettingsError's message starts with it, the problem follows.
+    const detail = error instanceof HookSettingsError
+      ? error.message.slice(`${error.field}: `.length)
+      : error instanceof Error
+      ? error.message
+      : String(error);
     warn({
       field: path,
       message: `invalid regular expression ${JSON.stringify(pattern)}: ${detail}; this group is disabled`,

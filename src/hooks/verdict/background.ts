@@ -14,7 +14,9 @@
  * @module
  */
 
-import type { HookBackgroundResult, HookDialect, HookResult } from "../types.ts";
+import type { HookResult } from "../run/types.ts";
+import type { HookDialect } from "../settings/types.ts";
+import type { HookBackgroundResult } from "./types.ts";
 import { codexBackgroundContext } from "./codex.ts";
 
 /** What a finished background hook delivers, in `dialect`, for `event`. */

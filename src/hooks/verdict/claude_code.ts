@@ -21,7 +21,8 @@
 
 import { z } from "zod";
 import { type DecisionForm, type EventRules, eventRules } from "../events.ts";
-import type { HookJsonOutput, HookResult, HookVerdict } from "../types.ts";
+import type { HookJsonOutput, HookResult } from "../run/types.ts";
+import type { HookVerdict } from "./types.ts";
 
 /** Custom events read every decision form, as 1.0 did. */
 const EVERY_FORM: ReadonlySet<DecisionForm> = new Set(["permissionDecision", "permissionRequest", "block", "approve"]);

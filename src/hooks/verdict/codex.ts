@@ -16,7 +16,8 @@
 import { z } from "zod";
 import { eventRules } from "../events.ts";
 import { stdoutShape } from "../run/answer.ts";
-import type { HookResult, HookVerdict } from "../types.ts";
+import type { HookResult } from "../run/types.ts";
+import type { HookVerdict } from "./types.ts";
 import { claudeCodeVerdict } from "./claude_code.ts";
 
 /** serde's `Option<String>`: absent, `null` or a string. */

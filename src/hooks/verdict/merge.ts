@@ -4,7 +4,9 @@
  * @module
  */
 
-import type { HookDialect, HookDispatchResult, HookPermission, HookVerdict } from "../types.ts";
+import type { HookPermission } from "../run/types.ts";
+import type { HookDialect } from "../settings/types.ts";
+import type { HookDispatchResult, HookVerdict } from "./types.ts";
 
 /** The strength of each permission: the strongest one wins. */
 const RANK: Readonly<Record<HookPermission, number>> = { allow: 1, ask: 2, defer: 3, deny: 4 };

@@ -8,7 +8,9 @@
  */
 
 import { ShellSpecError } from "../../seam/errors.ts";
-import type { HookDialect, HookResult, HookVerdict } from "../types.ts";
+import type { HookResult } from "../run/types.ts";
+import type { HookDialect } from "../settings/types.ts";
+import type { HookVerdict } from "./types.ts";
 import { claudeCodeVerdict } from "./claude_code.ts";
 import { codexVerdict } from "./codex.ts";
 

@@ -1,3 +1,10 @@
+/**
+ * One hook's run, `runHook`: stdin, the shell form, the environment and
+ * the workdir a hook gets, the exit-code protocol and its JSON answer per
+ * dialect, and that it never rejects; then what a result decides for an
+ * event, `readHookVerdict`.
+ */
+
 import { after, before, describe, it } from "node:test";
 import assert from "node:assert/strict";
 import { mkdirSync, readFileSync, realpathSync } from "node:fs";
