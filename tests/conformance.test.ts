@@ -198,7 +198,7 @@ function hookCommand(hook: CaseHook, dir: string, index: number): string {
 }
 
 /** The settings file of a case: one group per hook, in order. */
-function settingsOf(testCase: Case, dir: string): Record<string, unknown> {
+function caseSettings(testCase: Case, dir: string): Record<string, unknown> {
   return {
     hooks: {
       PreToolUse: testCase.hooks.map((hook, index) => {
@@ -255,7 +255,7 @@ async function runBinary(bwrap: string, agent: Agent, binary: string, testCase: 
   mkdirSync(join(dir, "project"), { recursive: true });
   mkdirSync(join(dir, "home"), { recursive: true });
   const marker = join(dir, "command-ran");
-  const { argv, env, prepare } = agent.setUp(binary, settingsOf(testCase, hooksDir), dir);
+  const { argv, env, prepare } = agent.setUp(binary, caseSettings(testCase, hooksDir), dir);
   const run = await runAgent(bwrap, {
     argv,
     env,
@@ -287,7 +287,7 @@ async function runBridge(
 ): Promise<{ outcome: Outcome; result: HookDispatchResult; warnings: readonly HookWarning[] }> {
   const hooksDir = join(dir, "bridge");
   mkdirSync(hooksDir);
-  const settings = parseHookSettings(settingsOf(testCase, hooksDir), { dialect });
+  const settings = parseHookSettings(caseSettings(testCase, hooksDir), { dialect });
   const warnings = settings.warnings ?? [];
   const result = await dispatchHookEvent(shell, settings, {
     event: "PreToolUse",

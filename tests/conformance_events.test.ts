@@ -704,7 +704,7 @@ const REFUSED_URL = "http://127.0.0.1:1/hooks/refused";
 const idOf = (event: string, index: number): string => `${event}-${index}`;
 
 /** The settings of a scenario, its command hooks' scripts written into `dir`, http hooks at `base`. */
-function settingsOf(
+function scenarioSettings(
   scenario: Scenario,
   dir: string,
   base: string,
@@ -1193,7 +1193,7 @@ for (const agent of AGENTS) {
 
       // The binary.
       const binary = (agent.found as { path: string }).path;
-      const settings = settingsOf(scenario, join(caseDir, "binary"), "http://127.0.0.1:__PORT__", agent.dialect);
+      const settings = scenarioSettings(scenario, join(caseDir, "binary"), "http://127.0.0.1:__PORT__", agent.dialect);
       const { argv, env, prepare } = agent.setUp(binary, settings, caseDir, {
         ...(scenario.env === undefined ? {} : { env: scenario.env }),
         ...(mcpServer === undefined ? {} : { mcpServer }),
@@ -1266,9 +1266,12 @@ for (const agent of AGENTS) {
       const binarySide = record.side;
       const differs = agent.dialect === "codex" && scenario.codexLoadsNothing === true;
       // The bridge, event by event, in the order the binary meets them.
-      const bridgeSettings = parseHookSettings(settingsOf(scenario, join(caseDir, "bridge"), base, agent.dialect), {
-        dialect: agent.dialect,
-      });
+      const bridgeSettings = parseHookSettings(
+        scenarioSettings(scenario, join(caseDir, "bridge"), base, agent.dialect),
+        {
+          dialect: agent.dialect,
+        },
+      );
       const bridgeRequests: HookRequest[] = [];
       // Only a scenario with http hooks listens (a slow one runs beside the others).
       if (Object.keys(repliesOf(scenario)).length > 0) {
