@@ -30,7 +30,7 @@ import {
 import { shQuote } from "./helpers/bash.ts";
 import { cliCommand } from "./helpers/cli.ts";
 import { freshDir, removeDir } from "./helpers/dirs.ts";
-import { toolResultsOf } from "./helpers/mock_model.ts";
+import { toolNames, toolResultsOf } from "./helpers/mock_model.ts";
 import { runningWithEnv } from "./helpers/proc.ts";
 import { sandboxUnavailable } from "./helpers/sandbox.ts";
 import { eventually } from "./helpers/wait.ts";
@@ -92,17 +92,6 @@ const CLIENTS: readonly McpClient[] = [
     },
   },
 ];
-
-/** The names of the tools a request offers the model (a Responses API namespace's tools as `namespace.name`). */
-function toolNames(body: Record<string, unknown> | undefined): string[] {
-  const names: string[] = [];
-  for (const tool of (body?.tools ?? []) as Record<string, unknown>[]) {
-    if (Array.isArray(tool.tools)) {
-      for (const inner of tool.tools as { name?: string }[]) names.push(`${tool.name}.${inner.name}`);
-    } else names.push(String(tool.name ?? tool.type));
-  }
-  return names;
-}
 
 /**
  * The shell lines that start the server in the agent's namespace, wait for its `listening on` line, put its URL in

@@ -14,12 +14,10 @@ import {
   parseHookSettings,
 } from "../src/hooks/mod.ts";
 import { shQuote, untilFileExists } from "./helpers/bash.ts";
+import { answer } from "./helpers/hooks.ts";
 import { freshDir, removeDir } from "./helpers/dirs.ts";
 import { examplesDir } from "./helpers/examples.ts";
 import { fileLines, readJson } from "./helpers/files.ts";
-
-/** A command that answers with `answer` as JSON. */
-const answer = (json: unknown): string => `echo ${shQuote(JSON.stringify(json))}`;
 
 /** A command that answers `{"systemMessage": label}`: which hooks ran, and in what order. */
 const says = (label: string): string => answer({ systemMessage: label });

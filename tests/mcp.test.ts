@@ -19,7 +19,7 @@ import { bashOutputTool, bashSessionTool, execCommandTool, killShellTool, writeS
 import { dshShell } from "./helpers/cli.ts";
 import { DockerDaemon, dockerUnavailable } from "./helpers/docker_daemon.ts";
 import { freshDir, removeDir } from "./helpers/dirs.ts";
-import { connectInMemory, connectStdio, MCP_TOOL_NAMES } from "./helpers/mcp.ts";
+import { connectInMemory, connectStdio, MCP_TOOL_NAMES, taskIdOf, textOf } from "./helpers/mcp.ts";
 import { runningWithEnv } from "./helpers/proc.ts";
 import { repositoryRoot } from "./helpers/repository.ts";
 import { sandboxSkip } from "./helpers/sandbox.ts";
@@ -32,25 +32,10 @@ function marked(command: string): { command: string; mark: string } {
   return { command: `export MCP_TEST_MARK=${mark}; ${command}`, mark };
 }
 
-/** The id of the background task a `bash` result started, read from its text as the model reads it. */
-function taskIdOf(result: Record<string, unknown>): string {
-  const match = /^started background task (\S+)/.exec(textOf(result));
-  assert.ok(match, textOf(result));
-  return match[1];
-}
-
 /** The running program's id an `exec_command` result names, read from its text. */
 function sessionIdOf(result: Record<string, unknown>): number | undefined {
   const match = /^Process running with session ID (\d+)$/m.exec(textOf(result));
   return match === null ? undefined : Number(match[1]);
-}
-
-/** The text of a tool result's single text block. */
-function textOf(result: Record<string, unknown>): string {
-  const content = result.content as { type: string; text: string }[];
-  assert.equal(content.length, 1);
-  assert.equal(content[0].type, "text");
-  return content[0].text;
 }
 
 describe("createMcpServer, in memory", () => {

@@ -25,7 +25,7 @@ import { createLocalShell, type Shell } from "../mod.ts";
 import { type McpHttpServer, serveHttp } from "../src/mcp/mod.ts";
 import { dshShell, spawnCli } from "./helpers/cli.ts";
 import { freshDir, removeDir } from "./helpers/dirs.ts";
-import { MCP_TOOL_NAMES } from "./helpers/mcp.ts";
+import { MCP_TOOL_NAMES, taskIdOf, textOf } from "./helpers/mcp.ts";
 import { runningWithEnv } from "./helpers/proc.ts";
 import { repositoryRoot } from "./helpers/repository.ts";
 import { sandboxSkip } from "./helpers/sandbox.ts";
@@ -34,20 +34,6 @@ import { appeared, eventually } from "./helpers/wait.ts";
 /** A fresh token of 64 bytes (hex). */
 function newToken(): string {
   return randomBytes(32).toString("hex");
-}
-
-/** The text of a tool result's single text block. */
-function textOf(result: Record<string, unknown>): string {
-  const content = result.content as { type: string; text: string }[];
-  assert.equal(content.length, 1);
-  return content[0].text;
-}
-
-/** The task id in a `bash` call's "started background task" text. */
-function taskIdOf(result: Record<string, unknown>): string {
-  const match = /started background task (\S+)/.exec(textOf(result));
-  assert.ok(match, textOf(result));
-  return match[1];
 }
 
 /** The SDK's client over Streamable HTTP with the token header; and its transport (for DELETE). */

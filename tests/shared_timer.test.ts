@@ -17,7 +17,7 @@ function fired(timers: SharedTimer, ms: number, log: string[], name: string): Pr
 }
 
 /** Runs the fixture in `mode` under this runtime; its stdout lines, and its exit code (null: killed after 30 s). */
-async function runHost(mode: string): Promise<{ lines: string[]; code: number | null }> {
+async function runTimerHost(mode: string): Promise<{ lines: string[]; code: number | null }> {
   const file = fileURLToPath(new URL(`./fixtures/shared_timer_host.${IS_DENO ? "ts" : "js"}`, import.meta.url));
   const child = spawn(process.execPath, scriptArgs(file, [mode]), { stdio: ["ignore", "pipe", "inherit"] });
   let out = "";
@@ -86,16 +86,16 @@ describe("SharedTimer", () => {
   });
 
   it("holds the event loop exactly while an entry is pending", { timeout: 60_000 }, async () => {
-    const cancelled = await runHost("cancelled");
+    const cancelled = await runTimerHost("cancelled");
     assert.deepEqual(cancelled.lines, ["cancelled"]);
     assert.equal(cancelled.code, 0, "a cancelled entry ten minutes away kept the process alive");
-    const pending = await runHost("pending");
+    const pending = await runTimerHost("pending");
     assert.deepEqual(pending.lines, ["fired"], "the process ended before its pending entry was due");
     assert.equal(pending.code, 0);
   });
 
   it("calls the other callbacks when one throws, and hands the error to the runtime", { timeout: 60_000 }, async () => {
-    const { lines } = await runHost("throws");
+    const { lines } = await runTimerHost("throws");
     assert.deepEqual(lines.toSorted(), ["second", "uncaught boom"]);
   });
 });

@@ -12,6 +12,7 @@
  */
 
 import { type ChildProcessWithoutNullStreams, spawn } from "node:child_process";
+import assert from "node:assert/strict";
 import process from "node:process";
 import { Client } from "@modelcontextprotocol/sdk/client";
 // Deno does not find the types of the SDK's wildcard exports; the same files, named for it.
@@ -118,4 +119,19 @@ export async function connectInMemory(
   const client = new Client({ name: "dsh-tests", version: "1.0.0" });
   await client.connect(clientSide);
   return client;
+}
+
+/** The text of a tool call's result: its one content block, which must be text. */
+export function textOf(result: Record<string, unknown>): string {
+  const content = result.content as { type: string; text: string }[];
+  assert.equal(content.length, 1);
+  assert.equal(content[0].type, "text");
+  return content[0].text;
+}
+
+/** The task id a `bash` call's result names in its first line, "started background task <id>". */
+export function taskIdOf(result: Record<string, unknown>): string {
+  const match = /^started background task (\S+)/.exec(textOf(result));
+  assert.ok(match, textOf(result));
+  return match[1];
 }

@@ -352,3 +352,14 @@ export function toolResultsOf(body: Record<string, unknown> | undefined): ToolRe
   }
   return found;
 }
+
+/** The names of the tools a request offers the model (a Responses API namespace's tools as `namespace.name`). */
+export function toolNames(body: Record<string, unknown> | undefined): string[] {
+  const names: string[] = [];
+  for (const tool of (body?.tools ?? []) as Record<string, unknown>[]) {
+    if (Array.isArray(tool.tools)) {
+      for (const inner of tool.tools as { name?: string }[]) names.push(`${tool.name}.${inner.name}`);
+    } else names.push(String(tool.name ?? tool.type));
+  }
+  return names;
+}
