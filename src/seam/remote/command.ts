@@ -32,7 +32,7 @@
  * @module
  */
 
-import type { TerminalSize } from "../adapter.ts";
+import type { SpawnRequest, TerminalSize } from "../adapter.ts";
 import type { EngineFailure, EngineProcess } from "../engine.ts";
 import { commandEnv } from "../env/command_env.ts";
 import { ShellEngineError } from "../errors.ts";
@@ -46,12 +46,9 @@ import { WrapperFrames } from "./frames.ts";
 import { checkPortableNames, commandHeader, isShellName } from "./header.ts";
 import { TERMINAL_WRAPPER_ARGV, WRAPPER_ARGV } from "./scripts.ts";
 import { terminalSize } from "../terminal/size.ts";
-import { DEFAULT_TERM } from "../terminal/wrapper.ts";
-import { statePrelude } from "../carry/script.ts";
-import { newMark } from "../guard/record.ts";
-import { MARK_VARIABLE } from "../session/marked.ts";
-import { parseState, type TakenState } from "../carry/state.ts";
-import { STATE_FD } from "../wrapper.ts";
+import { carryWrapper } from "../carry/wrapper.ts";
+import { stateOf, type TakenState } from "../carry/state.ts";
+import { chainWrappers, type SpawnWrapper, STATE_FD } from "../wrapper.ts";
 import { firstOf, type Supervisor } from "./supervisor.ts";
 import { BusyRetry, type Room } from "./busy_retry.ts";
 import { PendingInput, ReadyLine } from "./input.ts";
@@ -103,6 +100,8 @@ export class RemoteCommand implements Running {
   readonly #busy: BusyRetry;
   /** A session's command: it leaves its state, taken once it exited (`#state`). */
   readonly #carry: boolean;
+  /** What wraps its request before it is sent: the backend's (the terminal), after the carry's for a session's. */
+  readonly #wrapper: SpawnWrapper;
   #state: TakenState = { change: undefined };
   /** The environment the command was given, which its state is read against. */
   #env: Record<string, string> = {};
@@ -116,6 +115,10 @@ export class RemoteCommand implements Running {
     const { spec } = command;
     this.#backend = backend;
     this.#carry = command.carry;
+    // No shell named: on an engine the trap writes through a `cat`, whatever the shell (`carry/script.ts`).
+    this.#wrapper = command.carry
+      ? chainWrappers([carryWrapper({ fd: STATE_FD }), backend.wrapper]) ?? backend.wrapper
+      : backend.wrapper;
     this.#spec = spec;
     this.#output = command;
     this.#busy = new BusyRetry(backend);
@@ -301,47 +304,54 @@ export class RemoteCommand implements Running {
 
   async #takeState(supervisor: Supervisor, sid: number): Promise<void> {
     const taken = await supervisor.takeState(sid, this.#backend.shell.options.maxSessionStateBytes);
-    if (taken?.refused !== undefined) {
-      this.#state = { change: undefined, note: `session state refused: ${taken.refused}` };
-    } else if (taken?.bytes !== undefined) {
-      this.#state = { change: parseState(new TextDecoder().decode(taken.bytes), this.#env) };
-    }
+    const read = taken?.refused ?? taken?.bytes;
+    if (read !== undefined) this.#state = stateOf(read, this.#env);
   }
 
   /** Starts the wrapper with the header, its stdin after it. */
   #start(supervisor: Supervisor): EngineProcess {
     const { host, options } = this.#backend.shell;
-    const env = commandEnv(this.#spec, supervisor.env, host.scrubDecisions);
+    const spec = this.#spec;
+    const env = commandEnv(spec, supervisor.env, host.scrubDecisions);
     // The engine's own variables that no shell can pass (the caller's were refused up front) are left out.
     for (const name of Object.keys(env)) if (!isShellName(name)) delete env[name];
-    const terminal = this.#terminal;
-    this.#headerSize = terminal;
-    if (terminal !== undefined && typeof ownValue(this.#spec, "env")?.TERM !== "string") env.TERM = DEFAULT_TERM;
-    // A terminal's command is followed by its mark, as locally: what it starts with `setsid` leaves its session but
-    // carries the mark, which the supervisor sweeps for when it ends the session (the wrapper records it).
-    const mark = terminal === undefined ? undefined : newMark();
-    if (mark !== undefined) env[MARK_VARIABLE] = mark;
-    const stdin = ownValue(this.#spec, "stdin");
-    const args = ownValue(this.#spec, "args");
+    const stdin = ownValue(spec, "stdin");
+    const args = ownValue(spec, "args");
     const input = this.input;
-    this.#env = env;
-    const header = commandHeader({
+    const output = this.#output;
+    // The request as the local transport builds it; what the wrappers make of it (a session's trap, the terminal's
+    // TERM, size and mark) is what the header sends, and the engine's wrapper script does the rest.
+    const asked: SpawnRequest = {
+      program: args === undefined ? options.shell : spec.command,
+      args: args === undefined ? ["-c", spec.command] : args,
+      cwd: spec.workdir,
       env,
-      mark,
+      stdin: typeof stdin === "string" ? encoder.encode(stdin) : stdin,
+      keepStdin: input !== undefined,
+      terminal: undefined,
+      onStdout: output.stdout,
+      onStderr: output.stderr,
+    };
+    const wrapped = this.#wrapper.wrap(asked, spec);
+    const request = wrapped?.request ?? asked;
+    // On a terminal: the size asked for, or the last resize() since.
+    const terminal = request.terminal === undefined ? undefined : this.#terminal ?? request.terminal;
+    this.#headerSize = terminal;
+    this.#env = request.env;
+    const header = commandHeader({
+      env: request.env,
+      mark: wrapped?.followedMark,
       ...(terminal === undefined ? {} : { size: terminal }),
       state: this.#carry,
-      workdir: this.#spec.workdir,
+      workdir: request.cwd,
       recordDir: supervisor.recordDir,
-      stdin: stdin !== undefined || input !== undefined,
+      stdin: request.stdin !== undefined || request.keepStdin === true,
       graceMs: options.graceMs,
+      // A command line's request is `<shell> -c <line>`; the argv form's, the program and its arguments.
       run: args === undefined
-        ? {
-          shell: options.shell,
-          command: this.#carry ? statePrelude({ fd: STATE_FD }) + this.#spec.command : this.#spec.command,
-        }
-        : { argv: [this.#spec.command, ...args] },
+        ? { shell: request.program, command: request.args[1] }
+        : { argv: [request.program, ...request.args] },
     });
-    const output = this.#output;
     const frames = new WrapperFrames(header.nonce, {
       started: (sid) => {
         if (this.#process !== undefined) this.#backend.seated(this.#process);
@@ -357,15 +367,15 @@ export class RemoteCommand implements Running {
       },
       refused: (reason) => this.#refusal = reason,
       // On a terminal everything after the first line is the command's, and it is all stdout.
-      stderr: terminal === undefined ? output.stderr : output.stdout,
+      stderr: terminal === undefined ? request.onStderr : request.onStdout,
     });
     this.#frames = frames;
-    const bytes = typeof stdin === "string" ? encoder.encode(stdin) : stdin;
+    const bytes = request.stdin;
     const first = bytes === undefined ? header.bytes : join(header.bytes, bytes);
     let process: EngineProcess;
     if (terminal === undefined) {
       process = supervisor.link.run(WRAPPER_ARGV, first, {
-        onStdout: output.stdout,
+        onStdout: request.onStdout,
         onStderr: (chunk) => frames.push(chunk),
       }, input === undefined ? undefined : { keepStdin: true });
     } else {

@@ -1,7 +1,8 @@
 /**
  * The local transport's command: a process group on this machine. Its
  * start checks the workdir, builds the environment, has the shell's
- * wrapper (`wrapper.ts`: the terminal, the sandbox) wrap the request,
+ * wrapper (`wrapper.ts`: the terminal, the sandbox; a session's command is
+ * carried first, `carry/wrapper.ts`) wrap the request,
  * spawns the leader of a new session through the adapter and records the
  * session; its termination signals the whole session (the wrapper told
  * first); its end is the leader's exit and the pipes drained, and a signal
@@ -24,8 +25,8 @@ import type { ResolvedShellOptions } from "../resolve/options.ts";
 import type { CommandExit, CommandStart, Running } from "../transport.ts";
 import { describeSpawnFailure, wouldStart } from "./failure.ts";
 import { checkWorkdir } from "./workdir.ts";
-import { type SpawnWrapper, STATE_FD, type WrappedCommand } from "../wrapper.ts";
-import { statePrelude } from "../carry/script.ts";
+import { chainWrappers, type SpawnWrapper, STATE_FD, type WrappedCommand } from "../wrapper.ts";
+import { carryWrapper } from "../carry/wrapper.ts";
 import { dropStateFile, makeStateFile, type StateFile, type TakenState, takeState } from "../carry/state.ts";
 import type { Deadline } from "../terminate/deadline.ts";
 import type { ShellRunResult } from "../settle/types.ts";
@@ -88,13 +89,14 @@ function startMarked(
   const args = ownValue(spec, "args");
   const confined = context.wrapper?.confines(spec) === true;
   const shell = wrapperShell(context.wrapper) ?? options.shell;
-  const line = stateFile === undefined
-    ? spec.command
-    : statePrelude(confined ? { fd: STATE_FD } : { path: stateFile.path }, shell) + spec.command;
+  // A session's command is carried first: its trap goes on the command line before anything wraps it.
+  const wrapper = stateFile === undefined
+    ? context.wrapper
+    : chainWrappers([carryWrapper(confined ? { fd: STATE_FD } : { path: stateFile.path }, shell), context.wrapper]);
   let request: SpawnRequest = {
     // A command line is run by the shell; the argv form runs the program itself, with no shell in between.
     program: args === undefined ? shell : spec.command,
-    args: args === undefined ? ["-c", line] : args,
+    args: args === undefined ? ["-c", spec.command] : args,
     cwd: spec.workdir,
     env: childEnv,
     stdin: typeof stdin === "string" ? encoder.encode(stdin) : stdin,
@@ -104,7 +106,7 @@ function startMarked(
     onStdout: command.stdout,
     onStderr: command.stderr,
   };
-  const wrapped = context.wrapper?.wrap(
+  const wrapped = wrapper?.wrap(
     request,
     spec,
     confined && stateFile !== undefined ? { path: stateFile.path, maxBytes: options.maxSessionStateBytes } : undefined,
