@@ -5,7 +5,8 @@
  * the wrapper started through the engine's link with the header and the
  * command's stdin, and its first line of stderr read (`frames.ts`); a
  * wrapper refused for want of a session waits and starts again
- * (`busy_retry.ts`). Its termination is a line to the supervisor, which
+ * (`busy_retry.ts`) before the command counts as started, so its end is
+ * that of a wrapper that ran. Its termination is a line to the supervisor, which
  * ends its whole session on the engine's side. Its end:
  * - the command's status is the exit code of the engine's client (`ssh`
  *   and `docker exec` exit with their program's: the wrapper exits with
@@ -37,7 +38,7 @@ import type { EngineFailure, EngineProcess } from "../engine.ts";
 import { commandEnv } from "../env/command_env.ts";
 import { ShellEngineError } from "../errors.ts";
 import { ownValue } from "../own_fields.ts";
-import type { Deadline, StopCause } from "../terminate/deadline.ts";
+import type { StopCause } from "../terminate/deadline.ts";
 import { drainAfterExit } from "../settle/drain.ts";
 import type { CommandExit, CommandStart, Running } from "../transport.ts";
 import type { ShellExecSpec } from "../types.ts";
@@ -50,7 +51,7 @@ import { carryWrapper } from "../carry/wrapper.ts";
 import { stateOf, type TakenState } from "../carry/state.ts";
 import { chainWrappers, type SpawnWrapper, STATE_FD } from "../wrapper.ts";
 import { firstOf, type Supervisor } from "./supervisor.ts";
-import { BusyRetry, type Room } from "./busy_retry.ts";
+import { BusyRetry, type Room, StartStop } from "./busy_retry.ts";
 import { PendingInput, ReadyLine } from "./input.ts";
 import { refusalError } from "./refusal.ts";
 
@@ -69,19 +70,23 @@ export class RemoteCommand implements Running {
   readonly #backend: RemoteSessions;
   readonly #spec: ShellExecSpec;
   readonly #output: CommandStart;
-  /** The connection (undefined when a stop came first: nothing was started); rejects with a failed connection's error. */
+  /**
+   * The connection, once the start is over: a wrapper ran (or never will); undefined when a stop came before the
+   * connection answered (nothing was started). Rejects with a failed connection's error.
+   */
   readonly #begun: Promise<Supervisor | undefined>;
-  /** Ends the wait for a connection: a stop that came before the command started. */
-  #stopConnecting: (() => void) | undefined;
+  /** A stop (the deadline fired) before the wrapper said which session it is. */
+  readonly #startStop = new StartStop();
   #supervisor: Supervisor | undefined;
   #process: EngineProcess | undefined;
+  /** The current wrapper's client's end: exited and drained, the drain bounded by `graceMs`. */
+  #drained: Promise<unknown> = Promise.resolve();
   /** The size of the command's terminal, when it runs on one: the one asked for, then the last resize(). */
   #terminal: TerminalSize | undefined;
   /** The size the header of the wrapper now starting carries (the wrapper sets it before the command runs). */
   #headerSize: TerminalSize | undefined;
   #session: RemoteSession | undefined;
   #pid = 0;
-  #terminateWhenStarted = false;
   /** Its client released: the end is known, and nothing of it is waited for any more. */
   #released = false;
   #settled = false;
@@ -97,7 +102,6 @@ export class RemoteCommand implements Running {
   readonly #gone = new Promise<void>((resolve) => this.#announceGone = resolve);
   #backstop: ReturnType<typeof setTimeout> | undefined;
   #unconfirmed = false;
-  readonly #busy: BusyRetry;
   /** A session's command: it leaves its state, taken once it exited (`#state`). */
   readonly #carry: boolean;
   /** What wraps its request before it is sent: the backend's (the terminal), after the carry's for a session's. */
@@ -121,7 +125,6 @@ export class RemoteCommand implements Running {
       : backend.wrapper;
     this.#spec = spec;
     this.#output = command;
-    this.#busy = new BusyRetry(backend);
     checkPortableNames("env", ownValue(spec, "env"), backend.engine.name);
     checkPortableNames("dshEnv", ownValue(spec, "dshEnv"), backend.engine.name);
     this.#terminal = terminalSize(ownValue(spec, "tty"));
@@ -148,11 +151,7 @@ export class RemoteCommand implements Running {
   /** Ends the command's whole session on the engine; before it started there, as soon as it does (or never starts it). */
   terminate(): void {
     const session = this.#session;
-    if (session === undefined) {
-      this.#terminateWhenStarted = true;
-      this.#stopConnecting?.();
-      return;
-    }
+    if (session === undefined) return this.#startStop.stop();
     const { shell } = this.#backend;
     shell.track(
       this.#backend.terminate(session).then(() => {
@@ -166,30 +165,17 @@ export class RemoteCommand implements Running {
     }, shell.options.graceMs + CONFIRM_AFTER_GRACE_MS);
   }
 
-  async exited(deadline: Deadline): Promise<void> {
+  async exited(): Promise<void> {
     const supervisor = await this.#begun;
     // Stopped before the connection answered: nothing was started.
     if (supervisor === undefined) return;
-    // A lost connection ends the wait at once: the result is an engine error whatever the command does.
-    supervisor.ended.then(() => {
-      if (supervisor.failure !== undefined && !this.#released) this.#process?.abandon();
-    });
     const { graceMs } = this.#backend.shell.options;
-    let process = this.#process as EngineProcess;
-    let room: Room = "no";
-    do {
-      if (room === "retry") process = this.#start(supervisor);
-      const current = process;
-      // The end: the client's exit once its last bytes are read (the wrapper drains what a background process holds
-      // for at most graceMs, then exits); or, after our termination, the supervisor's word that nothing of the session
-      // runs (a client can take seconds to see its program die).
-      const drained = drainAfterExit(current, graceMs);
-      await Promise.race([drained, this.#gone.then(() => firstOf(drained, graceMs))]);
-      room = this.#refusal !== undefined || this.#session !== undefined
-        ? "no"
-        : await this.#busy.after(supervisor, current, deadline, (exit) => this.#clientFailure(exit));
-    } while (room === "retry");
-    this.#room = room;
+    const process = this.#process as EngineProcess;
+    const drained = this.#drained;
+    // The end: the client's exit once its last bytes are read (the wrapper drains what a background process holds for
+    // at most graceMs, then exits); or, after our termination, the supervisor's word that nothing of the session runs
+    // (a client can take seconds to see its program die).
+    await Promise.race([drained, this.#gone.then(() => firstOf(drained, graceMs))]);
     this.#endExit = this.#exit;
     // Stops reading the client's output and ends the client (what it started lives on, recorded, until ended).
     this.#released = true;
@@ -273,19 +259,36 @@ export class RemoteCommand implements Running {
     );
   }
 
-  /** The connection, unless a stop comes first (then undefined, and nothing is started); then the wrapper. */
+  /**
+   * The connection, unless a stop comes first (then undefined, and nothing is started); then the wrapper, started
+   * again while the engine refuses it for want of a session (`busy_retry.ts`).
+   */
   async #begin(count: () => void): Promise<Supervisor | undefined> {
-    const stopped = new Promise<undefined>((resolve) => this.#stopConnecting = () => resolve(undefined));
-    let supervisor: Supervisor | undefined;
-    try {
-      supervisor = await Promise.race([this.#backend.connection(), stopped]);
-    } finally {
-      this.#stopConnecting = undefined;
-    }
+    const stopped = this.#startStop.came.then(() => undefined);
+    const supervisor = await Promise.race([this.#backend.connection(), stopped]);
     if (supervisor === undefined) return undefined;
     this.#supervisor = supervisor;
-    this.#start(supervisor);
+    // A lost connection ends the wait at once: the result is an engine error whatever the command does.
+    supervisor.ended.then(() => {
+      if (supervisor.failure !== undefined && !this.#released) this.#process?.abandon();
+    });
+    let answered = this.#start(supervisor);
     count();
+    const busy = new BusyRetry(this.#backend);
+    while (!await answered) {
+      // It ended without a word from the engine's side: refused for want of a session, it may start again.
+      const room = await busy.after(
+        supervisor,
+        this.#process as EngineProcess,
+        this.#startStop,
+        (exit) => this.#clientFailure(exit),
+      );
+      if (room !== "retry") {
+        this.#room = room;
+        break;
+      }
+      answered = this.#start(supervisor);
+    }
     return supervisor;
   }
 
@@ -308,8 +311,11 @@ export class RemoteCommand implements Running {
     if (read !== undefined) this.#state = stateOf(read, this.#env);
   }
 
-  /** Starts the wrapper with the header, its stdin after it. */
-  #start(supervisor: Supervisor): EngineProcess {
+  /**
+   * Starts the wrapper with the header, its stdin after it. Resolves once the wrapper has answered (true: it said
+   * which session it is, or why it refused), or its client has ended without a word (false).
+   */
+  #start(supervisor: Supervisor): Promise<boolean> {
     const { host, options } = this.#backend.shell;
     const spec = this.#spec;
     const env = commandEnv(spec, supervisor.env, host.scrubDecisions);
@@ -352,6 +358,8 @@ export class RemoteCommand implements Running {
         ? { shell: request.program, command: request.args[1] }
         : { argv: [request.program, ...request.args] },
     });
+    let answer = (): void => {};
+    const answered = new Promise<void>((resolve) => answer = resolve);
     const frames = new WrapperFrames(header.nonce, {
       started: (sid) => {
         if (this.#process !== undefined) this.#backend.seated(this.#process);
@@ -363,9 +371,13 @@ export class RemoteCommand implements Running {
         // A resize() made since the header was written: the wrapper has set the header's size, this one comes after.
         const size = this.#terminal;
         if (size !== undefined && size !== this.#headerSize) supervisor.resize(sid, size);
-        if (this.#terminateWhenStarted) this.terminate();
+        if (this.#startStop.stopped) this.terminate();
+        answer();
       },
-      refused: (reason) => this.#refusal = reason,
+      refused: (reason) => {
+        this.#refusal = reason;
+        answer();
+      },
       // On a terminal everything after the first line is the command's, and it is all stdout.
       stderr: terminal === undefined ? request.onStderr : request.onStdout,
     });
@@ -398,7 +410,9 @@ export class RemoteCommand implements Running {
     });
     this.#backend.holds(process);
     process.drained.then(() => frames.end());
-    return process;
+    const drained = drainAfterExit(process, options.graceMs);
+    this.#drained = drained;
+    return Promise.race([answered, drained]).then(() => this.#refusal !== undefined || this.#session !== undefined);
   }
 
   /** The error for a command that the supervisor ended because the connection was lost. */
