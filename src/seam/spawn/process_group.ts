@@ -214,16 +214,21 @@ function wrapperShell(wrapper: SpawnWrapper | undefined): string | undefined {
  * every adapter's failures read alike and name the program and why.
  */
 function spawn(adapter: ProcessAdapter, role: "shell" | "program", request: SpawnRequest): ChildHandle {
+  // On a terminal an exec failure would only show in the child: it is looked for here first.
+  if (request.terminal !== undefined && !wouldStart(request.program, request.env.PATH, request.cwd)) {
+    throw spawnFailure(request, role);
+  }
   try {
-    // On a terminal an exec failure would only show in the child: it is looked for here first.
-    if (request.terminal !== undefined && !wouldStart(request.program, request.env.PATH, request.cwd)) {
-      throw new Error(`${request.program} cannot be started`);
-    }
     return adapter.spawn(request);
   } catch (error) {
+    // Worded already (the terminal's library is missing: `pseudo_terminal.ts`).
     if (error instanceof ShellSpawnError) throw error;
-    const context = { cwd: request.cwd, cause: error, role };
-    const message = describeSpawnFailure(request.program, request.env.PATH, context);
-    throw new ShellSpawnError(message, request.program, { cause: error });
+    throw spawnFailure(request, role, error);
   }
+}
+
+/** The error for `request`'s program, which could not be started (`cause`: the adapter's error, if it threw one). */
+function spawnFailure(request: SpawnRequest, role: "shell" | "program", cause?: unknown): ShellSpawnError {
+  const message = describeSpawnFailure(request.program, request.env.PATH, { cwd: request.cwd, cause, role });
+  return new ShellSpawnError(message, request.program, cause === undefined ? undefined : { cause });
 }
