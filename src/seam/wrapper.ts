@@ -21,6 +21,7 @@
  */
 
 import type { ChildExit, SpawnRequest } from "./adapter.ts";
+import { ownValue } from "./own_fields.ts";
 import type { CommandSession } from "./session/session.ts";
 import type { ShellExecSpec, ShellRunResult } from "./types.ts";
 
@@ -37,6 +38,48 @@ export const STATE_FD = 9;
  * cut short.
  */
 export const STATE_END = "dsh-state-end";
+
+const encoder = new TextEncoder();
+
+/**
+ * A command's request before anything wraps it, as every transport builds
+ * it: a command line is run by `shell` (`<shell> -c <line>`), the argv
+ * form runs its program with its arguments and no shell in between.
+ *
+ * @example
+ * ```ts
+ * import assert from "node:assert/strict";
+ * import { commandRequest } from "./wrapper.ts";
+ * const output = { onStdout() {}, onStderr() {} };
+ * const spec = { command: "echo hi", owner: null, workdir: "/", timeoutMs: 1, stdoutMaxBytes: 1, stdin: "x" };
+ * const line = commandRequest(spec, "/bin/sh", {}, output);
+ * assert.deepEqual([line.program, ...line.args], ["/bin/sh", "-c", "echo hi"]);
+ * assert.deepEqual(line.stdin, new TextEncoder().encode("x"));
+ * const argv = commandRequest({ ...spec, command: "ls", args: ["-l"] }, "/bin/sh", {}, output);
+ * assert.deepEqual([argv.program, ...argv.args], ["ls", "-l"]);
+ * ```
+ */
+export function commandRequest(
+  spec: ShellExecSpec,
+  shell: string,
+  env: Record<string, string>,
+  output: Pick<SpawnRequest, "onStdout" | "onStderr">,
+): SpawnRequest {
+  const stdin = ownValue(spec, "stdin");
+  const args = ownValue(spec, "args");
+  return {
+    program: args === undefined ? shell : spec.command,
+    args: args === undefined ? ["-c", spec.command] : args,
+    cwd: spec.workdir,
+    env,
+    stdin: typeof stdin === "string" ? encoder.encode(stdin) : stdin,
+    // Own properties, always: an adapter reads them plainly, and a polluted Object.prototype must not answer.
+    keepStdin: ownValue(spec, "keepStdin") === true,
+    terminal: undefined,
+    onStdout: output.onStdout,
+    onStderr: output.onStderr,
+  };
+}
 
 /** A wrapper of the commands of one shell (or of one command: a session's trap). */
 export interface SpawnWrapper {

@@ -25,7 +25,7 @@ import type { ResolvedShellOptions } from "../resolve/options.ts";
 import type { CommandExit, CommandStart, Running } from "../transport.ts";
 import { describeSpawnFailure, wouldStart } from "./failure.ts";
 import { checkWorkdir } from "./workdir.ts";
-import { chainWrappers, type SpawnWrapper, STATE_FD, type WrappedCommand } from "../wrapper.ts";
+import { chainWrappers, commandRequest, type SpawnWrapper, STATE_FD, type WrappedCommand } from "../wrapper.ts";
 import { carryWrapper } from "../carry/wrapper.ts";
 import { dropStateFile, makeStateFile, type StateFile, type TakenState, takeState } from "../carry/state.ts";
 import type { Deadline } from "../terminate/deadline.ts";
@@ -50,8 +50,6 @@ export interface ProcessGroupContext {
   /** The path, in a directory no command is shown, where the session's command marked `mark` leaves its state. */
   readonly stateFile: (mark: string) => string;
 }
-
-const encoder = new TextEncoder();
 
 /**
  * Starts `command` as the leader of a new session. Throws
@@ -85,7 +83,6 @@ function startMarked(
 ): Running {
   const { spec } = command;
   const { adapter, options, host } = context;
-  const stdin = ownValue(spec, "stdin");
   const args = ownValue(spec, "args");
   const confined = context.wrapper?.confines(spec) === true;
   const shell = wrapperShell(context.wrapper) ?? options.shell;
@@ -93,19 +90,8 @@ function startMarked(
   const wrapper = stateFile === undefined
     ? context.wrapper
     : chainWrappers([carryWrapper(confined ? { fd: STATE_FD } : { path: stateFile.path }, shell), context.wrapper]);
-  let request: SpawnRequest = {
-    // A command line is run by the shell; the argv form runs the program itself, with no shell in between.
-    program: args === undefined ? shell : spec.command,
-    args: args === undefined ? ["-c", spec.command] : args,
-    cwd: spec.workdir,
-    env: childEnv,
-    stdin: typeof stdin === "string" ? encoder.encode(stdin) : stdin,
-    // Own properties, always: an adapter reads them plainly, and a polluted Object.prototype must not answer.
-    keepStdin: ownValue(spec, "keepStdin") === true,
-    terminal: undefined,
-    onStdout: command.stdout,
-    onStderr: command.stderr,
-  };
+  // A command line is run by the shell; the argv form runs the program itself, with no shell in between.
+  let request = commandRequest(spec, shell, childEnv, { onStdout: command.stdout, onStderr: command.stderr });
   const wrapped = wrapper?.wrap(
     request,
     spec,
