@@ -31,6 +31,7 @@ import type {
   SpawnRequest,
   WatchdogHandle,
 } from "./seam/adapter.ts";
+import { ShellSpawnError } from "./seam/errors.ts";
 import { spawnOnTerminal } from "./pseudo_terminal.ts";
 
 /**
@@ -186,7 +187,7 @@ function spawnWatchdog(script: string, env: Record<string, string>): WatchdogHan
       stderr: "null",
     }).spawn();
   } catch (error) {
-    throw new Error("cannot start the watchdog: /bin/sh is missing", { cause: error });
+    throw new ShellSpawnError("cannot start the watchdog: /bin/sh is missing", "/bin/sh", { cause: error });
   }
   // The watchdog must never keep the host alive.
   child.unref();

@@ -33,6 +33,7 @@ import type {
   SpawnRequest,
   WatchdogHandle,
 } from "./seam/adapter.ts";
+import { ShellSpawnError } from "./seam/errors.ts";
 import { spawnOnTerminal } from "./pseudo_terminal.ts";
 
 function spawnChild(request: SpawnRequest): ChildHandle {
@@ -48,7 +49,10 @@ function spawnChild(request: SpawnRequest): ChildHandle {
   });
   if (child.pid === undefined) {
     // Node reports the errno only later, in an "error" event: the seam
-    // examines the program itself (missing, not executable, refused).
+    // examines the program itself (missing, not executable, refused) and
+    // words the ShellSpawnError (`spawn/failure.ts`). What is thrown stands
+    // for the runtime's own error, as the contract asks of `spawn`: a
+    // ShellSpawnError here would be taken as worded already.
     child.once("error", () => {});
     throw new Error("the process was not created");
   }
@@ -133,7 +137,7 @@ function spawnWatchdog(script: string, env: Record<string, string>): WatchdogHan
   const child = spawn("/bin/sh", ["-c", script], { env, detached: true, stdio: ["pipe", "ignore", "ignore"] });
   if (child.pid === undefined) {
     child.once("error", () => {});
-    throw new Error("cannot start the watchdog: /bin/sh is missing");
+    throw new ShellSpawnError("cannot start the watchdog: /bin/sh is missing", "/bin/sh");
   }
   // Listened for at once: "exit" is emitted once, after the child is reaped.
   const exited = new Promise<void>((resolve) => {
@@ -166,7 +170,7 @@ function spawnChannel(request: ChannelRequest): ChannelHandle {
   });
   if (child.pid === undefined) {
     child.once("error", () => {});
-    throw new Error(`cannot start ${request.program}`);
+    throw new ShellSpawnError(`cannot start ${request.program}`, request.program);
   }
   const stdin = child.stdin as Socket;
   const stdout = child.stdout as Readable & Socket;

@@ -20,6 +20,8 @@ import {
   TaskAccessError,
 } from "../mod.ts";
 import { join } from "node:path";
+import { MARK_VARIABLE } from "../src/seam/session/marked.ts";
+import { terminalWrapper } from "../src/seam/terminal/wrapper.ts";
 import { withFreshDir } from "./helpers/dirs.ts";
 import { rejection, thrown } from "./helpers/errors.ts";
 import { exitOf, spawnFixture } from "./helpers/fixture.ts";
@@ -162,6 +164,47 @@ describe("a program that cannot start on a terminal", () => {
       assert.ok(task.spawnError instanceof ShellSpawnError);
       await assert.rejects(task.write("x"), TaskAccessError);
     });
+  });
+});
+
+describe("the terminal as a wrapper of a request", () => {
+  const request = {
+    program: "/bin/sh",
+    args: ["-c", "true"],
+    cwd: "/",
+    env: { [MARK_VARIABLE]: "0".repeat(32), TERM: "dumb" },
+    onStdout() {},
+    onStderr() {},
+  };
+  const spec = {
+    command: "true",
+    owner: null,
+    workdir: "/",
+    timeoutMs: 1_000,
+    stdoutMaxBytes: 1_000,
+    tty: true as const,
+    dshEnv: { [MARK_VARIABLE]: "0".repeat(32) },
+  };
+
+  it("on an engine, follows a fresh mark of its own for each command, never one the caller set", () => {
+    const wrapper = terminalWrapper({ marks: true });
+    const first = wrapper.wrap(request, spec);
+    const second = wrapper.wrap(request, spec);
+    assert.ok(first !== undefined && second !== undefined);
+    assert.match(first.followedMark ?? "", /^[0-9a-f]{32}$/);
+    assert.notEqual(first.followedMark, "0".repeat(32), "the caller's mark is never the one followed");
+    assert.equal(first.request.env[MARK_VARIABLE], first.followedMark, "the command carries the mark followed");
+    assert.notEqual(first.followedMark, second.followedMark, "one mark per command");
+    assert.equal(first.request.env.TERM, "xterm-256color");
+    assert.deepEqual(first.request.terminal, { columns: 80, rows: 24 });
+    assert.equal(request.env[MARK_VARIABLE], "0".repeat(32), "the request it was given is left as it was");
+    assert.equal(wrapper.wrap(request, { ...spec, tty: false }), undefined, "pipes: nothing to wrap");
+  });
+
+  it("locally, follows the mark the transport set", () => {
+    const wrapped = terminalWrapper().wrap(request, spec);
+    assert.equal(wrapped?.followedMark, "0".repeat(32));
+    assert.equal(wrapped?.request.env[MARK_VARIABLE], "0".repeat(32));
   });
 });
 

@@ -7,8 +7,10 @@
  * deadline, the result, `stop()`, a session's state and the open stdin as
  * the caller sees them — is the pipeline's, the same for every transport.
  *
- * What wraps a local spawn (the terminal, the sandbox) is the other
- * contract, `wrapper.ts`, which the local transport applies.
+ * What wraps a command's request (a session's trap, the terminal, the
+ * sandbox) is the other contract, `wrapper.ts`: each transport builds the
+ * request and applies its wrappers, the local one to spawn what they made,
+ * the remote one to send it.
  *
  * Internal: not exported from the package.
  *

@@ -1,17 +1,27 @@
 /**
- * What wraps a local command's spawn: the pseudo-terminal
- * (`terminal/wrapper.ts`) and the sandbox (`sandbox/wrapper.ts`), chained in
- * that order by {@linkcode chainWrappers}. The launch builds the request; a wrapper may run it another way
- * (inside bubblewrap), and then has a say at two moments the launch does
- * not know the meaning of: just before the command's session is terminated
- * (what of the wrapper must be noted while it still runs), and when the
- * command has ended (a wrapper that never ran the command fails the run
- * with its own error; one that did may add to the result).
+ * What wraps a command's request, on every transport: a session's trap
+ * (`carry/wrapper.ts`), the pseudo-terminal (`terminal/wrapper.ts`) and,
+ * locally, the sandbox (`sandbox/wrapper.ts`), chained in that order by
+ * {@linkcode chainWrappers}. The transport builds the request (`<shell> -c
+ * <line>`, or the argv form's program and arguments) and runs what the
+ * wrappers made of it: the local one spawns it; the remote one sends it in
+ * the engine's header (its command line or argv, environment, workdir,
+ * terminal size and followed mark), and the engine's wrapper script and
+ * supervisor do there what the local spawn does here. A wrapper may run the
+ * request another way (inside bubblewrap), and then has a say at two
+ * moments the transport does not know the meaning of: just before the
+ * command's session is terminated (what of the wrapper must be noted while
+ * it still runs), and when the command has ended (a wrapper that never ran
+ * the command fails the run with its own error; one that did may add to the
+ * result). Those two are the local transport's: the wrappers an engine
+ * applies (the carry, the terminal) have nothing to do there that its
+ * supervisor does not (it sweeps for the followed mark itself).
  *
  * @module
  */
 
 import type { ChildExit, SpawnRequest } from "./adapter.ts";
+import { ownValue } from "./own_fields.ts";
 import type { CommandSession } from "./session/session.ts";
 import type { ShellExecSpec, ShellRunResult } from "./types.ts";
 
@@ -29,7 +39,49 @@ export const STATE_FD = 9;
  */
 export const STATE_END = "dsh-state-end";
 
-/** A wrapper of the spawns of one shell. */
+const encoder = new TextEncoder();
+
+/**
+ * A command's request before anything wraps it, as every transport builds
+ * it: a command line is run by `shell` (`<shell> -c <line>`), the argv
+ * form runs its program with its arguments and no shell in between.
+ *
+ * @example
+ * ```ts
+ * import assert from "node:assert/strict";
+ * import { commandRequest } from "./wrapper.ts";
+ * const output = { onStdout() {}, onStderr() {} };
+ * const spec = { command: "echo hi", owner: null, workdir: "/", timeoutMs: 1, stdoutMaxBytes: 1, stdin: "x" };
+ * const line = commandRequest(spec, "/bin/sh", {}, output);
+ * assert.deepEqual([line.program, ...line.args], ["/bin/sh", "-c", "echo hi"]);
+ * assert.deepEqual(line.stdin, new TextEncoder().encode("x"));
+ * const argv = commandRequest({ ...spec, command: "ls", args: ["-l"] }, "/bin/sh", {}, output);
+ * assert.deepEqual([argv.program, ...argv.args], ["ls", "-l"]);
+ * ```
+ */
+export function commandRequest(
+  spec: ShellExecSpec,
+  shell: string,
+  env: Record<string, string>,
+  output: Pick<SpawnRequest, "onStdout" | "onStderr">,
+): SpawnRequest {
+  const stdin = ownValue(spec, "stdin");
+  const args = ownValue(spec, "args");
+  return {
+    program: args === undefined ? shell : spec.command,
+    args: args === undefined ? ["-c", spec.command] : args,
+    cwd: spec.workdir,
+    env,
+    stdin: typeof stdin === "string" ? encoder.encode(stdin) : stdin,
+    // Own properties, always: an adapter reads them plainly, and a polluted Object.prototype must not answer.
+    keepStdin: ownValue(spec, "keepStdin") === true,
+    terminal: undefined,
+    onStdout: output.onStdout,
+    onStderr: output.onStderr,
+  };
+}
+
+/** A wrapper of the commands of one shell (or of one command: a session's trap). */
 export interface SpawnWrapper {
   /** The program a command line runs with, where the wrapper resolved its own (an absolute path). */
   readonly shell?: string;
@@ -61,14 +113,15 @@ export interface ConfinedStateFile {
 
 /** One wrapped command. */
 export interface WrappedCommand {
-  /** The request to spawn instead. */
+  /** The request to run instead: what the local transport spawns, and what the remote one sends. */
   readonly request: SpawnRequest;
   /** The environment the command itself is given, where the wrapper changed it (its request's may be its own). */
   readonly env?: Readonly<Record<string, string>>;
   /**
    * The command's mark, when what carries it must end with the session
    * wherever it went (`setsid`): at a termination, at the host's exit and
-   * at its death (the watchdog). The terminal sets it.
+   * at its death (the watchdog; on an engine, its supervisor). The terminal
+   * sets it.
    */
   readonly followedMark?: string;
   /**

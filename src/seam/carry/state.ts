@@ -86,12 +86,29 @@ export async function takeState(
   maxBytes: number,
 ): Promise<TakenState> {
   try {
-    const bytes = await readBounded(file.fd, maxBytes);
-    if (typeof bytes === "string") return { change: undefined, note: `session state refused: ${bytes}` };
-    return { change: parseState(new TextDecoder().decode(bytes), given) };
+    return stateOf(await readBounded(file.fd, maxBytes), given);
   } finally {
     dropStateFile(file);
   }
+}
+
+/**
+ * What a state read back means, against `given` (the command's environment
+ * as it was started): a dump's bytes, or why they were refused (a note),
+ * however they were read (here, or by an engine's supervisor).
+ *
+ * @example
+ * ```ts
+ * import assert from "node:assert/strict";
+ * import { stateOf } from "./state.ts";
+ * const dump = new TextEncoder().encode("/tmp\n\0A=2\0dsh-state-end\0");
+ * assert.deepEqual(stateOf(dump, { A: "1" }).change, { cwd: "/tmp", env: { A: "2" } });
+ * assert.equal(stateOf("its file is sparse", {}).note, "session state refused: its file is sparse");
+ * ```
+ */
+export function stateOf(read: Uint8Array | string, given: Readonly<Record<string, string>>): TakenState {
+  if (typeof read === "string") return { change: undefined, note: `session state refused: ${read}` };
+  return { change: parseState(new TextDecoder().decode(read), given) };
 }
 
 /** The file's bytes, or a string saying why they are refused. */

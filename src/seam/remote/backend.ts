@@ -22,7 +22,9 @@
 import type { BackendContext, ShellBackend } from "../backend.ts";
 import { SpillDirectory } from "../capture/spill.ts";
 import type { EngineLink, EngineProcess, RemoteEngine } from "../engine.ts";
+import { terminalWrapper } from "../terminal/wrapper.ts";
 import type { CommandStart, Running } from "../transport.ts";
+import type { SpawnWrapper } from "../wrapper.ts";
 import { RemoteCommand } from "./command.ts";
 import type { RemoteSession, RemoteSessions } from "./sessions.ts";
 import { Supervisor } from "./supervisor.ts";
@@ -37,6 +39,11 @@ export class RemoteBackend implements ShellBackend, RemoteSessions {
   readonly engine: RemoteEngine;
   readonly shell: BackendContext;
   readonly spill: SpillDirectory;
+  /**
+   * The terminal, as locally (an engine has no sandbox); it marks each command on a terminal itself, since only those
+   * carry a mark on an engine.
+   */
+  readonly wrapper: SpawnWrapper = terminalWrapper({ marks: true });
   readonly #sessions = new Set<RemoteSession>();
   readonly #supervisors = new Set<Supervisor>();
   #current: Supervisor | undefined;

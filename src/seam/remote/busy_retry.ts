@@ -2,13 +2,14 @@
  * A wrapper the engine refused for want of a session on the connection
  * (`EngineLink.busy`: sshd's `MaxSessions`) while other commands of the
  * shell hold one: it waits for one of them to end and is started again,
- * under the same deadline.
+ * under the same deadline. This is part of the command's start
+ * (`command.ts`): a refused wrapper is retried before the command counts
+ * as started, so its end is only ever the end of a wrapper that ran.
  *
  * @module
  */
 
 import type { EngineFailure, EngineProcess } from "../engine.ts";
-import type { Deadline } from "../terminate/deadline.ts";
 import { sharedTimer } from "../terminate/shared_timer.ts";
 import type { RemoteSessions } from "./sessions.ts";
 import type { Supervisor } from "./supervisor.ts";
@@ -22,6 +23,39 @@ const SETTLING_RETRY_MS: readonly number[] = [10, 20, 40, 80, 160, 320, 640];
 
 /** What became of a command whose wrapper the engine refused for want of a session. */
 export type Room = "no" | "retry" | "stopped";
+
+/**
+ * A stop that comes while a command starts: its deadline fired (which
+ * terminates it) before its wrapper said which session it is.
+ *
+ * @example
+ * ```ts
+ * import assert from "node:assert/strict";
+ * import { StartStop } from "./busy_retry.ts";
+ * const stop = new StartStop();
+ * assert.equal(stop.stopped, false);
+ * stop.stop();
+ * await stop.came;
+ * assert.equal(stop.stopped, true);
+ * ```
+ */
+export class StartStop {
+  #announce: () => void = () => {};
+  #stopped = false;
+  /** Settles when the stop comes. */
+  readonly came: Promise<void> = new Promise((resolve) => this.#announce = resolve);
+
+  /** Whether it has come. */
+  get stopped(): boolean {
+    return this.#stopped;
+  }
+
+  /** The stop comes (again: nothing more happens). */
+  stop(): void {
+    this.#stopped = true;
+    this.#announce();
+  }
+}
 
 /** The retries of one command. */
 export class BusyRetry {
@@ -40,15 +74,15 @@ export class BusyRetry {
    * shell hold one. Then it waits for one of them to end and says `retry`
    * (and, once woken, a few more times after short pauses while the server
    * lets go of the freed session: see {@linkcode SETTLING_RETRY_MS});
-   * `stopped` when the deadline fired or the connection ended meanwhile;
-   * `no` otherwise, and the failure is reported as before.
+   * `stopped` when the deadline fired (`stop`) or the connection ended
+   * meanwhile; `no` otherwise, and the failure is reported as before.
    *
    * @param failure How `process` ended, with what its client said.
    */
   async after(
     supervisor: Supervisor,
     process: EngineProcess,
-    deadline: Deadline,
+    stop: StartStop,
     failure: (exit: { code: number | null; signal: string | null }) => EngineFailure,
   ): Promise<Room> {
     const busy = supervisor.link.busy;
@@ -56,10 +90,10 @@ export class BusyRetry {
     const exit = await process.exited;
     if (!busy.call(supervisor.link, failure(exit))) return "no";
     // Stopped while an attempt was on its way: it never ran either.
-    if (deadline.cause !== undefined) return "stopped";
+    if (stop.stopped) return "stopped";
     const freed = this.#backend.sessionFreed();
     if (this.#backend.othersHolding(process)) {
-      await Promise.race([freed, deadline.fired, supervisor.ended]);
+      await Promise.race([freed, stop.came, supervisor.ended]);
       this.#woken = true;
       this.#settlingRetries = 0;
     } else {
@@ -70,10 +104,10 @@ export class BusyRetry {
       const paused = new Promise<void>((resolve) => {
         cancel = sharedTimer.after(SETTLING_RETRY_MS[this.#settlingRetries++], resolve);
       });
-      await Promise.race([paused, freed, deadline.fired, supervisor.ended]);
+      await Promise.race([paused, freed, stop.came, supervisor.ended]);
       cancel();
     }
     if (supervisor.failure !== undefined) return "no";
-    return deadline.cause === undefined ? "retry" : "stopped";
+    return stop.stopped ? "stopped" : "retry";
   }
 }

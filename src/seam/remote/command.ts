@@ -2,11 +2,13 @@
  * The remote transport's command: one command on a remote engine, as the
  * launch pipeline (`launch/launch.ts`) runs it. Its start is the
  * connection, the environment built here from the engine's ambient one,
- * the wrapper started through the engine's link with the header and the
- * command's stdin, and its first line of stderr read (`frames.ts`); a
- * wrapper refused for want of a session waits and starts again
- * (`busy_retry.ts`). Its termination is a line to the supervisor, which
- * ends its whole session on the engine's side. Its end:
+ * the request wrapped as locally (`../wrapper.ts`: a session's trap, the
+ * terminal) and what the wrappers made started as the engine's wrapper
+ * (`attempt.ts`: the header, the command's stdin, the first line of
+ * stderr); a wrapper refused for want of a session waits and starts again
+ * (`busy_retry.ts`) before the command counts as started, so its end is
+ * that of a wrapper that ran. Its termination is a line to the supervisor,
+ * which ends its whole session on the engine's side. Its end:
  * - the command's status is the exit code of the engine's client (`ssh`
  *   and `docker exec` exit with their program's: the wrapper exits with
  *   its command's), once the supervisor's link has answered a question
@@ -33,29 +35,22 @@
  */
 
 import type { TerminalSize } from "../adapter.ts";
-import type { EngineFailure, EngineProcess } from "../engine.ts";
 import { commandEnv } from "../env/command_env.ts";
 import { ShellEngineError } from "../errors.ts";
 import { ownValue } from "../own_fields.ts";
-import type { Deadline, StopCause } from "../terminate/deadline.ts";
-import { drainAfterExit } from "../settle/drain.ts";
+import type { StopCause } from "../terminate/deadline.ts";
 import type { CommandExit, CommandStart, Running } from "../transport.ts";
-import type { ShellExecSpec } from "../types.ts";
 import type { RemoteSession, RemoteSessions } from "./sessions.ts";
-import { WrapperFrames } from "./frames.ts";
-import { checkPortableNames, commandHeader, isShellName } from "./header.ts";
-import { TERMINAL_WRAPPER_ARGV, WRAPPER_ARGV } from "./scripts.ts";
+import { checkPortableNames, isShellName } from "./header.ts";
 import { terminalSize } from "../terminal/size.ts";
-import { DEFAULT_TERM } from "../terminal/wrapper.ts";
-import { statePrelude } from "../carry/script.ts";
-import { newMark } from "../guard/record.ts";
-import { MARK_VARIABLE } from "../session/marked.ts";
-import { parseState, type TakenState } from "../carry/state.ts";
-import { STATE_FD } from "../wrapper.ts";
+import { carryWrapper } from "../carry/wrapper.ts";
+import { stateOf, type TakenState } from "../carry/state.ts";
+import { chainWrappers, commandRequest, type SpawnWrapper, STATE_FD } from "../wrapper.ts";
 import { firstOf, type Supervisor } from "./supervisor.ts";
-import { BusyRetry, type Room } from "./busy_retry.ts";
-import { PendingInput, ReadyLine } from "./input.ts";
+import { BusyRetry, type Room, StartStop } from "./busy_retry.ts";
+import { PendingInput } from "./input.ts";
 import { refusalError } from "./refusal.ts";
+import { WrapperAttempt } from "./attempt.ts";
 
 /** How long past the grace a termination may go unconfirmed before the command counts as lost. */
 const CONFIRM_AFTER_GRACE_MS = 10_000;
@@ -70,26 +65,25 @@ export class RemoteCommand implements Running {
   readonly input: PendingInput | undefined;
   readonly resize: ((size: TerminalSize) => void) | undefined;
   readonly #backend: RemoteSessions;
-  readonly #spec: ShellExecSpec;
-  readonly #output: CommandStart;
-  /** The connection (undefined when a stop came first: nothing was started); rejects with a failed connection's error. */
+  /** The command: its spec, where its output goes, whether it is a session's (it leaves its state: `#state`). */
+  readonly #command: CommandStart;
+  /**
+   * The connection, once the start is over: a wrapper ran (or never will); undefined when a stop came before the
+   * connection answered (nothing was started). Rejects with a failed connection's error.
+   */
   readonly #begun: Promise<Supervisor | undefined>;
-  /** Ends the wait for a connection: a stop that came before the command started. */
-  #stopConnecting: (() => void) | undefined;
+  /** A stop (the deadline fired) before the wrapper said which session it is. */
+  readonly #startStop = new StartStop();
   #supervisor: Supervisor | undefined;
-  #process: EngineProcess | undefined;
+  /** The wrapper now started (the last, once the start is over). */
+  #attempt: WrapperAttempt | undefined;
   /** The size of the command's terminal, when it runs on one: the one asked for, then the last resize(). */
   #terminal: TerminalSize | undefined;
-  /** The size the header of the wrapper now starting carries (the wrapper sets it before the command runs). */
-  #headerSize: TerminalSize | undefined;
   #session: RemoteSession | undefined;
   #pid = 0;
-  #terminateWhenStarted = false;
   /** Its client released: the end is known, and nothing of it is waited for any more. */
   #released = false;
   #settled = false;
-  /** How the current wrapper's client exited, once it has. */
-  #exit: { code: number | null; signal: string | null } | undefined;
   /** How the last wrapper's client had exited when the end was known (undefined: it had not). */
   #endExit: { code: number | null; signal: string | null } | undefined;
   /** What became of the last wrapper the engine refused for want of a session. */
@@ -100,13 +94,9 @@ export class RemoteCommand implements Running {
   readonly #gone = new Promise<void>((resolve) => this.#announceGone = resolve);
   #backstop: ReturnType<typeof setTimeout> | undefined;
   #unconfirmed = false;
-  readonly #busy: BusyRetry;
-  /** A session's command: it leaves its state, taken once it exited (`#state`). */
-  readonly #carry: boolean;
+  /** What wraps its request before it is sent: the backend's (the terminal), after the carry's for a session's. */
+  readonly #wrapper: SpawnWrapper;
   #state: TakenState = { change: undefined };
-  /** The environment the command was given, which its state is read against. */
-  #env: Record<string, string> = {};
-  #frames: WrapperFrames | undefined;
 
   /**
    * Checks what can be checked before connecting, and starts. Throws
@@ -115,10 +105,11 @@ export class RemoteCommand implements Running {
   constructor(backend: RemoteSessions, command: CommandStart) {
     const { spec } = command;
     this.#backend = backend;
-    this.#carry = command.carry;
-    this.#spec = spec;
-    this.#output = command;
-    this.#busy = new BusyRetry(backend);
+    this.#command = command;
+    // No shell named: on an engine the trap writes through a `cat`, whatever the shell (`carry/script.ts`).
+    this.#wrapper = command.carry
+      ? chainWrappers([carryWrapper({ fd: STATE_FD }), backend.wrapper]) ?? backend.wrapper
+      : backend.wrapper;
     checkPortableNames("env", ownValue(spec, "env"), backend.engine.name);
     checkPortableNames("dshEnv", ownValue(spec, "dshEnv"), backend.engine.name);
     this.#terminal = terminalSize(ownValue(spec, "tty"));
@@ -145,11 +136,7 @@ export class RemoteCommand implements Running {
   /** Ends the command's whole session on the engine; before it started there, as soon as it does (or never starts it). */
   terminate(): void {
     const session = this.#session;
-    if (session === undefined) {
-      this.#terminateWhenStarted = true;
-      this.#stopConnecting?.();
-      return;
-    }
+    if (session === undefined) return this.#startStop.stop();
     const { shell } = this.#backend;
     shell.track(
       this.#backend.terminate(session).then(() => {
@@ -159,35 +146,21 @@ export class RemoteCommand implements Running {
     if (this.#released) return;
     this.#backstop ??= setTimeout(() => {
       this.#unconfirmed = true;
-      this.#process?.abandon();
+      this.#attempt?.process.abandon();
     }, shell.options.graceMs + CONFIRM_AFTER_GRACE_MS);
   }
 
-  async exited(deadline: Deadline): Promise<void> {
+  async exited(): Promise<void> {
     const supervisor = await this.#begun;
     // Stopped before the connection answered: nothing was started.
     if (supervisor === undefined) return;
-    // A lost connection ends the wait at once: the result is an engine error whatever the command does.
-    supervisor.ended.then(() => {
-      if (supervisor.failure !== undefined && !this.#released) this.#process?.abandon();
-    });
     const { graceMs } = this.#backend.shell.options;
-    let process = this.#process as EngineProcess;
-    let room: Room = "no";
-    do {
-      if (room === "retry") process = this.#start(supervisor);
-      const current = process;
-      // The end: the client's exit once its last bytes are read (the wrapper drains what a background process holds
-      // for at most graceMs, then exits); or, after our termination, the supervisor's word that nothing of the session
-      // runs (a client can take seconds to see its program die).
-      const drained = drainAfterExit(current, graceMs);
-      await Promise.race([drained, this.#gone.then(() => firstOf(drained, graceMs))]);
-      room = this.#refusal !== undefined || this.#session !== undefined
-        ? "no"
-        : await this.#busy.after(supervisor, current, deadline, (exit) => this.#clientFailure(exit));
-    } while (room === "retry");
-    this.#room = room;
-    this.#endExit = this.#exit;
+    const { process, drained } = this.#attempt as WrapperAttempt;
+    // The end: the client's exit once its last bytes are read (the wrapper drains what a background process holds for
+    // at most graceMs, then exits); or, after our termination, the supervisor's word that nothing of the session runs
+    // (a client can take seconds to see its program die).
+    await Promise.race([drained, this.#gone.then(() => firstOf(drained, graceMs))]);
+    this.#endExit = this.#attempt?.exit;
     // Stops reading the client's output and ends the client (what it started lives on, recorded, until ended).
     this.#released = true;
     process.releaseOutput();
@@ -225,16 +198,17 @@ export class RemoteCommand implements Running {
     if (this.#refusal !== undefined) {
       throw refusalError(this.#refusal, {
         engine,
-        spec: this.#spec,
+        spec: this.#command.spec,
         shell: shell.options.shell,
         path: supervisor.env.PATH,
       });
     }
     if (this.#room === "stopped") return { exitCode: null, signal: null };
     if (this.#session === undefined) {
-      const exited = exit ?? await (this.#process as EngineProcess).exited;
+      const attempt = this.#attempt as WrapperAttempt;
+      const exited = exit ?? await attempt.process.exited;
       if (supervisor.failure !== undefined) throw supervisor.failure;
-      throw new ShellEngineError(engine.name, engine.target, supervisor.link.explain(this.#clientFailure(exited)));
+      throw new ShellEngineError(engine.name, engine.target, supervisor.link.explain(attempt.failure(exited)));
     }
     // It started. Its client's exit is its status only while the link is up: a connection that dropped ends its
     // clients too (ssh's 255), and whether it did is the supervisor's link's to say, never the command's; unless the
@@ -243,7 +217,7 @@ export class RemoteCommand implements Running {
     if (supervisor.failure !== undefined || (!fromEngine && !await supervisor.confirm())) throw this.#lost(supervisor);
     if (exit !== undefined && exit.code !== null) {
       // Before settled(): once the supervisor sees the session gone it removes the state file.
-      if (this.#carry && cause === undefined) await this.#takeState(supervisor, this.#session.sid);
+      if (this.#command.carry && cause === undefined) await this.#takeState(supervisor, this.#session.sid);
       this.#backend.settled(this.#session);
       const { code } = exit;
       const signal = cause === undefined
@@ -270,19 +244,32 @@ export class RemoteCommand implements Running {
     );
   }
 
-  /** The connection, unless a stop comes first (then undefined, and nothing is started); then the wrapper. */
+  /**
+   * The connection, unless a stop comes first (then undefined, and nothing is started); then the wrapper, started
+   * again while the engine refuses it for want of a session (`busy_retry.ts`).
+   */
   async #begin(count: () => void): Promise<Supervisor | undefined> {
-    const stopped = new Promise<undefined>((resolve) => this.#stopConnecting = () => resolve(undefined));
-    let supervisor: Supervisor | undefined;
-    try {
-      supervisor = await Promise.race([this.#backend.connection(), stopped]);
-    } finally {
-      this.#stopConnecting = undefined;
-    }
+    const stopped = this.#startStop.came.then(() => undefined);
+    const supervisor = await Promise.race([this.#backend.connection(), stopped]);
     if (supervisor === undefined) return undefined;
     this.#supervisor = supervisor;
-    this.#start(supervisor);
+    // A lost connection ends the wait at once: the result is an engine error whatever the command does.
+    supervisor.ended.then(() => {
+      if (supervisor.failure !== undefined && !this.#released) this.#attempt?.process.abandon();
+    });
+    let answered = this.#start(supervisor);
     count();
+    const busy = new BusyRetry(this.#backend);
+    while (!await answered) {
+      // It ended without a word from the engine's side: refused for want of a session, it may start again.
+      const attempt = this.#attempt as WrapperAttempt;
+      const room = await busy.after(supervisor, attempt.process, this.#startStop, (exit) => attempt.failure(exit));
+      if (room !== "retry") {
+        this.#room = room;
+        break;
+      }
+      answered = this.#start(supervisor);
+    }
     return supervisor;
   }
 
@@ -301,94 +288,54 @@ export class RemoteCommand implements Running {
 
   async #takeState(supervisor: Supervisor, sid: number): Promise<void> {
     const taken = await supervisor.takeState(sid, this.#backend.shell.options.maxSessionStateBytes);
-    if (taken?.refused !== undefined) {
-      this.#state = { change: undefined, note: `session state refused: ${taken.refused}` };
-    } else if (taken?.bytes !== undefined) {
-      this.#state = { change: parseState(new TextDecoder().decode(taken.bytes), this.#env) };
-    }
+    const read = taken?.refused ?? taken?.bytes;
+    if (read !== undefined) this.#state = stateOf(read, this.#attempt?.env ?? {});
   }
 
-  /** Starts the wrapper with the header, its stdin after it. */
-  #start(supervisor: Supervisor): EngineProcess {
+  /**
+   * Starts the wrapper with what the wrappers made of the command's request. Resolves once the wrapper has answered
+   * (true: it said which session it is, or why it refused), or its client has ended without a word (false).
+   */
+  #start(supervisor: Supervisor): Promise<boolean> {
     const { host, options } = this.#backend.shell;
-    const env = commandEnv(this.#spec, supervisor.env, host.scrubDecisions);
+    const { spec, stdout, stderr } = this.#command;
+    const env = commandEnv(spec, supervisor.env, host.scrubDecisions);
     // The engine's own variables that no shell can pass (the caller's were refused up front) are left out.
     for (const name of Object.keys(env)) if (!isShellName(name)) delete env[name];
-    const terminal = this.#terminal;
-    this.#headerSize = terminal;
-    if (terminal !== undefined && typeof ownValue(this.#spec, "env")?.TERM !== "string") env.TERM = DEFAULT_TERM;
-    // A terminal's command is followed by its mark, as locally: what it starts with `setsid` leaves its session but
-    // carries the mark, which the supervisor sweeps for when it ends the session (the wrapper records it).
-    const mark = terminal === undefined ? undefined : newMark();
-    if (mark !== undefined) env[MARK_VARIABLE] = mark;
-    const stdin = ownValue(this.#spec, "stdin");
-    const args = ownValue(this.#spec, "args");
-    const input = this.input;
-    this.#env = env;
-    const header = commandHeader({
-      env,
-      mark,
-      ...(terminal === undefined ? {} : { size: terminal }),
-      state: this.#carry,
-      workdir: this.#spec.workdir,
-      recordDir: supervisor.recordDir,
-      stdin: stdin !== undefined || input !== undefined,
+    // The request as the local transport builds it; what the wrappers make of it (a session's trap, the terminal's
+    // TERM, size and mark) is what the header sends, and the engine's wrapper script does the rest.
+    const asked = commandRequest(spec, options.shell, env, { onStdout: stdout, onStderr: stderr });
+    const wrapped = this.#wrapper.wrap(asked, spec);
+    const request = wrapped?.request ?? asked;
+    const attempt = new WrapperAttempt(supervisor, request, ownValue(spec, "args") === undefined, {
+      mark: wrapped?.followedMark,
+      // On a terminal: the size asked for, or the last resize() since.
+      size: request.terminal === undefined ? undefined : this.#terminal ?? request.terminal,
+      state: this.#command.carry,
+      keepStdin: this.input !== undefined,
       graceMs: options.graceMs,
-      run: args === undefined
-        ? {
-          shell: options.shell,
-          command: this.#carry ? statePrelude({ fd: STATE_FD }) + this.#spec.command : this.#spec.command,
-        }
-        : { argv: [this.#spec.command, ...args] },
-    });
-    const output = this.#output;
-    const frames = new WrapperFrames(header.nonce, {
-      started: (sid) => {
-        if (this.#process !== undefined) this.#backend.seated(this.#process);
-        // Only now: a wrapper the engine refused for want of room is started again, and what it was given is lost.
-        const given = this.#process === undefined ? undefined : ownValue(this.#process, "input");
-        if (given !== undefined) input?.attach(given);
-        this.#pid = sid;
-        this.#session = this.#backend.started(supervisor, sid);
-        // A resize() made since the header was written: the wrapper has set the header's size, this one comes after.
-        const size = this.#terminal;
-        if (size !== undefined && size !== this.#headerSize) supervisor.resize(sid, size);
-        if (this.#terminateWhenStarted) this.terminate();
-      },
+    }, {
+      started: (sid) => this.#started(supervisor, sid),
       refused: (reason) => this.#refusal = reason,
-      // On a terminal everything after the first line is the command's, and it is all stdout.
-      stderr: terminal === undefined ? output.stderr : output.stdout,
     });
-    this.#frames = frames;
-    const bytes = typeof stdin === "string" ? encoder.encode(stdin) : stdin;
-    const first = bytes === undefined ? header.bytes : join(header.bytes, bytes);
-    let process: EngineProcess;
-    if (terminal === undefined) {
-      process = supervisor.link.run(WRAPPER_ARGV, first, {
-        onStdout: output.stdout,
-        onStderr: (chunk) => frames.push(chunk),
-      }, input === undefined ? undefined : { keepStdin: true });
-    } else {
-      // The header is typed into the engine's terminal only once the wrapper has made it raw and said so: before
-      // that, the terminal would echo it and act on its control characters.
-      const ready = new ReadyLine(() => void process.input?.write(header.bytes));
-      process = supervisor.link.run(TERMINAL_WRAPPER_ARGV, new Uint8Array(0), {
-        onStdout: (chunk) => {
-          ready.push(chunk);
-          frames.push(chunk);
-        },
-        // The local client runs on a terminal of its own: nothing comes apart.
-        onStderr: (chunk) => frames.push(chunk),
-      }, { keepStdin: true, terminal });
-    }
-    this.#process = process;
-    this.#exit = undefined;
-    process.exited.then((exit) => {
-      if (this.#process === process) this.#exit = exit;
-    });
-    this.#backend.holds(process);
-    process.drained.then(() => frames.end());
-    return process;
+    this.#attempt = attempt;
+    this.#backend.holds(attempt.process);
+    return attempt.answered.then(() => this.#refusal !== undefined || this.#session !== undefined);
+  }
+
+  /** The wrapper now started said which session it is: the command has started. */
+  #started(supervisor: Supervisor, sid: number): void {
+    const attempt = this.#attempt as WrapperAttempt;
+    this.#backend.seated(attempt.process);
+    // Only now: a wrapper the engine refused for want of room is started again, and what it was given is lost.
+    const given = ownValue(attempt.process, "input");
+    if (given !== undefined) this.input?.attach(given);
+    this.#pid = sid;
+    this.#session = this.#backend.started(supervisor, sid);
+    // A resize() made since the header was written: the wrapper has set the header's size, this one comes after.
+    const size = this.#terminal;
+    if (size !== undefined && size !== attempt.size) supervisor.resize(sid, size);
+    if (this.#startStop.stopped) this.terminate();
   }
 
   /** The error for a command that the supervisor ended because the connection was lost. */
@@ -397,16 +344,4 @@ export class RemoteCommand implements Running {
     return supervisor.failure ??
       new ShellEngineError(engine.name, engine.target, "the connection was lost while the command ran");
   }
-
-  /** How the current wrapper's client ended, with what it said itself (outside the wrapper's frames). */
-  #clientFailure(exit: { code: number | null; signal: string | null }): EngineFailure {
-    return { code: exit.code, signal: exit.signal, stderr: this.#frames?.clientText ?? "" };
-  }
-}
-
-function join(a: Uint8Array, b: Uint8Array): Uint8Array {
-  const joined = new Uint8Array(a.length + b.length);
-  joined.set(a);
-  joined.set(b, a.length);
-  return joined;
 }

@@ -37,7 +37,7 @@ export interface RefusedCommand {
  * assert.equal(error.message, "workdir does not exist on docker box: /nope");
  * ```
  */
-export function refusalError(reason: string, command: RefusedCommand): Error {
+export function refusalError(reason: string, command: RefusedCommand): ShellSpawnError | ShellEngineError {
   const { engine, spec } = command;
   const where = `${engine.name} ${engine.target}`;
   const workdir = spec.workdir;

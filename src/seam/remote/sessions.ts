@@ -10,6 +10,7 @@
 
 import type { BackendContext } from "../backend.ts";
 import type { EngineProcess, RemoteEngine } from "../engine.ts";
+import type { SpawnWrapper } from "../wrapper.ts";
 import type { Supervisor } from "./supervisor.ts";
 
 /** A session a command started on the engine, until it is seen gone. */
@@ -30,6 +31,8 @@ export interface RemoteSessions {
   readonly engine: RemoteEngine;
   /** The shell the commands belong to. */
   readonly shell: BackendContext;
+  /** What wraps each command's request before it is sent (`../wrapper.ts`): the terminal. */
+  readonly wrapper: SpawnWrapper;
   /**
    * The shell's connection, once its supervisor has answered. Rejects with
    * the `ShellEngineError` of a connection that failed.

@@ -1,7 +1,8 @@
 /**
  * The local transport's command: a process group on this machine. Its
  * start checks the workdir, builds the environment, has the shell's
- * wrapper (`wrapper.ts`: the terminal, the sandbox) wrap the request,
+ * wrapper (`wrapper.ts`: the terminal, the sandbox; a session's command is
+ * carried first, `carry/wrapper.ts`) wrap the request,
  * spawns the leader of a new session through the adapter and records the
  * session; its termination signals the whole session (the wrapper told
  * first); its end is the leader's exit and the pipes drained, and a signal
@@ -24,8 +25,8 @@ import type { ResolvedShellOptions } from "../resolve/options.ts";
 import type { CommandExit, CommandStart, Running } from "../transport.ts";
 import { describeSpawnFailure, wouldStart } from "./failure.ts";
 import { checkWorkdir } from "./workdir.ts";
-import { type SpawnWrapper, STATE_FD, type WrappedCommand } from "../wrapper.ts";
-import { statePrelude } from "../carry/script.ts";
+import { chainWrappers, commandRequest, type SpawnWrapper, STATE_FD, type WrappedCommand } from "../wrapper.ts";
+import { carryWrapper } from "../carry/wrapper.ts";
 import { dropStateFile, makeStateFile, type StateFile, type TakenState, takeState } from "../carry/state.ts";
 import type { Deadline } from "../terminate/deadline.ts";
 import type { ShellRunResult } from "../settle/types.ts";
@@ -49,8 +50,6 @@ export interface ProcessGroupContext {
   /** The path, in a directory no command is shown, where the session's command marked `mark` leaves its state. */
   readonly stateFile: (mark: string) => string;
 }
-
-const encoder = new TextEncoder();
 
 /**
  * Starts `command` as the leader of a new session. Throws
@@ -84,27 +83,16 @@ function startMarked(
 ): Running {
   const { spec } = command;
   const { adapter, options, host } = context;
-  const stdin = ownValue(spec, "stdin");
   const args = ownValue(spec, "args");
   const confined = context.wrapper?.confines(spec) === true;
   const shell = wrapperShell(context.wrapper) ?? options.shell;
-  const line = stateFile === undefined
-    ? spec.command
-    : statePrelude(confined ? { fd: STATE_FD } : { path: stateFile.path }, shell) + spec.command;
-  let request: SpawnRequest = {
-    // A command line is run by the shell; the argv form runs the program itself, with no shell in between.
-    program: args === undefined ? shell : spec.command,
-    args: args === undefined ? ["-c", line] : args,
-    cwd: spec.workdir,
-    env: childEnv,
-    stdin: typeof stdin === "string" ? encoder.encode(stdin) : stdin,
-    // Own properties, always: an adapter reads them plainly, and a polluted Object.prototype must not answer.
-    keepStdin: ownValue(spec, "keepStdin") === true,
-    terminal: undefined,
-    onStdout: command.stdout,
-    onStderr: command.stderr,
-  };
-  const wrapped = context.wrapper?.wrap(
+  // A session's command is carried first: its trap goes on the command line before anything wraps it.
+  const wrapper = stateFile === undefined
+    ? context.wrapper
+    : chainWrappers([carryWrapper(confined ? { fd: STATE_FD } : { path: stateFile.path }, shell), context.wrapper]);
+  // A command line is run by the shell; the argv form runs the program itself, with no shell in between.
+  let request = commandRequest(spec, shell, childEnv, { onStdout: command.stdout, onStderr: command.stderr });
+  const wrapped = wrapper?.wrap(
     request,
     spec,
     confined && stateFile !== undefined ? { path: stateFile.path, maxBytes: options.maxSessionStateBytes } : undefined,
@@ -212,16 +200,21 @@ function wrapperShell(wrapper: SpawnWrapper | undefined): string | undefined {
  * every adapter's failures read alike and name the program and why.
  */
 function spawn(adapter: ProcessAdapter, role: "shell" | "program", request: SpawnRequest): ChildHandle {
+  // On a terminal an exec failure would only show in the child: it is looked for here first.
+  if (request.terminal !== undefined && !wouldStart(request.program, request.env.PATH, request.cwd)) {
+    throw spawnFailure(request, role);
+  }
   try {
-    // On a terminal an exec failure would only show in the child: it is looked for here first.
-    if (request.terminal !== undefined && !wouldStart(request.program, request.env.PATH, request.cwd)) {
-      throw new Error(`${request.program} cannot be started`);
-    }
     return adapter.spawn(request);
   } catch (error) {
+    // Worded already (the terminal's library is missing: `pseudo_terminal.ts`).
     if (error instanceof ShellSpawnError) throw error;
-    const context = { cwd: request.cwd, cause: error, role };
-    const message = describeSpawnFailure(request.program, request.env.PATH, context);
-    throw new ShellSpawnError(message, request.program, { cause: error });
+    throw spawnFailure(request, role, error);
   }
+}
+
+/** The error for `request`'s program, which could not be started (`cause`: the adapter's error, if it threw one). */
+function spawnFailure(request: SpawnRequest, role: "shell" | "program", cause?: unknown): ShellSpawnError {
+  const message = describeSpawnFailure(request.program, request.env.PATH, { cwd: request.cwd, cause, role });
+  return new ShellSpawnError(message, request.program, cause === undefined ? undefined : { cause });
 }
