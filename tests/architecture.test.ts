@@ -196,6 +196,11 @@ describe("the architecture's claims", () => {
     // The deadline is made, and the result built, in one place each, whatever the command runs on.
     assert.deepEqual(where(/\bnew Deadline\(/), ["launch/launch.ts"]);
     assert.deepEqual(where(/(?<![#\w])buildResult\(/), ["settle/result.ts", "settle/settle.ts"]);
+    // A result's fields are written there only, a task's that never started included: no literal of one elsewhere,
+    // and no wrapper sets a field of a result it was shown (it returns what it adds).
+    assert.deepEqual(where(/\btimedOut: /), ["settle/result.ts", "settle/schema.ts", "settle/types.ts"]);
+    assert.deepEqual(where(/\b(result|built)\.(sandbox|observerError|sessionNote) = /), ["settle/result.ts"]);
+    assert.deepEqual(where(/(?<![#\w])notStartedResult\(/), ["settle/result.ts", "tasks/task.ts"]);
     // The shell reaches commands only through the pipeline, and the pipeline alone settles them.
     assert.deepEqual(importersOf(at("launch/launch.ts")), ["shell.ts"]);
     assert.deepEqual(importersOf(at("settle/settle.ts")), ["launch/launch.ts"]);

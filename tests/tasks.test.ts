@@ -645,6 +645,23 @@ describe("tasks: spawn failure", () => {
   });
 });
 
+describe("tasks: the result of a task that never started", () => {
+  it("has exactly the fields a settled result has, built the same way", async () => {
+    await withShell({}, async (shell, dir) => {
+      const missing = join(dir, "gone");
+      const failed = await shell.start(shell.resolve({ command: "echo never", owner: null, workdir: missing })).done;
+      const settled = await shell.start(shell.resolve({ command: "true", owner: null })).done;
+      assert.deepEqual(Object.keys(failed).sort(), Object.keys(settled).sort());
+      assert.deepEqual(Object.keys(failed.stdout).sort(), Object.keys(settled.stdout).sort());
+      assert.deepEqual(
+        [failed.exitCode, failed.signal, failed.timedOut, failed.aborted, failed.durationMs],
+        [null, null, false, false, 0],
+      );
+      assert.equal(failed.timeoutMs, shell.resolve({ command: "true", owner: null }).timeoutMs);
+    });
+  });
+});
+
 describe("tasks: close()", () => {
   it("kills running tasks and run() survivors, waits until they are gone, and refuses new work", async () => {
     await withShell({}, async (shell, dir) => {

@@ -6,13 +6,15 @@
  * not know the meaning of: just before the command's session is terminated
  * (what of the wrapper must be noted while it still runs), and when the
  * command has ended (a wrapper that never ran the command fails the run
- * with its own error; one that did may add to the result).
+ * with its own error; one that did may add fields to the result, which
+ * `settle/result.ts` builds).
  *
  * @module
  */
 
 import type { ChildExit, SpawnRequest } from "./adapter.ts";
 import type { CommandSession } from "./session/session.ts";
+import type { ResultFields } from "./settle/types.ts";
 import type { ShellExecSpec, ShellRunResult } from "./types.ts";
 
 /**
@@ -77,11 +79,11 @@ export interface WrappedCommand {
    */
   terminating(session: CommandSession): (ended: Promise<unknown>) => Promise<unknown>;
   /**
-   * Reads how the wrapped command ended, once its result is built: throws
-   * the wrapper's own error when the command never ran; otherwise may add
-   * to `result`.
+   * Reads how the wrapped command ended, from its result's fields: throws
+   * the wrapper's own error when the command never ran; otherwise returns
+   * what it adds to the result (`settle/result.ts` puts it on), if anything.
    */
-  ended(result: ShellRunResult, exit: ChildExit, session: CommandSession): void;
+  ended(result: Readonly<ShellRunResult>, exit: ChildExit, session: CommandSession): ResultFields | void;
 }
 
 /**
@@ -143,7 +145,9 @@ export function chainWrappers(wrappers: readonly (SpawnWrapper | undefined)[]): 
           return (ended) => afters.reduceRight((inner, after) => after(inner), ended);
         },
         ended(result, exit, session) {
-          for (const wrapped of [...applied].reverse()) wrapped.ended(result, exit, session);
+          const added: ResultFields = {};
+          for (const wrapped of [...applied].reverse()) Object.assign(added, wrapped.ended(result, exit, session));
+          return added;
         },
       };
     },

@@ -42,7 +42,8 @@ const encoder = new TextEncoder();
  */
 export async function settle(command: Settling): Promise<ShellRunResult> {
   const { running, deadline } = command;
-  let result: ShellRunResult | undefined;
+  // Once the wrapper reads the result, the output is finished: its error is not added to it.
+  let finished = false;
   try {
     await running.exited(deadline);
     const cause = deadline.cause;
@@ -50,7 +51,7 @@ export async function settle(command: Settling): Promise<ShellRunResult> {
     // Most ends are read at once (the local one always): no turn of the event loop between the drain and the result.
     const interpreted = running.interpret(cause);
     const end = interpreted instanceof Promise ? await interpreted : interpreted;
-    result = buildResult({
+    return buildResult({
       exitCode: end.exitCode,
       signal: end.signal,
       cause,
@@ -59,12 +60,14 @@ export async function settle(command: Settling): Promise<ShellRunResult> {
       stdout: command.stdout,
       stderr: command.stderr,
       events: command.events,
+      wrapped: (result) => {
+        finished = true;
+        return running.ended?.(result);
+      },
     });
-    running.ended?.(result);
-    return result;
   } catch (error) {
     deadline.dispose();
-    if (result === undefined) {
+    if (!finished) {
       if (error instanceof Error) command.stderr.write(encoder.encode(`${error.name}: ${error.message}\n`));
       command.stdout.finish();
       command.stderr.finish();
