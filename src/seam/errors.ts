@@ -138,6 +138,9 @@ export class ShellSpecError extends ShellError {
 /**
  * The command could not be started: the working directory or the shell is
  * missing, or the platform is unsupported. The message names the path.
+ * Also what a command that failed for a reason the library did not foresee
+ * rejects with (a task's `spawnError`): "the command could not be run: …",
+ * with that failure as its `cause`.
  *
  * @example
  * ```ts

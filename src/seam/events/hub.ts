@@ -17,8 +17,7 @@
  */
 
 import type { Launched } from "../backend.ts";
-import { isStartFailure } from "../error_checks.ts";
-import { ShellSandboxError } from "../errors.ts";
+import { asStartFailure, isStartFailure } from "../error_checks.ts";
 import type { ShellRunResult } from "../settle/types.ts";
 import type { ShellExecSpec } from "../types.ts";
 import { commandFields, endFields, type Watch } from "./describe.ts";
@@ -106,8 +105,8 @@ export class EventHub implements ShellEvents {
       },
       (error: unknown) => {
         settled();
-        // As a task words it (tasks/task.ts): anything else a backend rejects with is the sandbox's refusal.
-        const failure = isStartFailure(error) ? error : new ShellSandboxError(String(error));
+        // As a task words it (tasks/task.ts): any other failure is the cause of a ShellSpawnError, never a sandbox's.
+        const failure = asStartFailure(error);
         this.#emit({
           ...fields,
           time: Date.now(),

@@ -4,12 +4,15 @@
  * `drain.ts`), stop its deadline, have the transport say what the end
  * means, and build the result (`result.ts`). A command that could not be
  * run rejects with its transport's error, which also goes on its stderr, so
- * that a task's reader sees it.
+ * that a task's reader sees it; an error that is not of the library's
+ * family (one it did not foresee) is the cause of a `ShellSpawnError`.
  *
  * @module
  */
 
 import type { OutputCollector } from "../capture/collector.ts";
+import { asStartFailure } from "../error_checks.ts";
+import { isShellError } from "../errors.ts";
 import type { OutputEvents } from "../capture/output_events.ts";
 import type { Deadline } from "../terminate/deadline.ts";
 import type { Running } from "../transport.ts";
@@ -38,7 +41,8 @@ const encoder = new TextEncoder();
 /**
  * Settles `command`'s result. Rejects with the transport's error (an
  * engine's, a refusal) or a wrapper's (a sandbox that never ran the
- * command).
+ * command), or a `ShellSpawnError` whose `cause` is an error not of the
+ * library's family.
  */
 export async function settle(command: Settling): Promise<ShellRunResult> {
   const { running, deadline } = command;
@@ -67,11 +71,14 @@ export async function settle(command: Settling): Promise<ShellRunResult> {
     });
   } catch (error) {
     deadline.dispose();
+    // The transport's or the wrapper's error as it is; one the library did not foresee keeps its identity as the
+    // cause of a ShellSpawnError (never labelled the sandbox's).
+    const failure = isShellError(error) ? error : asStartFailure(error);
     if (!finished) {
-      if (error instanceof Error) command.stderr.write(encoder.encode(`${error.name}: ${error.message}\n`));
+      command.stderr.write(encoder.encode(`${failure.name}: ${failure.message}\n`));
       command.stdout.finish();
       command.stderr.finish();
     }
-    throw error;
+    throw failure;
   }
 }

@@ -6,10 +6,10 @@
  */
 
 import type { OutputCollector } from "../capture/collector.ts";
-import { isStartFailure } from "../error_checks.ts";
+import { asStartFailure } from "../error_checks.ts";
 import {
   type ShellEngineError,
-  ShellSandboxError,
+  type ShellSandboxError,
   type ShellSpawnError,
   ShellSpecError,
   TaskAccessError,
@@ -67,8 +67,8 @@ export class LaunchedTask implements ShellTask {
       (result) => this.#result = result,
       (error: unknown) => {
         // A sandbox that never started the command, or an engine that could not start it or lost it: the task settles
-        // as killed, with the error.
-        this.#spawnError = isStartFailure(error) ? error : new ShellSandboxError(String(error));
+        // as killed, with the error (any other failure as the cause of a ShellSpawnError, never a sandbox's).
+        this.#spawnError = asStartFailure(error);
         this.#result = notStartedResult({
           timeoutMs: 0,
           stdout: launched.stdout.finish(),
