@@ -18,6 +18,7 @@
 
 import type { Launched } from "../backend.ts";
 import { asStartFailure, isStartFailure } from "../error_checks.ts";
+import { ShellArgumentError } from "../errors.ts";
 import type { ShellRunResult } from "../settle/types.ts";
 import type { ShellExecSpec } from "../types.ts";
 import { commandFields, endFields, type Watch } from "./describe.ts";
@@ -61,7 +62,7 @@ export class EventHub implements ShellEvents {
     listener: (event: ShellEvent) => unknown,
     options?: { onError?: (error: unknown, event: ShellEvent) => void },
   ): () => void {
-    if (typeof listener !== "function") throw new TypeError("listener: must be a function");
+    if (typeof listener !== "function") throw new ShellArgumentError("listener", "must be a function");
     const subscription: Subscription = { listener, onError: options?.onError };
     this.#subscriptions = [...this.#subscriptions, subscription];
     return () => {
