@@ -19,6 +19,9 @@ import {
   TaskAccessError,
   TaskLimitError,
 } from "../mod.ts";
+import { ShellArgumentError } from "../src/seam/errors.ts";
+import { aiSdkFileTools, aiSdkTools } from "../src/frameworks/ai.ts";
+import { openAIAgentsTools } from "../src/frameworks/openai_agents.ts";
 import { HookSettingsError } from "../src/hooks/mod.ts";
 import { ToolInputError } from "../src/tool/mod.ts";
 import { IS_DENO } from "./helpers/runtime.ts";
@@ -70,6 +73,56 @@ describe("one error family", () => {
     assert.ok(isShellError(foreign));
     assert.equal(foreign.code, "ERR_SHELL_SPEC");
     assert.ok(copy.isShellError(new ShellClosedError()), "and the other copy recognises ours");
+  });
+
+  it("the member that is a TypeError: instanceof TypeError and ShellError, named TypeError, with its own code", () => {
+    const error: unknown = new ShellArgumentError("listener", "must be a function");
+    assert.ok(error instanceof TypeError);
+    assert.ok(error instanceof ShellError, "instanceof ShellError holds for it");
+    assert.ok(isShellError(error));
+    assert.equal(error.code, "ERR_SHELL_ARGUMENT");
+    assert.equal(String(error), "TypeError: listener: must be a function");
+    assert.equal((error as ShellArgumentError).field, "listener");
+    // instanceof a subclass is exact still: neither it nor another member passes for another class.
+    assert.equal(error instanceof ShellSpecError, false);
+    assert.equal(new ShellSpawnError("x") instanceof ShellSpecError, false);
+    assert.equal(new TypeError("plain") instanceof ShellError, false);
+    assert.equal(new Error("plain") instanceof ShellError, false);
+    assert.equal(Object.create(null) instanceof ShellError, false);
+    assert.equal((42 as unknown) instanceof ShellError, false);
+  });
+
+  it("what the library throws for an argument of the wrong type is that member: the TypeError callers knew", async () => {
+    const shell = createLocalShell();
+    try {
+      const thrown: unknown[] = [];
+      const attempt = (call: () => unknown): void => {
+        try {
+          call();
+          assert.fail("no throw");
+        } catch (error) {
+          thrown.push(error);
+        }
+      };
+      attempt(() => shell.events.subscribe("not a function" as never));
+      attempt(() => aiSdkTools(shell, {} as { owner: string }));
+      attempt(() => aiSdkTools(shell, { owner: "x", stream: "yes" as unknown as boolean }));
+      attempt(() => openAIAgentsTools(shell, {} as { owner: string }));
+      attempt(() => aiSdkFileTools(shell, {} as { owner: null }));
+      for (const error of thrown) {
+        assert.ok(error instanceof TypeError && error instanceof ShellError, String(error));
+        assert.equal(error.code, "ERR_SHELL_ARGUMENT");
+      }
+      assert.deepEqual(thrown.map((error) => (error as ShellArgumentError).field), [
+        "listener",
+        "owner",
+        "stream",
+        "owner",
+        "owner",
+      ]);
+    } finally {
+      await shell.close();
+    }
   });
 
   it("nothing else passes for one", () => {

@@ -25,11 +25,12 @@ import { tmpdir } from "node:os";
 import { join } from "node:path";
 import process from "node:process";
 import { fileURLToPath } from "node:url";
-import { createLocalShell, ShellSandboxError, ShellSpecError } from "../mod.ts";
+import { createLocalShell, ShellSandboxError, ShellSpawnError, ShellSpecError } from "../mod.ts";
 import { executeBashTool } from "../src/tool/mod.ts";
 import { dispatchHookEvent } from "../src/hooks/mod.ts";
 import { settingsWith } from "./helpers/hooks.ts";
 import type { SandboxSeen } from "./fixtures/sandbox_seen.ts";
+import { breakingAdapter } from "./helpers/adapters.ts";
 import { rejection, thrown } from "./helpers/errors.ts";
 import { childrenOf, isRunning, Leftovers, procInfo, runningWithEnv } from "./helpers/proc.ts";
 import { IS_DENO } from "./helpers/runtime.ts";
@@ -517,6 +518,26 @@ describe("the sandbox fails closed", { skip }, () => {
     } finally {
       await shell.close();
       rmSync(base, { recursive: true, force: true });
+    }
+  });
+
+  it("a failure that is not the sandbox's is not labelled a ShellSandboxError: it keeps its identity as a cause", async () => {
+    const failure = new Error("the adapter lost the child");
+    const marker = "dsh-lost-sandboxed-child";
+    const shell = createLocalShell({ adapter: breakingAdapter(marker, failure), graceMs: 300, sandbox: {} });
+    try {
+      const task = shell.start(shell.resolve({ command: `echo ${marker}`, owner: null }));
+      await task.done;
+      assert.equal(task.status, "killed");
+      assert.ok(task.spawnError instanceof ShellSpawnError, String(task.spawnError));
+      assert.equal(task.spawnError.cause, failure);
+      const error = await rejection(shell.exec(`echo ${marker}`));
+      assert.ok(error instanceof ShellSpawnError && !(error instanceof ShellSandboxError), String(error));
+      assert.equal(error.cause, failure);
+      // The sandbox itself still works, and still says so when it fails.
+      assert.equal((await shell.exec("echo fine")).stdout.text, "fine\n");
+    } finally {
+      await shell.close();
     }
   });
 

@@ -20,6 +20,8 @@ import process from "node:process";
 import {
   createLocalShell,
   ShellClosedError,
+  type ShellEvent,
+  ShellSpawnError,
   type ShellTask,
   TaskAccessError,
   TaskLimitError,
@@ -28,7 +30,8 @@ import {
 import { shQuote, untilFileExists } from "./helpers/bash.ts";
 import { byteLength, seqText } from "./helpers/capture.ts";
 import { freshDir, listDir, removeDir } from "./helpers/dirs.ts";
-import { thrown, throwsNamed } from "./helpers/errors.ts";
+import { breakingAdapter } from "./helpers/adapters.ts";
+import { rejection, thrown, throwsNamed } from "./helpers/errors.ts";
 import { waitForPids } from "./helpers/pid_files.ts";
 import { childrenOf, isRunning, procInfo, runningGroupMembers } from "./helpers/proc.ts";
 import { withShell } from "./helpers/shell.ts";
@@ -642,6 +645,51 @@ describe("tasks: spawn failure", () => {
       assert.equal(task.status, "killed");
       assert.equal(task.kill(), false);
     });
+  });
+});
+
+describe("tasks: the result of a task that never started", () => {
+  it("has exactly the fields a settled result has, built the same way", async () => {
+    await withShell({}, async (shell, dir) => {
+      const missing = join(dir, "gone");
+      const failed = await shell.start(shell.resolve({ command: "echo never", owner: null, workdir: missing })).done;
+      const settled = await shell.start(shell.resolve({ command: "true", owner: null })).done;
+      assert.deepEqual(Object.keys(failed).sort(), Object.keys(settled).sort());
+      assert.deepEqual(Object.keys(failed.stdout).sort(), Object.keys(settled.stdout).sort());
+      assert.deepEqual(
+        [failed.exitCode, failed.signal, failed.timedOut, failed.aborted, failed.durationMs],
+        [null, null, false, false, 0],
+      );
+      assert.equal(failed.timeoutMs, shell.resolve({ command: "true", owner: null }).timeoutMs);
+    });
+  });
+});
+
+describe("tasks: a failure the library did not foresee", () => {
+  it("keeps its identity, as the cause of a ShellSpawnError: never labelled the sandbox's", async () => {
+    const failure = new Error("the adapter lost the child");
+    const marker = "dsh-lost-child";
+    const shell = createLocalShell({ adapter: breakingAdapter(marker, failure), graceMs: GRACE_MS });
+    try {
+      const events: ShellEvent[] = [];
+      shell.events.subscribe((event) => events.push(event));
+      const task = shell.start(shell.resolve({ command: `echo ${marker}`, owner: null }));
+      const result = await task.done;
+      assert.equal(task.status, "killed");
+      const spawnError = task.spawnError;
+      assert.ok(spawnError instanceof ShellSpawnError, String(spawnError));
+      assert.equal(spawnError.cause, failure);
+      assert.match(spawnError.message, /the adapter lost the child/);
+      assert.equal(result.stderr.text, `${spawnError.name}: ${spawnError.message}\n`);
+      const reported = events.find((event) => event.type === "error");
+      assert.ok(reported?.type === "error" && reported.error.code === "ERR_SHELL_SPAWN", JSON.stringify(reported));
+      assert.equal(reported.error.cause, failure);
+      // run() rejects with the same kind of error, not the bare one.
+      const rejected = await rejection(shell.exec(`echo ${marker}`));
+      assert.ok(rejected instanceof ShellSpawnError && rejected.cause === failure, String(rejected));
+    } finally {
+      await shell.close();
+    }
   });
 });
 

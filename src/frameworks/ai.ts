@@ -23,6 +23,7 @@
 
 import { tool } from "ai";
 import type { Shell, ShellSession } from "../seam/types.ts";
+import { ShellArgumentError } from "../seam/errors.ts";
 import type { BashToolContext, ToolInputSchema, ToolOutcomeData } from "../tool/mod.ts";
 import { DEFAULTS } from "../seam/defaults.ts";
 import { LIVE_INTERVAL_MS, LiveOutput } from "./live_output.ts";
@@ -231,7 +232,8 @@ function standardSchema(schema: ToolInputSchema): ToolInputStandardSchema {
  * (`bashSessionTool`'s); without it each call is a fresh shell, as
  * `bashTool`'s description says.
  *
- * Throws `TypeError` when `options.owner` is missing, or the session is
+ * Throws a `TypeError` of the library's family (`code`
+ * `"ERR_SHELL_ARGUMENT"`) when `options.owner` is missing, or the session is
  * another owner's.
  *
  * @example
@@ -275,7 +277,9 @@ export type AiSdkToolsOf<O extends AiSdkToolOptions> = O extends { stream: true 
 /** {@linkcode aiSdkTools}, untyped by the options. */
 function makeTools(shell: Shell, options: AiSdkToolOptions): AiSdkTools | AiSdkStreamingTools {
   const stream = typeof options === "object" && options !== null ? options.stream : undefined;
-  if (stream !== undefined && typeof stream !== "boolean") throw new TypeError("stream: must be a boolean or absent");
+  if (stream !== undefined && typeof stream !== "boolean") {
+    throw new ShellArgumentError("stream", "must be a boolean or absent");
+  }
   const toModelOutput: AiSdkTool["toModelOutput"] = ({ output }) => ({
     type: output.isError ? "error-text" : "text",
     value: output.text,
@@ -361,7 +365,8 @@ function pause(ms: number, signal: AbortSignal): Promise<void> {
  * Claude Code's `Read`, `Write` and `Edit` and Codex's `apply_patch` as AI
  * SDK tools, run as `options.owner` where the shell's commands run (under
  * its sandbox, on its engine): pass them to `generateText({ tools })`,
- * beside `aiSdkTools`. Throws `TypeError` when `owner` is missing.
+ * beside `aiSdkTools`. Throws a `TypeError` of the library's family
+ * (`code` `"ERR_SHELL_ARGUMENT"`) when `owner` is missing.
  *
  * @example
  * ```ts

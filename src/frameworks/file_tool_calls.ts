@@ -7,6 +7,7 @@
  */
 
 import type { Shell } from "../seam/types.ts";
+import { ShellArgumentError } from "../seam/errors.ts";
 import {
   type BashToolContext,
   executeApplyPatchTool,
@@ -32,11 +33,11 @@ export interface FileToolCall {
 
 const EXECUTE = [executeReadTool, executeWriteTool, executeEditTool, executeApplyPatchTool] as const;
 
-/** The four file tools on `shell` as `options.owner`. Throws `TypeError` when `owner` is missing. */
+/** The four file tools on `shell` as `options.owner`. Throws `ShellArgumentError` (a `TypeError`) when `owner` is missing. */
 export function fileToolCalls(shell: Shell, options: Pick<BashToolContext, "owner">): readonly FileToolCall[] {
   const owner = typeof options === "object" && options !== null ? options.owner : undefined;
   if (owner !== null && typeof owner !== "string") {
-    throw new TypeError("owner: is required (a string, or null for unowned work)");
+    throw new ShellArgumentError("owner", "is required (a string, or null for unowned work)");
   }
   return fileTools.map((tool, index) => ({
     name: tool.name,

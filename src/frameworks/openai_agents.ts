@@ -115,7 +115,8 @@ export interface OpenAIAgentsTool {
  * function tool's output only once it returns: there is no live output
  * here.
  *
- * Throws `TypeError` when `options.owner` is missing, or the session is
+ * Throws a `TypeError` of the library's family (`code`
+ * `"ERR_SHELL_ARGUMENT"`) when `options.owner` is missing, or the session is
  * another owner's.
  *
  * @example
@@ -156,8 +157,9 @@ export interface OpenAIAgentsFileTool extends Omit<OpenAIAgentsTool, "name"> {
  * Claude Code's `Read`, `Write` and `Edit` and Codex's `apply_patch` as
  * OpenAI Agents SDK function tools (non-strict: the tool checks its input),
  * run as `options.owner` where the shell's commands run: pass them to
- * `new Agent({ tools })`, beside `openAIAgentsTools`. Throws `TypeError`
- * when `owner` is missing.
+ * `new Agent({ tools })`, beside `openAIAgentsTools`. Throws a `TypeError`
+ * of the library's family (`code` `"ERR_SHELL_ARGUMENT"`) when `owner` is
+ * missing.
  *
  * @example
  * ```ts

@@ -9,6 +9,7 @@
  */
 
 import type { Shell, ShellSession } from "../seam/types.ts";
+import { ShellArgumentError } from "../seam/errors.ts";
 import {
   bashOutputTool,
   bashSessionTool,
@@ -58,17 +59,20 @@ export interface ToolCall {
 
 /**
  * The five tools on `shell` as `options.owner`, `bash` in `options.session`
- * when given. Throws `TypeError` when `owner` is missing, or when the
- * session is not a session of that owner.
+ * when given. Throws `ShellArgumentError` (a `TypeError`) when `owner` is
+ * missing, or when the session is not a session of that owner.
  */
 export function toolCalls(shell: Shell, options: FrameworkToolOptions): readonly ToolCall[] {
   const owner = typeof options === "object" && options !== null ? options.owner : undefined;
   if (owner !== null && typeof owner !== "string") {
-    throw new TypeError("owner: is required (a string, or null for unowned work)");
+    throw new ShellArgumentError("owner", "is required (a string, or null for unowned work)");
   }
   const session = options.session;
   if (session !== undefined && (typeof session !== "object" || session === null || session.owner !== owner)) {
-    throw new TypeError("session: must be a ShellSession of the same owner (shell.session({ owner })) or absent");
+    throw new ShellArgumentError(
+      "session",
+      "must be a ShellSession of the same owner (shell.session({ owner })) or absent",
+    );
   }
   const contextOf = (signal: AbortSignal | undefined): BashToolContext =>
     signal === undefined ? { owner } : { owner, signal };

@@ -12,6 +12,10 @@
  * The stable code of each error of the library, one per class (a
  * `ShellFileError`'s says which failure of a file operation it is): what a
  * caller compares, across copies of the library and after serialisation.
+ * `ERR_SHELL_ARGUMENT` is the one member that is a `TypeError` (named so):
+ * an argument of the wrong type given to a function of the library that is
+ * not a request's, a spec's or an option's field (those are
+ * `ERR_SHELL_SPEC`).
  */
 export type ShellErrorCode =
   | "ERR_SHELL_SPEC"
@@ -25,6 +29,7 @@ export type ShellErrorCode =
   | "ERR_TOOL_INPUT"
   | "ERR_CLI_USAGE"
   | "ERR_CLI_MISSING_PEER"
+  | "ERR_SHELL_ARGUMENT"
   | ShellFileErrorCode;
 
 /**
@@ -75,6 +80,18 @@ const FAMILY = Symbol.for("@dsh/shell:ShellError");
 export abstract class ShellError extends Error {
   /** What kind of error this is; stable across versions and copies of the library. */
   abstract readonly code: ShellErrorCode;
+
+  /**
+   * `instanceof ShellError` holds for every member of this copy's family:
+   * the subclasses, and {@linkcode ShellArgumentError}, which is a
+   * `TypeError` (a class has one parent). `instanceof` a subclass is the
+   * usual check.
+   */
+  static override [Symbol.hasInstance](value: unknown): boolean {
+    const ordinary = Function.prototype[Symbol.hasInstance];
+    if (this !== ShellError) return ordinary.call(this, value);
+    return ordinary.call(ShellError, value) || ordinary.call(ShellArgumentError, value);
+  }
 }
 Object.defineProperty(ShellError.prototype, FAMILY, { value: true });
 
@@ -138,6 +155,9 @@ export class ShellSpecError extends ShellError {
 /**
  * The command could not be started: the working directory or the shell is
  * missing, or the platform is unsupported. The message names the path.
+ * Also what a command that failed for a reason the library did not foresee
+ * rejects with (a task's `spawnError`): "the command could not be run: …",
+ * with that failure as its `cause`.
  *
  * @example
  * ```ts
@@ -402,3 +422,46 @@ export class ShellFileError extends ShellError {
     this.path = path;
   }
 }
+
+/**
+ * An argument of the wrong type (or out of range) given to a function of
+ * the library that is not a request's, a spec's or a shell option's (those
+ * are a {@linkcode ShellSpecError}): a listener that is not a function, a
+ * framework adapter's options without an `owner`. The message is
+ * `<field>: <problem>`. It is also a `TypeError` named `"TypeError"`, as
+ * these errors were before they joined the family, so a caller's
+ * `instanceof TypeError` and `/^TypeError:/` still hold; `code` tells it
+ * apart, and `instanceof ShellError` holds too.
+ *
+ * @example
+ * ```ts
+ * import { createLocalShell, isShellError, ShellError } from "@dsh/shell";
+ * import assert from "node:assert/strict";
+ * await using shell = createLocalShell();
+ * assert.throws(() => shell.events.subscribe("not a function" as never), (error) => {
+ *   assert.ok(error instanceof TypeError && error instanceof ShellError && isShellError(error));
+ *   assert.equal(error.code, "ERR_SHELL_ARGUMENT");
+ *   assert.equal(String(error), "TypeError: listener: must be a function");
+ *   return true;
+ * });
+ * ```
+ */
+export class ShellArgumentError extends TypeError {
+  /** {@linkcode ShellErrorCode} of this class. */
+  readonly code = "ERR_SHELL_ARGUMENT" as const;
+  /** The argument at fault, or its field, e.g. `owner`. */
+  readonly field: string;
+
+  /**
+   * Creates the error; the message is `<field>: <problem>`.
+   *
+   * @param field The argument or field at fault.
+   * @param problem What is wrong with it, in words a user can act on.
+   */
+  constructor(field: string, problem: string) {
+    super(`${field}: ${problem}`);
+    this.name = "TypeError";
+    this.field = field;
+  }
+}
+Object.defineProperty(ShellArgumentError.prototype, FAMILY, { value: true });

@@ -20,6 +20,8 @@
  * @module
  */
 
+import { ShellArgumentError } from "./errors.ts";
+
 /** How many random bytes one refill draws. */
 const POOL_BYTES = 4096;
 
@@ -43,7 +45,7 @@ let used = 0;
  */
 export function randomHex(byteCount: number): string {
   if (!Number.isInteger(byteCount) || byteCount < 0) {
-    throw new RangeError(`randomHex: byteCount must be a whole number ≥ 0, got ${byteCount}`);
+    throw new ShellArgumentError("byteCount", `randomHex() needs a whole number ≥ 0, got ${byteCount}`);
   }
   if (byteCount > POOL_BYTES) return hexOf(crypto.getRandomValues(new Uint8Array(byteCount)), 0, byteCount);
   if (used + byteCount > pool.length) {

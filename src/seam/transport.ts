@@ -19,6 +19,7 @@
 
 import type { ChildInput, TerminalSize } from "./adapter.ts";
 import type { TakenState } from "./carry/state.ts";
+import type { ResultFields } from "./settle/types.ts";
 import type { Deadline, StopCause } from "./terminate/deadline.ts";
 import type { ShellExecSpec, ShellRunResult } from "./types.ts";
 
@@ -86,11 +87,11 @@ export interface Running {
    */
   interpret(cause: StopCause | undefined): CommandExit | Promise<CommandExit>;
   /**
-   * Reads the built result, where something wrapped the command (a
-   * sandbox that never ran it throws its error; one that did may add to
-   * `result`).
+   * Reads the result's fields, where something wrapped the command (a
+   * sandbox that never ran it throws its error); returns what the wrapper
+   * adds to the result, which `settle/result.ts` puts on it.
    */
-  ended?(result: ShellRunResult): void;
+  ended?(result: Readonly<ShellRunResult>): ResultFields | void;
   /**
    * Once settled: starts ending what the command left running; false when
    * nothing of its session runs (or it has not settled yet).

@@ -13,7 +13,7 @@
  * command's session is terminated (what of the wrapper must be noted while
  * it still runs), and when the command has ended (a wrapper that never ran
  * the command fails the run with its own error; one that did may add to the
- * result). Those two are the local transport's: the wrappers an engine
+ * result, fields that `settle/result.ts` puts on it). Those two are the local transport's: the wrappers an engine
  * applies (the carry, the terminal) have nothing to do there that its
  * supervisor does not (it sweeps for the followed mark itself).
  *
@@ -23,6 +23,7 @@
 import type { ChildExit, SpawnRequest } from "./adapter.ts";
 import { ownValue } from "./own_fields.ts";
 import type { CommandSession } from "./session/session.ts";
+import type { ResultFields } from "./settle/types.ts";
 import type { ShellExecSpec, ShellRunResult } from "./types.ts";
 
 /**
@@ -130,11 +131,11 @@ export interface WrappedCommand {
    */
   terminating(session: CommandSession): (ended: Promise<unknown>) => Promise<unknown>;
   /**
-   * Reads how the wrapped command ended, once its result is built: throws
-   * the wrapper's own error when the command never ran; otherwise may add
-   * to `result`.
+   * Reads how the wrapped command ended, from its result's fields: throws
+   * the wrapper's own error when the command never ran; otherwise returns
+   * what it adds to the result (`settle/result.ts` puts it on), if anything.
    */
-  ended(result: ShellRunResult, exit: ChildExit, session: CommandSession): void;
+  ended(result: Readonly<ShellRunResult>, exit: ChildExit, session: CommandSession): ResultFields | void;
 }
 
 /**
@@ -196,7 +197,9 @@ export function chainWrappers(wrappers: readonly (SpawnWrapper | undefined)[]): 
           return (ended) => afters.reduceRight((inner, after) => after(inner), ended);
         },
         ended(result, exit, session) {
-          for (const wrapped of [...applied].reverse()) wrapped.ended(result, exit, session);
+          const added: ResultFields = {};
+          for (const wrapped of [...applied].reverse()) Object.assign(added, wrapped.ended(result, exit, session));
+          return added;
         },
       };
     },

@@ -41,3 +41,28 @@ export function tracingAdapter(base: ProcessAdapter = runtimeAdapter): {
   };
   return { adapter, watchdog: () => started };
 }
+
+/**
+ * The runtime's adapter, breaking its contract for each command whose
+ * program or arguments hold `marker`: that child's `exited` rejects with
+ * `failure` once the child has really exited (an adapter's never rejects),
+ * so a test sees what the library makes of a failure it did not foresee.
+ * Every other spawn (the watchdog's, the sandbox's set-up) is the base's.
+ */
+export function breakingAdapter(marker: string, failure: Error, base: ProcessAdapter = runtimeAdapter): ProcessAdapter {
+  return {
+    ...base,
+    name: `breaking-${base.name}`,
+    spawn(request) {
+      const child = base.spawn(request);
+      if (![request.program, ...request.args].some((arg) => arg.includes(marker))) return child;
+      return {
+        pid: child.pid,
+        exited: child.exited.then(() => Promise.reject(failure)),
+        drained: child.drained,
+        releaseOutput: () => child.releaseOutput(),
+        ...(child.input === undefined ? {} : { input: child.input }),
+      };
+    },
+  };
+}

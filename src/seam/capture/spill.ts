@@ -20,6 +20,7 @@ import {
 } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
+import { ShellSpawnError } from "../errors.ts";
 import { randomHex } from "../random_hex.ts";
 
 /** This process's user id, or undefined where the platform has none. */
@@ -79,10 +80,14 @@ export function spillDirProblem(dir: string): string | undefined {
   return undefined;
 }
 
-/** Throws when `dir` is no place for spill files (see {@linkcode spillDirProblem}). */
+/**
+ * Throws a `ShellSpawnError` naming the path when `dir` is no place for
+ * spill files (see {@linkcode spillDirProblem}): asked as a command is
+ * spawned, and its output's marker says why.
+ */
 function checkUsable(dir: string): void {
   const problem = spillDirProblem(dir);
-  if (problem !== undefined) throw new Error(`spillDir ${problem}: ${dir}`);
+  if (problem !== undefined) throw new ShellSpawnError(`spillDir ${problem}: ${dir}`, dir);
 }
 
 /**
@@ -138,7 +143,9 @@ export class SpillDirectory {
       try {
         mkdirSync(dir, { mode: 0o700 });
       } catch (error) {
-        if ((error as { code?: unknown }).code !== "EEXIST") throw error;
+        if ((error as { code?: unknown }).code !== "EEXIST") {
+          throw new ShellSpawnError(error instanceof Error ? error.message : String(error), dir, { cause: error });
+        }
       }
     }
     checkUsable(dir);

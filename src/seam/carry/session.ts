@@ -18,6 +18,7 @@ import type {
   ShellSessionOptions,
 } from "../types.ts";
 import type { ShellObserver } from "../capture/types.ts";
+import { withSessionNote } from "../settle/result.ts";
 import type { ShellRunResult } from "../settle/types.ts";
 import type { ShellTask } from "../tasks/types.ts";
 import type { TakenState } from "./state.ts";
@@ -203,8 +204,7 @@ class CarryingSession implements ShellSession {
         note = `session variables not carried (the next command could not start with them): ${dropped.join(", ")}`;
       }
     }
-    if (note !== undefined && ended) result.sessionNote = note;
-    return result;
+    return note !== undefined && ended ? withSessionNote(result, note) : result;
   }
 
   /** The spec of `command` from the session's state as it is now. */

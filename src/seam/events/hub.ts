@@ -17,8 +17,8 @@
  */
 
 import type { Launched } from "../backend.ts";
-import { isStartFailure } from "../error_checks.ts";
-import { ShellSandboxError } from "../errors.ts";
+import { asStartFailure, isStartFailure } from "../error_checks.ts";
+import { ShellArgumentError } from "../errors.ts";
 import type { ShellRunResult } from "../settle/types.ts";
 import type { ShellExecSpec } from "../types.ts";
 import { commandFields, endFields, type Watch } from "./describe.ts";
@@ -62,7 +62,7 @@ export class EventHub implements ShellEvents {
     listener: (event: ShellEvent) => unknown,
     options?: { onError?: (error: unknown, event: ShellEvent) => void },
   ): () => void {
-    if (typeof listener !== "function") throw new TypeError("listener: must be a function");
+    if (typeof listener !== "function") throw new ShellArgumentError("listener", "must be a function");
     const subscription: Subscription = { listener, onError: options?.onError };
     this.#subscriptions = [...this.#subscriptions, subscription];
     return () => {
@@ -106,8 +106,8 @@ export class EventHub implements ShellEvents {
       },
       (error: unknown) => {
         settled();
-        // As a task words it (tasks/task.ts): anything else a backend rejects with is the sandbox's refusal.
-        const failure = isStartFailure(error) ? error : new ShellSandboxError(String(error));
+        // As a task words it (tasks/task.ts): any other failure is the cause of a ShellSpawnError, never a sandbox's.
+        const failure = asStartFailure(error);
         this.#emit({
           ...fields,
           time: Date.now(),

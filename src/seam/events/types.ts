@@ -114,7 +114,8 @@ export type ShellCommandEvent =
       /**
        * The command never ran, or was lost: the spawn failed (`ShellSpawnError`, no `start` before it), the
        * sandbox refused to start it (`ShellSandboxError`), or the engine could not start it or lost it
-       * (`ShellEngineError`). `run()` rejects with that error; a task settles as `killed` with it.
+       * (`ShellEngineError`). `run()` rejects with that error; a task settles as `killed` with it. A failure the
+       * library did not foresee is the `cause` of a `ShellSpawnError`.
        */
       type: "error";
       /** The pid that was spawned, or `null` when nothing was. */

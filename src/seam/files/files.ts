@@ -13,7 +13,7 @@ import type { ShellFileEvent } from "../events/types.ts";
 import { randomHex } from "../random_hex.ts";
 import type { Shell } from "../types.ts";
 import { runStep, type StepContext } from "./operation.ts";
-import { applyChunks, parsePatch, PatchMatchError, PatchSyntaxError } from "./patch.ts";
+import { applyChunks, parsePatch } from "./patch.ts";
 import { parentOf, resolveFilePath } from "./paths.ts";
 import type {
   ShellFileEdit,
@@ -314,13 +314,8 @@ class SeamFiles implements ShellFiles {
 
   /** Every file the patch touches, read, and its new content computed: nothing is written yet. */
   async #plan(patch: string): Promise<PlannedChange[]> {
-    let hunks;
-    try {
-      hunks = parsePatch(patch);
-    } catch (error) {
-      if (error instanceof PatchSyntaxError) throw new ShellFileError("PATCH", "patch", error.message);
-      throw error;
-    }
+    // A patch that cannot be parsed throws a ShellFileError ("PATCH") of the patch itself.
+    const hunks = parsePatch(patch);
     if (hunks.length === 0) throw new ShellFileError("PATCH", "patch", "No files were modified.");
     const touched = new Set<string>();
     const claim = (path: string): void => {
@@ -340,13 +335,8 @@ class SeamFiles implements ShellFiles {
         plan.push({ action: "delete", path, before: await this.#whole(path, "delete"), after: undefined });
       } else {
         const before = await this.#whole(path, "update");
-        let after: string;
-        try {
-          after = applyChunks(path, before, hunk.chunks);
-        } catch (error) {
-          if (error instanceof PatchMatchError) throw new ShellFileError("PATCH", path, error.message);
-          throw error;
-        }
+        // A patch that does not fit throws a ShellFileError ("PATCH") of this path.
+        const after = applyChunks(path, before, hunk.chunks);
         if (hunk.moveTo === undefined) {
           plan.push({ action: "update", path, before, after });
         } else {

@@ -12,11 +12,26 @@
  * @module
  */
 
-/** A patch that cannot be parsed: the message is Codex's. */
-export class PatchSyntaxError extends Error {}
+import { ShellFileError } from "../errors.ts";
 
-/** A patch that does not fit a file: the message is Codex's, naming the path. */
-export class PatchMatchError extends Error {}
+/** A patch that cannot be parsed: a `ShellFileError` (`PATCH`) of the patch itself; the problem is Codex's message. */
+export class PatchSyntaxError extends ShellFileError {
+  /** @param problem Codex's message. */
+  constructor(problem: string) {
+    super("PATCH", "patch", problem);
+  }
+}
+
+/** A patch that does not fit a file: a `ShellFileError` (`PATCH`) of its path; the problem is Codex's message. */
+export class PatchMatchError extends ShellFileError {
+  /**
+   * @param path The file's path, as the patch gives it.
+   * @param problem Codex's message, naming the path.
+   */
+  constructor(path: string, problem: string) {
+    super("PATCH", path, problem);
+  }
+}
 
 /** One chunk of an update: context to find, then old lines to replace with new ones. */
 export interface PatchChunk {
@@ -226,7 +241,7 @@ export function applyChunks(path: string, original: string, chunks: readonly Pat
   for (const chunk of chunks) {
     if (chunk.context !== undefined) {
       const at = seek(lines, [chunk.context], from, false);
-      if (at === -1) throw new PatchMatchError(`Failed to find context '${chunk.context}' in ${path}`);
+      if (at === -1) throw new PatchMatchError(path, `Failed to find context '${chunk.context}' in ${path}`);
       from = at + 1;
     }
     if (chunk.oldLines.length === 0) {
@@ -243,7 +258,7 @@ export function applyChunks(path: string, original: string, chunks: readonly Pat
       at = seek(lines, pattern, from, chunk.endOfFile);
     }
     if (at === -1) {
-      throw new PatchMatchError(`Failed to find expected lines in ${path}:\n${chunk.oldLines.join("\n")}`);
+      throw new PatchMatchError(path, `Failed to find expected lines in ${path}:\n${chunk.oldLines.join("\n")}`);
     }
     replacements.push([at, pattern.length, replacement]);
     from = at + pattern.length;

@@ -20,6 +20,7 @@
 
 import { closeSync, mkdtempSync, openSync, renameSync, rmdirSync, unlinkSync, writeSync } from "node:fs";
 import { join } from "node:path";
+import { ShellArgumentError, ShellSpawnError } from "../errors.ts";
 import type { SessionIdentity } from "../session/session.ts";
 import { randomHex } from "../random_hex.ts";
 
@@ -199,12 +200,12 @@ export class WatchdogRecord {
   }
 
   /**
-   * Records that a command carrying `mark` is about to be spawned. Throws on
-   * a mark that is not 32 lowercase hex digits: the watchdog's script would
-   * ignore it.
+   * Records that a command carrying `mark` is about to be spawned. Throws
+   * `ShellArgumentError` (`ERR_SHELL_ARGUMENT`) on a mark that is not 32
+   * lowercase hex digits: the watchdog's script would ignore it.
    */
   starting(mark: string): void {
-    if (!MARK_PATTERN.test(mark)) throw new Error(`not a command mark: ${JSON.stringify(mark)}`);
+    if (!MARK_PATTERN.test(mark)) throw new ShellArgumentError("mark", `not a command mark: ${JSON.stringify(mark)}`);
     this.#pending = mark;
     this.#append(`?${mark}\n`);
   }
@@ -263,8 +264,11 @@ export class WatchdogRecord {
 
   #append(line: string): void {
     const written = writeSync(this.#fd, line);
-    // Only a full disk cuts a write short; the record is no longer to be trusted.
-    if (written !== line.length) throw new Error(`short write to the watchdog's record: ${this.path}`);
+    // Only a full disk cuts a write short; the record is no longer to be trusted (the watchdog gives it up). A
+    // ShellSpawnError, for the record is written as commands are spawned, and names the file.
+    if (written !== line.length) {
+      throw new ShellSpawnError(`short write to the watchdog's record: ${this.path}`, this.path);
+    }
     this.#appended += written;
     if (this.#appended > this.#threshold) this.#compact();
   }

@@ -297,7 +297,7 @@ function assemble(drafts: readonly Draft[]): Uint8Array {
       if (target === 0) return 0;
       const index = labels.get(target);
       const jump = index === undefined ? -1 : index - at - 1;
-      if (jump < 0 || jump > 255) throw new RangeError(`seccomp: cannot jump from ${at} to ${target}`);
+      if (jump < 0 || jump > 255) throw new ShellSandboxError(`seccomp: cannot jump from ${at} to ${target}`);
       return jump;
     };
     let code: number;

@@ -18,7 +18,7 @@ import { findBash, findBwrap, probeSandbox } from "./probe.ts";
 import { findOnPath } from "./lookup.ts";
 import { startingPoint } from "./placement.ts";
 import { hostSeccompArch, seccompProgram } from "./seccomp.ts";
-import { SandboxState } from "./state.ts";
+import { sandboxFailure, SandboxState } from "./state.ts";
 import { TmpHolder } from "./tmp_holder.ts";
 
 /** A sandboxed shell's sandbox: the policy, its private files, and what commands must not see. */
@@ -104,6 +104,6 @@ export function setUpSandbox(
     // Its pipe closes; it ends on its own, and nothing of it is on the disk.
     void holder?.close();
     state.dispose();
-    throw error;
+    throw sandboxFailure(error);
   }
 }

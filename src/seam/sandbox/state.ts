@@ -9,6 +9,7 @@
 
 import { mkdirSync, mkdtempSync, rmdirSync, rmSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
+import { isShellError, type ShellError, ShellSandboxError } from "../errors.ts";
 
 /** The private directory of one sandboxed shell. */
 export class SandboxState {
@@ -28,13 +29,17 @@ export class SandboxState {
    * @param seccomp The seccomp program, written to {@linkcode seccompPath}.
    */
   constructor(parent: string, seccomp: Uint8Array) {
-    this.dir = mkdtempSync(join(parent, "dsh-sandbox-"));
+    try {
+      this.dir = mkdtempSync(join(parent, "dsh-sandbox-"));
+    } catch (error) {
+      throw sandboxFailure(error);
+    }
     this.seccompPath = join(this.dir, "seccomp.bpf");
     try {
       writeFileSync(this.seccompPath, seccomp, { mode: 0o400, flag: "wx" });
     } catch (error) {
       this.dispose();
-      throw error;
+      throw sandboxFailure(error);
     }
   }
 
@@ -58,13 +63,17 @@ export class SandboxState {
     if (name === undefined) {
       name = `owner-${this.#owners.size}`;
       const dir = join(this.dir, name);
-      mkdirSync(dir, { mode: 0o700 });
+      try {
+        mkdirSync(dir, { mode: 0o700 });
+      } catch (error) {
+        throw sandboxFailure(error);
+      }
       // Only once bounded is it the owner's: a failed mount is tried again at the next command, never skipped.
       try {
         this.bound?.(dir);
       } catch (error) {
         rmdirSync(dir);
-        throw error;
+        throw sandboxFailure(error);
       }
       this.#owners.set(owner, name);
     }
@@ -80,4 +89,14 @@ export class SandboxState {
   dispose(): void {
     rmSync(this.dir, { recursive: true, force: true });
   }
+}
+
+/**
+ * A failure of the sandbox's own directories as the family's: an error of
+ * the family as it is, the runtime's (a full disk, say) as the cause of a
+ * `ShellSandboxError` with its message.
+ */
+export function sandboxFailure(error: unknown): ShellError {
+  if (isShellError(error)) return error;
+  return new ShellSandboxError(error instanceof Error ? error.message : String(error), { cause: error });
 }

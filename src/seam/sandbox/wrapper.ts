@@ -18,7 +18,7 @@ import { ownValue } from "../own_fields.ts";
 import type { ProcTable } from "../session/proc_table.ts";
 import type { CommandSession } from "../session/session.ts";
 import type { ConfinedStateFile, SpawnWrapper, WrappedCommand } from "../wrapper.ts";
-import type { ShellRunResult } from "../settle/types.ts";
+import type { ResultFields, ShellRunResult } from "../settle/types.ts";
 import type { ShellExecSpec } from "../types.ts";
 import type { SandboxPlacement } from "./bwrap_args.ts";
 import { deniedBySandbox } from "./denied.ts";
@@ -89,9 +89,15 @@ export function sandboxWrapper(sandbox: ShellSandbox, adapter: ProcessAdapter, t
 /**
  * What bubblewrap's status file says of the end: a set-up that failed (no
  * command exit recorded) or a mount the check refused is a
- * `ShellSandboxError`; otherwise the result says what the sandbox denied.
+ * `ShellSandboxError`; otherwise the result is to say what the sandbox
+ * denied.
  */
-function readEnd(statusPath: string, result: ShellRunResult, exit: ChildExit, session: CommandSession): void {
+function readEnd(
+  statusPath: string,
+  result: Readonly<ShellRunResult>,
+  exit: ChildExit,
+  session: CommandSession,
+): ResultFields {
   const status = takeStatus(statusPath);
   if (status.exitCode === undefined && exit.signal === null) {
     // bubblewrap exited by itself without running the command: its set-up failed. A failure after its clone
@@ -102,7 +108,7 @@ function readEnd(statusPath: string, result: ShellRunResult, exit: ChildExit, se
   if (isMountRefusal(status.exitCode, result.stderr.text)) {
     throw new ShellSandboxError(`the sandbox refused to start the command: ${setupFailureReason(result.stderr.text)}`);
   }
-  result.sandbox = { denied: deniedBySandbox(result) };
+  return { sandbox: { denied: deniedBySandbox(result) } };
 }
 
 /**

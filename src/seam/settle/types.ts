@@ -71,3 +71,10 @@ export interface ShellRunResult {
    */
   sessionNote?: string;
 }
+
+/**
+ * What a wrapper adds to a result, once it has read the fields built before
+ * (the sandbox's `denied` hint): `result.ts` puts it on the result, and no
+ * wrapper writes to one. Internal: not exported from the package.
+ */
+export type ResultFields = Pick<ShellRunResult, "sandbox">;

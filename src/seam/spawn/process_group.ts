@@ -29,7 +29,7 @@ import { chainWrappers, commandRequest, type SpawnWrapper, STATE_FD, type Wrappe
 import { carryWrapper } from "../carry/wrapper.ts";
 import { dropStateFile, makeStateFile, type StateFile, type TakenState, takeState } from "../carry/state.ts";
 import type { Deadline } from "../terminate/deadline.ts";
-import type { ShellRunResult } from "../settle/types.ts";
+import type { ResultFields, ShellRunResult } from "../settle/types.ts";
 
 /** What a local command needs from the shell that owns it. */
 export interface ProcessGroupContext {
@@ -163,8 +163,8 @@ class ProcessGroup implements Running {
     return { exitCode: exit.signal === null ? exit.code : null, signal: exit.signal };
   }
 
-  ended(result: ShellRunResult): void {
-    this.#wrapped?.ended(result, this.#exit, this.#session);
+  ended(result: Readonly<ShellRunResult>): ResultFields | void {
+    return this.#wrapped?.ended(result, this.#exit, this.#session);
   }
 
   endSurvivors(): boolean {

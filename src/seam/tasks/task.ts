@@ -6,10 +6,10 @@
  */
 
 import type { OutputCollector } from "../capture/collector.ts";
-import { isStartFailure } from "../error_checks.ts";
+import { asStartFailure } from "../error_checks.ts";
 import {
   type ShellEngineError,
-  ShellSandboxError,
+  type ShellSandboxError,
   type ShellSpawnError,
   ShellSpecError,
   TaskAccessError,
@@ -17,6 +17,7 @@ import {
 import type { ChildInput } from "../adapter.ts";
 import type { Launched } from "../backend.ts";
 import { ownValue } from "../own_fields.ts";
+import { notStartedResult } from "../settle/result.ts";
 import type { ShellRunResult } from "../settle/types.ts";
 import type { ShellTask, TaskOutput, TaskOutputWait, TaskStatus, WaitForOutputOptions } from "./types.ts";
 import { waitForOutput } from "./wait_for_output.ts";
@@ -66,18 +67,13 @@ export class LaunchedTask implements ShellTask {
       (result) => this.#result = result,
       (error: unknown) => {
         // A sandbox that never started the command, or an engine that could not start it or lost it: the task settles
-        // as killed, with the error.
-        this.#spawnError = isStartFailure(error) ? error : new ShellSandboxError(String(error));
-        this.#result = {
-          exitCode: null,
-          signal: null,
-          timedOut: false,
-          aborted: false,
+        // as killed, with the error (any other failure as the cause of a ShellSpawnError, never a sandbox's).
+        this.#spawnError = asStartFailure(error);
+        this.#result = notStartedResult({
           timeoutMs: 0,
-          durationMs: 0,
           stdout: launched.stdout.finish(),
           stderr: launched.stderr.finish(),
-        };
+        });
         return this.#result;
       },
     );
@@ -201,16 +197,11 @@ export class FailedTask implements ShellTask {
     const message = `${error.name}: ${error.message}\n`;
     this.#unread = message;
     const totalBytes = new TextEncoder().encode(message).length;
-    this.done = Promise.resolve({
-      exitCode: null,
-      signal: null,
-      timedOut: false,
-      aborted: false,
+    this.done = Promise.resolve(notStartedResult({
       timeoutMs,
-      durationMs: 0,
       stdout: { text: "", truncated: false, totalBytes: 0 },
       stderr: { text: message, truncated: false, totalBytes },
-    });
+    }));
   }
 
   read(): TaskOutput {

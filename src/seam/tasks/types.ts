@@ -118,7 +118,9 @@ export interface ShellTask {
    * program is missing; its text is also the task's stderr), the
    * `ShellSandboxError` of a sandbox that could not start it, or on a remote
    * engine the `ShellEngineError` of an engine that could not start it or
-   * lost it while it ran (known once the task has ended).
+   * lost it while it ran (known once the task has ended). A failure the
+   * library did not foresee is the `cause` of a `ShellSpawnError` ("the
+   * command could not be run: …"), never labelled the sandbox's.
    */
   readonly spawnError?: ShellSpawnError | ShellSandboxError | ShellEngineError;
   /** `running`, then `completed` (it ended by itself) or `killed` (we ended it, or it never started). */
