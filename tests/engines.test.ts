@@ -18,7 +18,7 @@
 import { after, afterEach, before, describe, it } from "node:test";
 import assert from "node:assert/strict";
 import { spawn } from "node:child_process";
-import { createHash, randomBytes } from "node:crypto";
+import { randomBytes } from "node:crypto";
 import {
   chmodSync,
   existsSync,
@@ -45,6 +45,7 @@ import {
 import type { EngineLink, RemoteEngine } from "../src/engines/mod.ts";
 import { dockerEngine, localEngine, sshEngine } from "../src/engines/mod.ts";
 import type { ProcessAdapter } from "../src/seam/mod.ts";
+import { sha256 } from "./helpers/capture.ts";
 import { DockerDaemon, dockerUnavailable } from "./helpers/docker_daemon.ts";
 import { SlowResizeProxy } from "./helpers/docker_proxy.ts";
 import { freePort, LOGIN_ENV, SSH_USER, SshDaemon, sshUnavailable } from "./helpers/ssh_daemon.ts";
@@ -194,11 +195,6 @@ async function readUntil(task: ShellTask, pattern: RegExp): Promise<string> {
     }
   }
   return seen;
-}
-
-/** The hex SHA-256 of `bytes`. */
-function sha256(bytes: Uint8Array): string {
-  return createHash("sha256").update(bytes).digest("hex");
 }
 
 /** `env` output as a map (values without newlines). */

@@ -277,7 +277,7 @@ describe("what runs on the host is never found in a directory a command can writ
 
   it("a bwrap planted on PATH inside the workdir is passed over; one named in bwrapPath there is refused", async () => {
     const marker = join(base, "fake-bwrap-ran");
-    plant(join(bin, "bwrap"), `touch '${marker}'\nexit 1`);
+    plantScript(join(bin, "bwrap"), `touch '${marker}'\nexit 1`);
     const shell = createLocalShell({ workdir: work, graceMs: 300, sandbox: {} });
     try {
       const ps = await shell.exec("ps -e | wc -l");
@@ -293,7 +293,7 @@ describe("what runs on the host is never found in a directory a command can writ
 
   it("a bash planted on PATH inside the workdir never runs, not even for a sandbox: false request", async () => {
     const marker = join(base, "fake-bash-ran");
-    plant(join(bin, "bash"), `touch '${marker}'\nexec /bin/bash "$@"`);
+    plantScript(join(bin, "bash"), `touch '${marker}'\nexec /bin/bash "$@"`);
     const shell = createLocalShell({ workdir: work, graceMs: 300, sandbox: {} });
     try {
       const outside = await shell.exec("echo host", { sandbox: false });
@@ -383,7 +383,7 @@ describe("close() leaves no empty spill directory behind", { skip }, () => {
 });
 
 /** Writes an executable `sh` script at `path`. */
-function plant(path: string, body: string): void {
+function plantScript(path: string, body: string): void {
   writeFileSync(path, `#!/bin/sh\n${body}\n`);
   chmodSync(path, 0o755);
 }

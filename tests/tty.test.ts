@@ -11,14 +11,7 @@ import assert from "node:assert/strict";
 import { randomBytes } from "node:crypto";
 import { readdirSync } from "node:fs";
 import process from "node:process";
-import {
-  createLocalShell,
-  type Shell,
-  ShellSpawnError,
-  ShellSpecError,
-  type ShellTask,
-  TaskAccessError,
-} from "../mod.ts";
+import { createLocalShell, ShellSpawnError, ShellSpecError, type ShellTask, TaskAccessError } from "../mod.ts";
 import { join } from "node:path";
 import { MARK_VARIABLE } from "../src/seam/session/marked.ts";
 import { terminalWrapper } from "../src/seam/terminal/wrapper.ts";
@@ -27,6 +20,7 @@ import { rejection, thrown } from "./helpers/errors.ts";
 import { exitOf, spawnFixture } from "./helpers/fixture.ts";
 import { readPids } from "./helpers/pid_files.ts";
 import { isRunning, procInfo, runningWithEnv } from "./helpers/proc.ts";
+import { withShell } from "./helpers/shell.ts";
 import { outputUntil, runsInSession } from "./helpers/terminal.ts";
 import { eventually } from "./helpers/wait.ts";
 
@@ -40,18 +34,9 @@ function openFds(): number {
   return readdirSync("/proc/self/fd").length;
 }
 
-async function withShell(body: (shell: Shell) => Promise<void>): Promise<void> {
-  const shell = createLocalShell({ graceMs: 500 });
-  try {
-    await body(shell);
-  } finally {
-    await shell.close();
-  }
-}
-
 describe("a command on a terminal", () => {
   it("has a controlling terminal of the size asked for, on stdin, stdout and stderr, with TERM set", async () => {
-    await withShell(async (shell) => {
+    await withShell({ graceMs: 500 }, async (shell) => {
       const command = '[ -t 0 ] && [ -t 1 ] && [ -t 2 ] && echo tty; stty size; echo to-stderr >&2; echo "$TERM"; ' +
         "[ \"$(ps -o tty= -p $$)\" != '?' ] && echo controlling; ps -o sid= -p $$";
       const result = await shell.exec(command, { tty: { columns: 101, rows: 33 } });
@@ -65,7 +50,7 @@ describe("a command on a terminal", () => {
   });
 
   it("is 80 × 24 by default, keeps a TERM the request's env sets, and with pipes has no terminal", async () => {
-    await withShell(async (shell) => {
+    await withShell({ graceMs: 500 }, async (shell) => {
       const sized = await shell.exec('stty size; echo "$TERM"', { tty: true, env: { TERM: "vt100" } });
       assert.equal(sized.stdout.text, "24 80\r\nvt100\r\n");
       const piped = await shell.exec("[ -t 0 ] || echo no-tty; [ -t 1 ] || echo no-tty");
@@ -74,7 +59,7 @@ describe("a command on a terminal", () => {
   });
 
   it("answers a python3 prompt through write()", async () => {
-    await withShell(async (shell) => {
+    await withShell({ graceMs: 500 }, async (shell) => {
       const task = shell.start(shell.resolve({
         command: `python3 -c 'x = input("name? "); print("hi", x)'`,
         owner: "agent",
@@ -90,7 +75,7 @@ describe("a command on a terminal", () => {
   });
 
   it('"\\x03" interrupts the foreground program as Ctrl-C does, and the shell goes on', async () => {
-    await withShell(async (shell) => {
+    await withShell({ graceMs: 500 }, async (shell) => {
       const task = shell.start(shell.resolve({
         command: "trap 'echo interrupted' INT; sleep 30; echo \"sleep ended: $?\"; echo still-here",
         owner: "agent",
@@ -108,7 +93,7 @@ describe("a command on a terminal", () => {
   });
 
   it("resize() changes the size and the program gets SIGWINCH", async () => {
-    await withShell(async (shell) => {
+    await withShell({ graceMs: 500 }, async (shell) => {
       const task = shell.start(shell.resolve({
         command: "trap 'echo winch $(stty size)' WINCH; echo ready; while :; do sleep 0.05; done",
         owner: "agent",
@@ -124,7 +109,7 @@ describe("a command on a terminal", () => {
   });
 
   it("closeStdin() types the end-of-file character: cat on the terminal sees end of file", async () => {
-    await withShell(async (shell) => {
+    await withShell({ graceMs: 500 }, async (shell) => {
       const task = shell.start(shell.resolve({ command: "cat; echo cat-done", owner: "agent", tty: true }));
       await runsInSession(task.pid, "cat");
       await task.write("line\r");
@@ -138,7 +123,7 @@ describe("a command on a terminal", () => {
   });
 
   it("run() on a terminal captures what the command printed, its stdin typed first and then end of file", async () => {
-    await withShell(async (shell) => {
+    await withShell({ graceMs: 500 }, async (shell) => {
       const result = await shell.exec('read -r line; echo "got $line"; cat; echo end', {
         tty: true,
         stdin: "first\n",
@@ -152,7 +137,7 @@ describe("a command on a terminal", () => {
 
 describe("a program that cannot start on a terminal", () => {
   it("is a ShellSpawnError worded as on pipes, from run() and from start()", async () => {
-    await withShell(async (shell) => {
+    await withShell({ graceMs: 500 }, async (shell) => {
       for (const program of ["/nonexistent/dsh-program", "dsh-no-such-program", "/etc/passwd"]) {
         const onTerminal = await rejection(shell.exec(program, { args: [], tty: true }));
         const onPipes = await rejection(shell.exec(program, { args: [] }));
@@ -221,7 +206,7 @@ describe("nothing of a terminal's command is left running", () => {
   }
 
   it("after kill()", async () => {
-    await withShell(async (shell) => {
+    await withShell({ graceMs: 500 }, async (shell) => {
       const mark = marker();
       const task = shell.start(shell.resolve({ command: ESCAPING, owner: "agent", tty: true, env: mark.env }));
       const escaped = await escapedPid(task);
@@ -233,7 +218,7 @@ describe("nothing of a terminal's command is left running", () => {
   });
 
   it("after a timeout", async () => {
-    await withShell(async (shell) => {
+    await withShell({ graceMs: 500 }, async (shell) => {
       const mark = marker();
       const result = await shell.exec(ESCAPING, {
         tty: true,
@@ -248,7 +233,7 @@ describe("nothing of a terminal's command is left running", () => {
   });
 
   it("after its leader exited by itself: the setsid child stays the task's, and kill() or close() ends it", async () => {
-    await withShell(async (shell) => {
+    await withShell({ graceMs: 500 }, async (shell) => {
       const mark = marker();
       // The leader waits until its child has exec'd sleep (so it has called setsid): before that the child is still in
       // the terminal's session, and the hangup of the leader's exit would end it.
@@ -277,7 +262,7 @@ describe("nothing of a terminal's command is left running", () => {
       } catch { /* gone */ }
     };
     try {
-      await withShell(async (shell) => {
+      await withShell({ graceMs: 500 }, async (shell) => {
         // The new session's leader drops the mark (env -u) and leads the group; its child keeps the mark. On 7888e55
         // kill() signalled only the groups whose leader carries the mark, and the child lived on.
         const attack =
@@ -309,7 +294,7 @@ describe("nothing of a terminal's command is left running", () => {
 
   it("after close(), for 100 sessions and 50 terminals open at once, with no process and no file descriptor left", async () => {
     // A terminal and a session once, so that what loading them opens for good is not counted.
-    await withShell(async (shell) => {
+    await withShell({ graceMs: 500 }, async (shell) => {
       await shell.exec("true", { tty: true });
       await shell.session({ owner: null }).exec("cd /");
     });
@@ -360,7 +345,7 @@ describe("a host that dies with a terminal's command running leaves nothing of i
 
 describe("a task's open stdin", () => {
   it("keepStdin on a pipe: cat echoes each write, closeStdin() ends it", async () => {
-    await withShell(async (shell) => {
+    await withShell({ graceMs: 500 }, async (shell) => {
       const task = shell.start(shell.resolve({ command: "cat", owner: "agent", keepStdin: true, stdin: "first\n" }));
       await outputUntil(task, /^first\n$/);
       await task.write(new TextEncoder().encode("second\n"));
@@ -379,7 +364,7 @@ describe("a task's open stdin", () => {
   });
 
   it("is refused on a task started without keepStdin or tty, and once a task has ended", async () => {
-    await withShell(async (shell) => {
+    await withShell({ graceMs: 500 }, async (shell) => {
       const plain = shell.start(shell.resolve({ command: "sleep 30", owner: "agent" }));
       const error = await rejection(plain.write("x"));
       assert.ok(error instanceof TaskAccessError);
@@ -394,7 +379,7 @@ describe("a task's open stdin", () => {
   });
 
   it("refuses wrong input and sizes, naming the field", async () => {
-    await withShell(async (shell) => {
+    await withShell({ graceMs: 500 }, async (shell) => {
       for (const [tty, field] of [[{ columns: 0 }, "columns"], [{ rows: 70_000 }, "rows"], [{ cols: 80 }, "cols"]]) {
         const error = thrown(() => shell.resolve({ command: "true", owner: null, tty } as never));
         assert.ok(error instanceof ShellSpecError, String(error));
