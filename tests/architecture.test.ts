@@ -259,6 +259,51 @@ describe("the architecture's claims", () => {
     );
   });
 
+  it("no module of the library is longer than 500 lines", () => {
+    const modules = libraryModules();
+    const long = modules.map((file) => ({
+      file: relative(ROOT, file),
+      lines: readFileSync(file, "utf8").split("\n").length,
+    }))
+      .filter(({ lines }) => lines > 500).map(({ file, lines }) => `${file}: ${lines} lines`);
+    assert.ok(modules.length > 200, `${modules.length} modules read`);
+    assert.deepEqual(long, []);
+  });
+
+  it("a command's terminal and its session's trap come through the wrappers alone, on every transport", () => {
+    const seam = join(ROOT, "src", "seam");
+    const modules = libraryModules().filter((file) => file.startsWith(seam + "/"));
+    // What a transport may take from the carry and the terminal: their wrappers, the state it reads back, a size.
+    const allowed = new Set(["carry/wrapper.ts", "carry/state.ts", "terminal/wrapper.ts", "terminal/size.ts"]);
+    const reaches: string[] = [];
+    for (const file of modules.filter((file) => /^(spawn|remote)\//.test(relative(seam, file)))) {
+      for (const target of importsOf(file).map((target) => relative(seam, target))) {
+        if (/^(carry|terminal)\//.test(target) && !allowed.has(target)) {
+          reaches.push(`${relative(seam, file)} -> ${target}`);
+        }
+      }
+    }
+    assert.deepEqual(reaches, [], "a transport wires the terminal or the carry itself");
+    // The trap's text and the terminal's TERM are written in one place each.
+    const users = (name: string): string[] =>
+      modules.filter((file) => new RegExp(`\\b${name}\\b`).test(code(readFileSync(file, "utf8"))))
+        .map((file) => relative(seam, file)).sort();
+    assert.deepEqual(users("statePrelude"), ["carry/script.ts", "carry/wrapper.ts"]);
+    assert.deepEqual(users("DEFAULT_TERM"), ["terminal/wrapper.ts"]);
+  });
+
+  it("the hook bridge's types live with their phase, and dispatch runs a table of runners", () => {
+    const hooks = join(ROOT, "src", "hooks");
+    assert.equal(existsSync(join(hooks, "types.ts")), false, "src/hooks/types.ts is back");
+    const dispatch = code(readFileSync(join(hooks, "dispatch.ts"), "utf8"));
+    const table = /const RUNNERS: Readonly<Record<HookType, HookRunner>> = \{([\s\S]*?)\n\};/.exec(dispatch);
+    assert.ok(table, "no RUNNERS table in dispatch.ts");
+    const rows = [...table[1].matchAll(/^  (\w+): /gm)].map(([, type]) => type);
+    assert.deepEqual(rows.sort(), ["agent", "command", "http", "prompt"]);
+    // Every way to run an entry is a row: dispatch does not branch on an entry's type anywhere else.
+    assert.deepEqual([...dispatch.matchAll(/\.type === "(\w+)"/g)].map(([found]) => found), []);
+  });
+
   it("the circle check finds a circle where there is one, and reads every kind of import", () => {
     const graph = new Map([["a.ts", ["b.ts"]], ["b.ts", ["c.ts"]], ["c.ts", ["a.ts"]], ["d.ts", ["a.ts"]]]);
     assert.deepEqual(circles(graph).map((circle) => circle.join(" -> ")), ["a.ts -> b.ts -> c.ts -> a.ts"]);
