@@ -4,9 +4,9 @@
  * @module
  */
 
-import { ownValue } from "../seam/own_fields.ts";
-import type { ShellExecRequest } from "../seam/types.ts";
-import { checkContext } from "./context.ts";
+import { ownValue } from "../../seam/own_fields.ts";
+import type { ShellExecRequest } from "../../seam/types.ts";
+import { checkContext } from "../shared/context.ts";
 import type { BashToolContext, BashToolInput } from "./types.ts";
 
 /**

@@ -6,9 +6,9 @@
  * @module
  */
 
-import { ownValue } from "../seam/own_fields.ts";
-import type { ShellObserver } from "../seam/types.ts";
-import type { BashToolContext } from "./types.ts";
+import { ownValue } from "../../seam/own_fields.ts";
+import type { ShellObserver } from "../../seam/types.ts";
+import type { BashToolContext } from "../bash/types.ts";
 
 /**
  * The context's `owner`, `signal` and output listeners, read as own

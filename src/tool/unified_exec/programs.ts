@@ -6,7 +6,7 @@
  * @module
  */
 
-import type { Shell, ShellTask } from "../seam/types.ts";
+import type { Shell, ShellTask } from "../../seam/types.ts";
 
 /** What one program keeps for its next answer. Past it, the oldest bytes go (Codex keeps 1 MiB too). */
 const PENDING_MAX_BYTES = 1024 * 1024;

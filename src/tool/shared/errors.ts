@@ -4,7 +4,7 @@
  * @module
  */
 
-import { ShellError } from "../seam/errors.ts";
+import { ShellError } from "../../seam/errors.ts";
 
 /**
  * A bash tool call's input is not acceptable: a key that is not an input of

@@ -2,14 +2,21 @@
  * One bash tool call from start to finish: check, request, resolve, then
  * run in the foreground or start in the background, and turn what happened
  * into an outcome for the model. `runBashTool` returns its text;
- * `executeBashTool` (`outcome.ts`) all of it.
+ * `executeBashTool` (`execute_bash.ts`) all of it.
  *
  * @module
  */
 
-import { hasErrorCode } from "../seam/error_checks.ts";
-import type { Shell, ShellExecRequest, ShellObserver, ShellRunResult, ShellSession, ShellTask } from "../seam/types.ts";
-import { checkContext, observerOf } from "./context.ts";
+import { hasErrorCode } from "../../seam/error_checks.ts";
+import type {
+  Shell,
+  ShellExecRequest,
+  ShellObserver,
+  ShellRunResult,
+  ShellSession,
+  ShellTask,
+} from "../../seam/types.ts";
+import { checkContext, observerOf } from "../shared/context.ts";
 import { parse } from "./parse.ts";
 import { render } from "./render.ts";
 import { toRequest } from "./request.ts";

@@ -8,22 +8,22 @@
  * @module
  */
 
-import { TaskAccessError } from "../seam/errors.ts";
-import type { Shell, ShellRunResult } from "../seam/types.ts";
-import { checkContext } from "./context.ts";
-import { ToolInputError } from "./errors.ts";
+import { TaskAccessError } from "../../seam/errors.ts";
+import type { Shell, ShellRunResult } from "../../seam/types.ts";
+import { checkContext } from "../shared/context.ts";
+import { ToolInputError } from "../shared/errors.ts";
 import { execCommandTool } from "./exec_command_tool.ts";
-import { forgetOldEnded, newProgramId, Program, programsOf } from "./unified_programs.ts";
-import { isModelFixable } from "./run.ts";
-import { stripControlSequences } from "./control.ts";
+import { forgetOldEnded, newProgramId, Program, programsOf } from "./programs.ts";
+import { isModelFixable } from "../bash/run.ts";
+import { stripControlSequences } from "../shared/control_sequences.ts";
 import {
   DEFAULT_MAX_OUTPUT_TOKENS,
   EXEC_YIELD_TIME_MS,
   MAX_YIELD_TIME_MS,
   WRITE_YIELD_TIME_MS,
-} from "./unified_input.ts";
-import type { BashToolContext } from "./types.ts";
-import type { UnifiedExecOutcome } from "./unified_types.ts";
+} from "./input_schema.ts";
+import type { BashToolContext } from "../bash/types.ts";
+import type { UnifiedExecOutcome } from "./types.ts";
 import { writeStdinTool } from "./write_stdin_tool.ts";
 
 /** Bytes per token, as Codex counts them for its output cap. */

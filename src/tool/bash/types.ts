@@ -6,7 +6,7 @@
  * @module
  */
 
-import type { ShellExecRequest, ShellRunResult, ShellSession } from "../seam/types.ts";
+import type { ShellExecRequest, ShellRunResult, ShellSession } from "../../seam/types.ts";
 
 /**
  * The arguments of one bash tool call, after `bashTool.parse`

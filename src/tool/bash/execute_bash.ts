@@ -5,8 +5,8 @@
  * @module
  */
 
-import type { Shell } from "../seam/types.ts";
-import { ToolInputError } from "./errors.ts";
+import type { Shell } from "../../seam/types.ts";
+import { ToolInputError } from "../shared/errors.ts";
 import { parse } from "./parse.ts";
 import { runCheckedBashCall } from "./run.ts";
 import type { BashToolContext, BashToolInput, BashToolOutcome } from "./types.ts";
