@@ -2,8 +2,9 @@
  * The claims of `docs/architecture.md` a newcomer relies on, checked on the
  * source tree: the root entry exports at most 36 names, each name has one
  * home entry (no entry repeats another's), no module of the library
- * imports itself back through others (no import circle), and every command
- * goes through the one launch pipeline over a transport.
+ * imports itself back through others (no import circle), every command
+ * goes through the one launch pipeline over a transport, and a tool family
+ * of `src/tool/` reaches no other family.
  *
  * The tree is read as text, from wherever the tests run (the sources under
  * Deno, `npm/test/` under Node): the claims are about the source, the same
@@ -163,6 +164,28 @@ describe("the architecture's claims", () => {
       }
     }
     assert.deepEqual(crossings, [], "imports of another feature's internals");
+  });
+
+  it("a tool family imports only from shared/, and shared/ from no family", () => {
+    const tool = join(ROOT, "src", "tool");
+    const families = readdirSync(tool, { withFileTypes: true }).filter((entry) => entry.isDirectory());
+    assert.deepEqual(families.map((entry) => entry.name).sort(), ["bash", "files", "shared", "unified_exec"]);
+    /** The folder of `src/tool/` a module is in, or undefined for the files at its top (`mod.ts`, which list them). */
+    const folderOf = (file: string): string | undefined => {
+      const parts = relative(tool, file).split("/");
+      return parts.length > 1 && !parts[0].startsWith("..") ? parts[0] : undefined;
+    };
+    const crossings: string[] = [];
+    for (const file of libraryModules().filter((file) => folderOf(file) !== undefined)) {
+      for (const target of importsOf(file)) {
+        const from = folderOf(file);
+        const to = folderOf(target);
+        const inTool = target.startsWith(tool + "/");
+        if (!inTool || to === from || (to === "shared" && from !== "shared")) continue;
+        crossings.push(`${relative(tool, file)} -> ${relative(tool, target)}`);
+      }
+    }
+    assert.deepEqual(crossings, [], "a family reaches into another, or shared/ into a family");
   });
 
   it("each folder of the seam imports only from folders listed above it in docs/architecture.md", () => {

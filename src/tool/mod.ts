@@ -53,17 +53,9 @@ export { unifiedExecTools } from "./unified_exec/tools.ts";
 export { executeExecCommandTool, executeWriteStdinTool } from "./unified_exec/execute.ts";
 export { ToolInputError } from "./shared/errors.ts";
 export { stripControlSequences } from "./shared/control_sequences.ts";
-export { type ToolOutcomeData, toolOutcomeData } from "./shared/outcome_data.ts";
-export type {
-  BashTool,
-  BashToolContext,
-  BashToolInput,
-  BashToolInputSchema,
-  BashToolOutcome,
-  RenderOptions,
-  ToolInputSchema,
-  ToolOutcome,
-} from "./bash/types.ts";
+export { type ToolOutcomeData, toolOutcomeData } from "./outcome_data.ts";
+export type { BashTool, BashToolInput, BashToolInputSchema, BashToolOutcome, RenderOptions } from "./bash/types.ts";
+export type { BashToolContext, ToolInputSchema, ToolOutcome } from "./shared/types.ts";
 export type { BashOutputTool, KillShellTool, TaskIdInput } from "./bash/task_types.ts";
 export type {
   ExecCommandInput,

@@ -9,7 +9,8 @@ import type { Shell } from "../../seam/types.ts";
 import { ToolInputError } from "../shared/errors.ts";
 import { parse } from "./parse.ts";
 import { runCheckedBashCall } from "./run.ts";
-import type { BashToolContext, BashToolInput, BashToolOutcome } from "./types.ts";
+import type { BashToolContext } from "../shared/types.ts";
+import type { BashToolInput, BashToolOutcome } from "./types.ts";
 
 /**
  * Runs one bash tool call on `shell`, like `runBashTool`, and returns a

@@ -10,7 +10,7 @@ import { BASH_OUTPUT_RULES } from "./bash_output_tool.ts";
 import { outputSections } from "./output_sections.ts";
 import { beginTaskCall } from "./task_call.ts";
 import { statusLine } from "./status_line.ts";
-import type { BashToolContext, ToolOutcome } from "./types.ts";
+import type { BashToolContext, ToolOutcome } from "../shared/types.ts";
 
 /**
  * One line per stream whose unread output fell out of memory before this

@@ -7,7 +7,8 @@
 import { ownValue } from "../../seam/own_fields.ts";
 import type { ShellExecRequest } from "../../seam/types.ts";
 import { checkContext } from "../shared/context.ts";
-import type { BashToolContext, BashToolInput } from "./types.ts";
+import type { BashToolContext } from "../shared/types.ts";
+import type { BashToolInput } from "./types.ts";
 
 /**
  * Builds the shell request from the declared inputs (`command`, `timeout`

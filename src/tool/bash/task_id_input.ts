@@ -11,7 +11,7 @@ import { z } from "zod";
 import type { InputRules } from "../shared/check_input.ts";
 import { generateInputSchema } from "../shared/json_schema.ts";
 import type { TaskIdInput } from "./task_types.ts";
-import type { ToolInputSchema } from "./types.ts";
+import type { ToolInputSchema } from "../shared/types.ts";
 
 /** The one declared input. */
 const NAMES: readonly string[] = Object.freeze(["task_id"]);

@@ -8,7 +8,7 @@
 
 import { ownValue } from "../../seam/own_fields.ts";
 import type { ShellObserver } from "../../seam/types.ts";
-import type { BashToolContext } from "../bash/types.ts";
+import type { BashToolContext } from "./types.ts";
 
 /**
  * The context's `owner`, `signal` and output listeners, read as own

@@ -7,7 +7,7 @@
  */
 
 import { z } from "zod";
-import type { ToolInputSchema } from "../bash/types.ts";
+import type { ToolInputSchema } from "./types.ts";
 
 /** Freezes `value` and everything in it. */
 function deepFreeze<T>(value: T): T {

@@ -11,10 +11,9 @@
 import { TaskAccessError } from "../../seam/errors.ts";
 import type { Shell, ShellRunResult } from "../../seam/types.ts";
 import { checkContext } from "../shared/context.ts";
-import { ToolInputError } from "../shared/errors.ts";
+import { isModelFixable, ToolInputError } from "../shared/errors.ts";
 import { execCommandTool } from "./exec_command_tool.ts";
 import { forgetOldEnded, newProgramId, Program, programsOf } from "./programs.ts";
-import { isModelFixable } from "../bash/run.ts";
 import { stripControlSequences } from "../shared/control_sequences.ts";
 import {
   DEFAULT_MAX_OUTPUT_TOKENS,
@@ -22,7 +21,7 @@ import {
   MAX_YIELD_TIME_MS,
   WRITE_YIELD_TIME_MS,
 } from "./input_schema.ts";
-import type { BashToolContext } from "../bash/types.ts";
+import type { BashToolContext } from "../shared/types.ts";
 import type { UnifiedExecOutcome } from "./types.ts";
 import { writeStdinTool } from "./write_stdin_tool.ts";
 

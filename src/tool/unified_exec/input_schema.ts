@@ -8,7 +8,7 @@
 import { z } from "zod";
 import type { InputRules } from "../shared/check_input.ts";
 import { generateInputSchema } from "../shared/json_schema.ts";
-import type { ToolInputSchema } from "../bash/types.ts";
+import type { ToolInputSchema } from "../shared/types.ts";
 import type { ExecCommandInput, WriteStdinInput } from "./types.ts";
 
 /** The longest wait a call may ask for, in ms; a longer `yield_time_ms` is capped. */
