@@ -28,7 +28,7 @@ import type { BashToolInput, BashToolOutcome } from "./types.ts";
  * `ToolInputError`'s message, which names the key and says what to do
  * instead, and `isError` is true; nothing was spawned. Harness problems
  * still reject, as with `runBashTool`: `ShellClosedError`, the reason of an
- * already-aborted signal, a context without an owner (`TypeError`).
+ * already-aborted signal, a context without an owner (`ShellSpecError`).
  *
  * @example
  * ```ts

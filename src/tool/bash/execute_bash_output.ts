@@ -57,7 +57,7 @@ function lossNotes(output: TaskOutput): string[] {
  *
  * It does not wait: a harness that wants to block until there is news calls
  * `shell.task(id, owner).waitForOutput({ signal, timeoutMs })` first. It
- * rejects (harness mistakes) with `TypeError` for a context without an
+ * rejects (harness mistakes) with `ShellSpecError` for a context without an
  * owner and with the signal's reason when the signal is already aborted.
  * Reads keep working after `shell.close()`.
  *

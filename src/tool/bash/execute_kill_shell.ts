@@ -59,7 +59,7 @@ async function ended(task: ShellTask, headline: string): Promise<string> {
  * reach: an unknown id and another owner's task get the very same text,
  * the same as `bash_output`'s.
  *
- * Rejects (harness mistakes) with `TypeError` for a context without an
+ * Rejects (harness mistakes) with `ShellSpecError` for a context without an
  * owner and with the signal's reason when the signal was already aborted
  * (nothing is killed) or aborts while the call waits for the task's end
  * (the termination, once begun, goes on).

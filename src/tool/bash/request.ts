@@ -16,7 +16,7 @@ import type { BashToolInput } from "./types.ts";
  * field by field, so nothing else a caller's objects carry at run time
  * (`stdin`, `env`, `dshEnv`, `stdoutMaxBytes`, …) can reach the shell.
  * `description` and `run_in_background` are not part of the request.
- * Throws `TypeError` when the context has no valid `owner` or `signal`:
+ * Throws `ShellSpecError` when the context has no valid `owner` or `signal`:
  * that is the harness's mistake, not the model's.
  */
 export function toRequest(input: BashToolInput, context: BashToolContext): ShellExecRequest {

@@ -30,7 +30,7 @@ function noSuchTask(id: string): string {
 /**
  * Checks `input` by `rules` and `context`, then looks the task up as the
  * context's owner. A refused input or an id the owner cannot reach ends the
- * call with an error outcome. Throws (harness mistakes): `TypeError` for a
+ * call with an error outcome. Throws (harness mistakes): `ShellSpecError` for a
  * context without a valid owner or signal, and the signal's reason when it
  * was already aborted.
  */
