@@ -13,7 +13,7 @@ import type { Shell, ShellRunResult } from "../../seam/types.ts";
 import { checkContext } from "../shared/context.ts";
 import { isModelFixable, ToolInputError } from "../shared/errors.ts";
 import { execCommandTool } from "./exec_command_tool.ts";
-import { forgetOldEnded, newProgramId, Program, programsOf } from "./programs.ts";
+import { type Program, programsOf, type ProgramTable } from "./programs.ts";
 import { stripControlSequences } from "../shared/control_sequences.ts";
 import {
   DEFAULT_MAX_OUTPUT_TOKENS,
@@ -92,10 +92,8 @@ export async function executeExecCommandTool(
     throw error;
   }
   if (task.spawnError !== undefined) return { text: `[error] ${task.spawnError.message}`, isError: true };
-  const program = new Program(newProgramId(table), task, tty);
+  const program = table.add(task, tty);
   started.program = program;
-  table.set(program.id, program);
-  forgetOldEnded(table);
   await waitFor(program, parsed.yield_time_ms ?? EXEC_YIELD_TIME_MS, signal);
   return answer(table, program, parsed.max_output_tokens, keepControl, calledAt);
 }
@@ -208,7 +206,7 @@ async function waitFor(program: Program, yieldMs: number, signal: AbortSignal | 
 
 /** The answer for `program` now; a program that has ended is forgotten once it is given. */
 async function answer(
-  table: Map<number, Program>,
+  table: ProgramTable,
   program: Program,
   maxTokens: number | undefined,
   keepControl: boolean,
@@ -234,7 +232,7 @@ async function answer(
   if (program.dropped > 0) lines.push(`Output dropped before this answer: ${program.dropped} bytes`);
   program.dropped = 0;
   lines.push("Output:", text);
-  if (ended) table.delete(program.id);
+  if (ended) table.forget(program);
   return {
     text: lines.join("\n"),
     isError: false,

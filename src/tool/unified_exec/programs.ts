@@ -60,33 +60,63 @@ export class Program {
   }
 }
 
-/** The programs of each shell. */
-const tables = new WeakMap<Shell, Map<number, Program>>();
+/**
+ * The programs `exec_command` left running on one shell, each under its id
+ * for `write_stdin`. A shell has one table and a table one shell
+ * ({@linkcode programsOf}): an id one shell gave means nothing to another,
+ * whatever the owner.
+ */
+export class ProgramTable {
+  readonly #programs = new Map<number, Program>();
 
-/** The table of `shell`'s programs. */
-export function programsOf(shell: Shell): Map<number, Program> {
-  let table = tables.get(shell);
-  if (table === undefined) {
-    table = new Map();
-    tables.set(shell, table);
+  /**
+   * Keeps `task` as a program under a fresh id, and forgets the oldest
+   * programs that ended and were not read again, past {@linkcode ENDED_KEPT}.
+   */
+  add(task: ShellTask, tty: boolean): Program {
+    const program = new Program(this.#newId(), task, tty);
+    this.#programs.set(program.id, program);
+    const ended = [...this.#programs.values()].filter((kept) => kept.task.status !== "running");
+    for (const old of ended.slice(0, Math.max(0, ended.length - ENDED_KEPT))) this.#programs.delete(old.id);
+    return program;
   }
-  return table;
+
+  /** The program under `id`, if it is kept. */
+  get(id: number): Program | undefined {
+    return this.#programs.get(id);
+  }
+
+  /** Forgets `program`: its end has been answered, and its id is gone. */
+  forget(program: Program): void {
+    this.#programs.delete(program.id);
+  }
+
+  /**
+   * A fresh id: a random number of six digits or more, so that one owner's
+   * ids say nothing of how many programs others started.
+   */
+  #newId(): number {
+    let id: number;
+    do {
+      id = 100_000 + Math.floor(Math.random() * 900_000);
+    } while (this.#programs.has(id));
+    return id;
+  }
 }
 
 /**
- * A fresh id: a random number of six digits or more, so that one owner's
- * ids say nothing of how many programs others started.
+ * Each shell's table, made at its first program. The shell owns it: the
+ * entry lives exactly as long as the shell object, and no shell reaches
+ * another's (the same way `mcp/server.ts` keeps each server's connection).
  */
-export function newProgramId(table: Map<number, Program>): number {
-  let id: number;
-  do {
-    id = 100_000 + Math.floor(Math.random() * 900_000);
-  } while (table.has(id));
-  return id;
-}
+const tables = new WeakMap<Shell, ProgramTable>();
 
-/** Forgets the oldest programs that ended and were not read again, past {@linkcode ENDED_KEPT}. */
-export function forgetOldEnded(table: Map<number, Program>): void {
-  const ended = [...table.values()].filter((program) => program.task.status !== "running");
-  for (const program of ended.slice(0, Math.max(0, ended.length - ENDED_KEPT))) table.delete(program.id);
+/** The table of `shell`'s programs: the same one for every call on that shell. */
+export function programsOf(shell: Shell): ProgramTable {
+  let table = tables.get(shell);
+  if (table === undefined) {
+    table = new ProgramTable();
+    tables.set(shell, table);
+  }
+  return table;
 }
