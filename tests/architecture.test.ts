@@ -188,6 +188,17 @@ describe("the architecture's claims", () => {
     assert.deepEqual(crossings, [], "a family reaches into another, or shared/ into a family");
   });
 
+  it("no module of src/tool is over 500 lines", () => {
+    const tool = join(ROOT, "src", "tool");
+    const modules = libraryModules().filter((file) => file.startsWith(tool + "/"));
+    assert.ok(modules.length > 30, `only ${modules.length} modules read under src/tool`);
+    const linesOf = (file: string): number => readFileSync(file, "utf8").split("\n").length - 1;
+    const long = modules.filter((file) => linesOf(file) > 500).map((file) =>
+      `${relative(ROOT, file)}: ${linesOf(file)}`
+    );
+    assert.deepEqual(long, [], "modules over 500 lines");
+  });
+
   it("each folder of the seam imports only from folders listed above it in docs/architecture.md", () => {
     const doc = readFileSync(join(ROOT, "docs", "architecture.md"), "utf8");
     const tree = doc.slice(doc.indexOf("`src/seam/` now"));
