@@ -250,7 +250,8 @@ describe("owners, caps and inputs", () => {
         await executeExecCommandTool(two, { cmd: "true", yield_time_ms: 0 }, context);
         const last = await executeWriteStdinTool(one, { session_id: mine }, context);
         assert.equal(last.isError, false, last.text);
-        assert.match(last.text, /^Process ended by signal SIGTERM \(stopped\)$/m);
+        // SIGKILL only if a loaded machine kept sleep from dying of its SIGTERM within the grace.
+        assert.match(last.text, /^Process ended by signal SIG(TERM|KILL) \(stopped\)$/m);
       });
     });
   });
