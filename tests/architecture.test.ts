@@ -2,8 +2,9 @@
  * The claims of `docs/architecture.md` a newcomer relies on, checked on the
  * source tree: the root entry exports at most 36 names, each name has one
  * home entry (no entry repeats another's), no module of the library
- * imports itself back through others (no import circle), and every command
- * goes through the one launch pipeline over a transport.
+ * imports itself back through others (no import circle), every command
+ * goes through the one launch pipeline over a transport, and a tool family
+ * of `src/tool/` reaches no other family.
  *
  * The tree is read as text, from wherever the tests run (the sources under
  * Deno, `npm/test/` under Node): the claims are about the source, the same
@@ -165,6 +166,39 @@ describe("the architecture's claims", () => {
     assert.deepEqual(crossings, [], "imports of another feature's internals");
   });
 
+  it("a tool family imports only from shared/, and shared/ from no family", () => {
+    const tool = join(ROOT, "src", "tool");
+    const families = readdirSync(tool, { withFileTypes: true }).filter((entry) => entry.isDirectory());
+    assert.deepEqual(families.map((entry) => entry.name).sort(), ["bash", "files", "shared", "unified_exec"]);
+    /** The folder of `src/tool/` a module is in, or undefined for the files at its top (`mod.ts`, which list them). */
+    const folderOf = (file: string): string | undefined => {
+      const parts = relative(tool, file).split("/");
+      return parts.length > 1 && !parts[0].startsWith("..") ? parts[0] : undefined;
+    };
+    const crossings: string[] = [];
+    for (const file of libraryModules().filter((file) => folderOf(file) !== undefined)) {
+      for (const target of importsOf(file)) {
+        const from = folderOf(file);
+        const to = folderOf(target);
+        const inTool = target.startsWith(tool + "/");
+        if (!inTool || to === from || (to === "shared" && from !== "shared")) continue;
+        crossings.push(`${relative(tool, file)} -> ${relative(tool, target)}`);
+      }
+    }
+    assert.deepEqual(crossings, [], "a family reaches into another, or shared/ into a family");
+  });
+
+  it("no module of src/tool is over 500 lines", () => {
+    const tool = join(ROOT, "src", "tool");
+    const modules = libraryModules().filter((file) => file.startsWith(tool + "/"));
+    assert.ok(modules.length > 30, `only ${modules.length} modules read under src/tool`);
+    const linesOf = (file: string): number => readFileSync(file, "utf8").split("\n").length - 1;
+    const long = modules.filter((file) => linesOf(file) > 500).map((file) =>
+      `${relative(ROOT, file)}: ${linesOf(file)}`
+    );
+    assert.deepEqual(long, [], "modules over 500 lines");
+  });
+
   it("each folder of the seam imports only from folders listed above it in docs/architecture.md", () => {
     const doc = readFileSync(join(ROOT, "docs", "architecture.md"), "utf8");
     const tree = doc.slice(doc.indexOf("`src/seam/` now"));
@@ -215,7 +249,7 @@ describe("the architecture's claims", () => {
     assert.deepEqual(where(/\badapter\.spawn\(/), ["spawn/process_group.ts"]);
   });
 
-  it("what the seam, the frameworks, OpenTelemetry, the CLI and MCP throw is of the error family", () => {
+  it("what the library throws is of the error family", () => {
     const src = join(ROOT, "src");
     const modules = libraryModules();
     // The family: ShellError, its member that is a TypeError, and every class that extends one of them.
@@ -229,17 +263,18 @@ describe("the architecture's claims", () => {
         if (family.has(parent) && !family.has(name)) grew = family.add(name) !== undefined;
       }
     }
-    // Converted in issue 37 by the engineers of the other folders (remote/, terminal/, carry/, launch/, spawn/, the
-    // adapters, tool/, hooks/, mcp/http.ts): each joins this list once it is.
-    const others = /^seam\/(remote|terminal|carry|launch|spawn)\/|^seam\/(wrapper|transport)\.ts$|^mcp\/http\.ts$/;
-    const checked = modules.map((file) => relative(src, file))
-      .filter((file) => /^(seam|frameworks|otel|cli|mcp)\//.test(file) && !others.test(file));
+    const checked = modules.map((file) => relative(src, file)).filter((file) => !file.startsWith(".."));
     assert.ok(checked.length > 100, `${checked.length} modules checked`);
     const strays: string[] = [];
     for (const file of checked) {
       const text = code(readFileSync(join(src, file), "utf8"));
       for (const [thrown, name] of text.matchAll(/\bthrow new (\w+)\(/g)) {
-        if (!family.has(name)) strays.push(`${file}: ${thrown}`);
+        // One stand-in, never seen by a caller: Node reports a failed exec only after spawn() returned, and the adapter
+        // contract asks spawn() to throw the runtime's own error, which the seam words as a ShellSpawnError
+        // (spawn/process_group.ts, which takes a ShellSpawnError as worded already).
+        const standIn = file === "node_adapter.ts" && text.split("throw new Error(").length === 2 &&
+          text.includes('throw new Error("the process was not created")');
+        if (!family.has(name) && !(standIn && name === "Error")) strays.push(`${file}: ${thrown}`);
       }
       for (const [, name, parent] of text.matchAll(/class (\w+) extends (\w+)/g)) {
         if (/Error$/.test(name) && !family.has(name) && name !== "ShellError") {
@@ -298,7 +333,7 @@ describe("the architecture's claims", () => {
     const dispatch = code(readFileSync(join(hooks, "dispatch.ts"), "utf8"));
     const table = /const RUNNERS: Readonly<Record<HookType, HookRunner>> = \{([\s\S]*?)\n\};/.exec(dispatch);
     assert.ok(table, "no RUNNERS table in dispatch.ts");
-    const rows = [...table[1].matchAll(/^  (\w+): /gm)].map(([, type]) => type);
+    const rows = [...table[1].matchAll(/^ {2}(\w+): /gm)].map(([, type]) => type);
     assert.deepEqual(rows.sort(), ["agent", "command", "http", "prompt"]);
     // Every way to run an entry is a row: dispatch does not branch on an entry's type anywhere else.
     assert.deepEqual([...dispatch.matchAll(/\.type === "(\w+)"/g)].map(([found]) => found), []);

@@ -12,7 +12,7 @@ import assert from "node:assert/strict";
 import { readFileSync } from "node:fs";
 import { createLocalShell, type Shell } from "../mod.ts";
 import { createMcpServer } from "../src/mcp/mod.ts";
-import { stripControlSequences } from "../src/tool/control.ts";
+import { stripControlSequences } from "../src/tool/shared/control_sequences.ts";
 import {
   bashTool,
   executeBashOutputTool,

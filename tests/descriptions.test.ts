@@ -30,7 +30,7 @@ import {
   killShellTool,
   writeStdinTool,
 } from "../src/tool/mod.ts";
-import { EXEC_YIELD_TIME_MS, MAX_YIELD_TIME_MS, WRITE_YIELD_TIME_MS } from "../src/tool/unified_input.ts";
+import { EXEC_YIELD_TIME_MS, MAX_YIELD_TIME_MS, WRITE_YIELD_TIME_MS } from "../src/tool/unified_exec/input_schema.ts";
 import { freshDir, removeDir } from "./helpers/dirs.ts";
 import { connectInMemory } from "./helpers/mcp.ts";
 import { runningWithEnv } from "./helpers/proc.ts";

@@ -19,7 +19,7 @@ import {
   type TaskIdInput,
   ToolInputError,
 } from "../src/tool/mod.ts";
-import { rejection, thrown } from "./helpers/errors.ts";
+import { assertArgumentError, rejection, thrown } from "./helpers/errors.ts";
 import { withShell } from "./helpers/shell.ts";
 import { assertToolInputRefused } from "./helpers/tools.ts";
 
@@ -242,18 +242,18 @@ describe("the task tools' owner check", () => {
 });
 
 describe("the task tools: harness mistakes reject", () => {
-  it("a context without an owner: TypeError naming owner", async () => {
+  it("a context without an owner: a TypeError of the error family naming owner", async () => {
     await withShell({}, async (shell) => {
       const task = sleeper(shell, OWNER);
       for (const { tool, execute } of TASK_TOOLS) {
         const error = await rejection(execute(shell, { task_id: task.id }, {} as BashToolContext));
-        assert.ok(error instanceof TypeError, String(error));
+        assertArgumentError(error, "owner");
         assert.equal(
           error.message,
           `owner: is required in the ${tool.name} tool's context (a string, or null for unowned work)`,
         );
         const badSignal = { owner: OWNER, signal: "stop" } as unknown as BashToolContext;
-        assert.ok(await rejection(execute(shell, { task_id: task.id }, badSignal)) instanceof TypeError);
+        assertArgumentError(await rejection(execute(shell, { task_id: task.id }, badSignal)), "signal");
       }
       assert.equal(task.status, "running");
     });

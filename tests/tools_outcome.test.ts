@@ -1,17 +1,29 @@
 /**
  * executeBashTool: the same text as runBashTool for every kind of call,
  * and beside it whether the call is an error, the started task's id and the
- * foreground run's result. Harness mistakes still reject.
+ * foreground run's result. Harness mistakes still reject, for every tool
+ * as a `TypeError` of the error family (`ERR_SHELL_ARGUMENT`) naming the field of the context.
  */
 
 import { describe, it } from "node:test";
 import assert from "node:assert/strict";
 import { existsSync } from "node:fs";
 import { join } from "node:path";
-import { ShellClosedError } from "../mod.ts";
-import { bashTool, type BashToolOutcome, executeBashTool, runBashTool, ToolInputError } from "../src/tool/mod.ts";
+import { createLocalShell, type Shell, ShellClosedError } from "../mod.ts";
+import {
+  bashTool,
+  type BashToolContext,
+  type BashToolOutcome,
+  executeBashOutputTool,
+  executeBashTool,
+  executeExecCommandTool,
+  executeKillShellTool,
+  executeWriteStdinTool,
+  runBashTool,
+  ToolInputError,
+} from "../src/tool/mod.ts";
 import { shQuote } from "./helpers/bash.ts";
-import { rejection, thrown } from "./helpers/errors.ts";
+import { assertArgumentError, rejection, thrown } from "./helpers/errors.ts";
 import { withSpiedShell } from "./helpers/spy_shell.ts";
 import { appeared } from "./helpers/wait.ts";
 
@@ -211,11 +223,10 @@ describe("executeBashTool: harness mistakes reject, as runBashTool's do", () => 
     });
   });
 
-  it("a context without an owner: TypeError, nothing resolved", async () => {
+  it("a context without an owner: a TypeError of the error family naming owner, nothing resolved", async () => {
     await withSpiedShell({}, async (shell, _dir, calls) => {
       const error = await rejection(executeBashTool(shell, { command: "ls" }, {} as { owner: string }));
-      assert.ok(error instanceof TypeError);
-      assert.match(error.message, /^owner: /);
+      assertArgumentError(error, "owner", /^owner: /);
       assert.deepEqual(calls, []);
     });
   });
@@ -228,6 +239,41 @@ describe("executeBashTool: harness mistakes reject, as runBashTool's do", () => 
       for (const run_in_background of [false, true]) {
         const input = { command: "true", run_in_background };
         assert.equal(await rejection(executeBashTool(shell, input, { owner: OWNER, signal: turn.signal })), reason);
+      }
+      assert.deepEqual(calls, []);
+    });
+  });
+});
+
+describe("every tool: a harness mistake in the context", () => {
+  /** Each tool that takes a context, with an input it accepts. */
+  const CALLS: [string, (shell: Shell, context: BashToolContext) => Promise<unknown>][] = [
+    ["bash", (shell, context) => executeBashTool(shell, { command: "true" }, context)],
+    ["bash_output", (shell, context) => executeBashOutputTool(shell, { task_id: "t0" }, context)],
+    ["kill_shell", (shell, context) => executeKillShellTool(shell, { task_id: "t0" }, context)],
+    ["exec_command", (shell, context) => executeExecCommandTool(shell, { cmd: "true" }, context)],
+    ["write_stdin", (shell, context) => executeWriteStdinTool(shell, { session_id: 100_000 }, context)],
+  ];
+
+  it("is a TypeError of the error family (ERR_SHELL_ARGUMENT) naming the field, for every tool, and nothing is resolved", async () => {
+    await withSpiedShell({}, async (shell, _dir, calls) => {
+      await using other = createLocalShell();
+      const session = other.session({ owner: "someone-else" });
+      const mistakes: [string, unknown][] = [
+        ["context", null],
+        ["owner", {}],
+        ["signal", { owner: "a", signal: "stop" }],
+        ["session", { owner: "a", session: {} }],
+        ["session", { owner: "a", session }],
+        ["keepControlSequences", { owner: "a", keepControlSequences: "yes" }],
+        ["onStdout", { owner: "a", onStdout: 1 }],
+        ["onStderr", { owner: "a", onStderr: 1 }],
+      ];
+      for (const [tool, call] of CALLS) {
+        for (const [field, context] of mistakes) {
+          const error = await rejection(call(shell, context as BashToolContext), `${tool} took a bad ${field}`);
+          assertArgumentError(error, field);
+        }
       }
       assert.deepEqual(calls, []);
     });

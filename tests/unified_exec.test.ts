@@ -190,6 +190,72 @@ describe("owners, caps and inputs", () => {
     });
   });
 
+  it("each shell has its own programs: one's id is unknown to another, whose programs outlive the first's close()", async () => {
+    const mark = `unified-shells-${process.pid}-${Date.now()}`;
+    await withShell({}, async (one) => {
+      await withShell({}, async (two) => {
+        // The same owner on both: what keeps the programs apart is the shell.
+        const start = (shell: typeof one, name: string) =>
+          executeExecCommandTool(
+            shell,
+            { cmd: `export MARK=${mark}-${name}; exec cat`, tty: true, yield_time_ms: 0 },
+            context,
+          );
+        const first = await start(one, "one");
+        let second = await start(two, "two");
+        // Ids are random: two equal ones would prove nothing, so start another (and leave the first to close()).
+        while (second.sessionId === first.sessionId) second = await start(two, "two");
+        assert.ok(first.sessionId !== undefined && second.sessionId !== undefined, `${first.text}\n${second.text}`);
+        assert.ok(await eventually(() => runningWithEnv("MARK", `${mark}-one`).length === 1, POLL_MS));
+        assert.ok(await eventually(() => runningWithEnv("MARK", `${mark}-two`).length >= 1, POLL_MS));
+
+        for (const [shell, id] of [[two, first.sessionId], [one, second.sessionId]] as const) {
+          const unknown = await executeWriteStdinTool(shell, { session_id: 1 }, context);
+          const across = await executeWriteStdinTool(shell, { session_id: id, chars: "typed\n" }, context);
+          assert.equal(across.isError, true, across.text);
+          assert.equal(across.text, unknown.text.replace("session ID 1 ", `session ID ${id} `));
+        }
+
+        await one.close();
+        assert.deepEqual(runningWithEnv("MARK", `${mark}-one`), []);
+        assert.ok(runningWithEnv("MARK", `${mark}-two`).length >= 1, "the other shell's program still runs");
+        const typed = await executeWriteStdinTool(two, {
+          session_id: second.sessionId,
+          chars: "ping\n",
+          yield_time_ms: 0,
+        }, context);
+        assert.equal(typed.isError, false, typed.text);
+        assert.equal(typed.sessionId, second.sessionId);
+        await outputUntil(two, typed, /ping/);
+      });
+    });
+  });
+
+  it("a shell's ended programs are its own to forget: another's, however many, do not push them out", async () => {
+    /** Starts `sleep 60` as a program of `shell`, ends it behind the tool's back, and returns its id, unanswered. */
+    const endedProgram = async (shell: Parameters<typeof executeExecCommandTool>[0]): Promise<number> => {
+      const started = await executeExecCommandTool(shell, { cmd: "sleep 60", yield_time_ms: 0 }, context);
+      assert.ok(started.sessionId !== undefined, started.text);
+      const [task] = shell.tasks(context.owner).filter((task) => task.status === "running");
+      task.kill();
+      await task.done;
+      return started.sessionId;
+    };
+    await withShell({}, async (one) => {
+      await withShell({}, async (two) => {
+        const mine = await endedProgram(one);
+        // A shell keeps 64 ended programs nobody read again for a last answer, and forgets the oldest past that when
+        // it starts another: here the other shell fills its own 64, then starts one more.
+        for (let i = 0; i < 64; i++) await endedProgram(two);
+        await executeExecCommandTool(two, { cmd: "true", yield_time_ms: 0 }, context);
+        const last = await executeWriteStdinTool(one, { session_id: mine }, context);
+        assert.equal(last.isError, false, last.text);
+        // SIGKILL only if a loaded machine kept sleep from dying of its SIGTERM within the grace.
+        assert.match(last.text, /^Process ended by signal SIG(TERM|KILL) \(stopped\)$/m);
+      });
+    });
+  });
+
   it("max_output_tokens keeps the start and the end of long output, and says how long it was", async () => {
     await withShell({}, async (shell) => {
       const outcome = await executeExecCommandTool(shell, {

@@ -39,39 +39,31 @@
  * @module
  */
 
-export { bashSessionTool, bashTool } from "./bash_tool.ts";
-export { bashOutputTool } from "./bash_output_tool.ts";
-export { killShellTool } from "./kill_shell_tool.ts";
-export { bashTools } from "./bash_tools.ts";
-export { runBashTool } from "./run.ts";
-export { executeBashTool } from "./outcome.ts";
-export { executeBashOutputTool } from "./read_task.ts";
-export { executeKillShellTool } from "./kill_task.ts";
-export { execCommandTool } from "./exec_command_tool.ts";
-export { writeStdinTool } from "./write_stdin_tool.ts";
-export { unifiedExecTools } from "./unified_tools.ts";
-export { executeExecCommandTool, executeWriteStdinTool } from "./unified_exec.ts";
-export { ToolInputError } from "./errors.ts";
-export { stripControlSequences } from "./control.ts";
+export { bashSessionTool, bashTool } from "./bash/bash_tool.ts";
+export { bashOutputTool } from "./bash/bash_output_tool.ts";
+export { killShellTool } from "./bash/kill_shell_tool.ts";
+export { bashTools } from "./bash/tools.ts";
+export { runBashTool } from "./bash/run.ts";
+export { executeBashTool } from "./bash/execute_bash.ts";
+export { executeBashOutputTool } from "./bash/execute_bash_output.ts";
+export { executeKillShellTool } from "./bash/execute_kill_shell.ts";
+export { execCommandTool } from "./unified_exec/exec_command_tool.ts";
+export { writeStdinTool } from "./unified_exec/write_stdin_tool.ts";
+export { unifiedExecTools } from "./unified_exec/tools.ts";
+export { executeExecCommandTool, executeWriteStdinTool } from "./unified_exec/execute.ts";
+export { ToolInputError } from "./shared/errors.ts";
+export { stripControlSequences } from "./shared/control_sequences.ts";
 export { type ToolOutcomeData, toolOutcomeData } from "./outcome_data.ts";
-export type {
-  BashTool,
-  BashToolContext,
-  BashToolInput,
-  BashToolInputSchema,
-  BashToolOutcome,
-  RenderOptions,
-  ToolInputSchema,
-  ToolOutcome,
-} from "./types.ts";
-export type { BashOutputTool, KillShellTool, TaskIdInput } from "./task_types.ts";
+export type { BashTool, BashToolInput, BashToolInputSchema, BashToolOutcome, RenderOptions } from "./bash/types.ts";
+export type { BashToolContext, ToolInputSchema, ToolOutcome } from "./shared/types.ts";
+export type { BashOutputTool, KillShellTool, TaskIdInput } from "./bash/task_types.ts";
 export type {
   ExecCommandInput,
   ExecCommandTool,
   UnifiedExecOutcome,
   WriteStdinInput,
   WriteStdinTool,
-} from "./unified_types.ts";
+} from "./unified_exec/types.ts";
 export { applyPatchTool, editTool, fileTools, readTool, writeTool } from "./files/definitions.ts";
 export { executeApplyPatchTool, executeEditTool, executeReadTool, executeWriteTool } from "./files/execute.ts";
 export type { ApplyPatchToolInput, EditToolInput, FileTool, ReadToolInput, WriteToolInput } from "./files/types.ts";

@@ -5,8 +5,9 @@
  * @module
  */
 
-import type { BashToolOutcome, ToolOutcome } from "./types.ts";
-import type { UnifiedExecOutcome } from "./unified_types.ts";
+import type { BashToolOutcome } from "./bash/types.ts";
+import type { ToolOutcome } from "./shared/types.ts";
+import type { UnifiedExecOutcome } from "./unified_exec/types.ts";
 
 /**
  * A tool outcome as JSON: its text and error flag, and for the bash tool

@@ -5,7 +5,7 @@
  */
 
 import assert from "node:assert/strict";
-import { ShellSpecError } from "../../mod.ts";
+import { isShellError, ShellSpecError } from "../../mod.ts";
 
 /** Runs `fn`, which must throw, and returns what it threw; `what` is the failure when it returns. */
 export function thrown(fn: () => unknown, what = "expected a throw, but the call returned"): unknown {
@@ -67,5 +67,25 @@ export function assertSpecErrorNaming(error: unknown, name: string): asserts err
 export function assertSpecError(error: unknown, field: string, message?: RegExp): asserts error is ShellSpecError {
   assertSpecErrorNaming(error, field);
   assert.equal(error.field, field);
+  if (message !== undefined) assert.match(error.message, message);
+}
+
+/**
+ * Asserts that `error` is the family's argument error: a `TypeError` (as it
+ * was before it joined the family, so `instanceof TypeError` callers keep
+ * working) with the code `ERR_SHELL_ARGUMENT`, a field that is exactly
+ * `field`, a message that starts with `field: `, and that matches `message`
+ * when given.
+ */
+export function assertArgumentError(
+  error: unknown,
+  field: string,
+  message?: RegExp,
+): asserts error is TypeError & { code: "ERR_SHELL_ARGUMENT"; field: string } {
+  assert.ok(error instanceof TypeError, `expected a TypeError, got ${String(error)}`);
+  assert.ok(isShellError(error), `not of the error family: ${String(error)}`);
+  assert.equal(error.code, "ERR_SHELL_ARGUMENT", error.message);
+  assert.equal((error as { field?: unknown }).field, field, error.message);
+  assert.ok(error.message.startsWith(`${field}: `), error.message);
   if (message !== undefined) assert.match(error.message, message);
 }

@@ -7,8 +7,8 @@
  */
 
 import { z } from "zod";
-import { checkInput, type InputRules } from "../input_check.ts";
-import { generateInputSchema } from "../json_schema.ts";
+import { checkInput, type InputRules } from "../shared/check_input.ts";
+import { generateInputSchema } from "../shared/json_schema.ts";
 import type { ApplyPatchToolInput, EditToolInput, FileTool, ReadToolInput, WriteToolInput } from "./types.ts";
 
 const PATH = z.string({

@@ -12,8 +12,8 @@
 
 import { ShellFileError, ShellSpecError } from "../../seam/errors.ts";
 import type { Shell } from "../../seam/types.ts";
-import { ToolInputError } from "../errors.ts";
-import type { BashToolContext, ToolOutcome } from "../types.ts";
+import { ToolInputError } from "../shared/errors.ts";
+import type { BashToolContext, ToolOutcome } from "../shared/types.ts";
 import { applyPatchTool, editTool, readTool, writeTool } from "./definitions.ts";
 
 /** The lines a read returns without a `limit`: Claude Code's default, and `shell.files().read()`'s. */

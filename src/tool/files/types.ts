@@ -5,7 +5,7 @@
  * @module
  */
 
-import type { ToolInputSchema } from "../types.ts";
+import type { ToolInputSchema } from "../shared/types.ts";
 
 /** `Read`'s input, as Claude Code names it. */
 export interface ReadToolInput {

@@ -6,10 +6,10 @@
  */
 
 import { z } from "zod";
-import type { InputRules } from "./input_check.ts";
-import { generateInputSchema } from "./json_schema.ts";
-import type { ToolInputSchema } from "./types.ts";
-import type { ExecCommandInput, WriteStdinInput } from "./unified_types.ts";
+import type { InputRules } from "../shared/check_input.ts";
+import { generateInputSchema } from "../shared/json_schema.ts";
+import type { ToolInputSchema } from "../shared/types.ts";
+import type { ExecCommandInput, WriteStdinInput } from "./types.ts";
 
 /** The longest wait a call may ask for, in ms; a longer `yield_time_ms` is capped. */
 export const MAX_YIELD_TIME_MS = 30_000;

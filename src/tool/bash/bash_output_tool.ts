@@ -6,8 +6,8 @@
  * @module
  */
 
-import { DEFAULTS } from "../seam/defaults.ts";
-import { checkInput } from "./input_check.ts";
+import { DEFAULTS } from "../../seam/defaults.ts";
+import { checkInput } from "../shared/check_input.ts";
 import { taskIdInputSchema, taskIdRules } from "./task_id_input.ts";
 import type { BashOutputTool } from "./task_types.ts";
 

@@ -6,7 +6,7 @@
  */
 
 import { execCommandTool } from "./exec_command_tool.ts";
-import type { ExecCommandTool, WriteStdinTool } from "./unified_types.ts";
+import type { ExecCommandTool, WriteStdinTool } from "./types.ts";
 import { writeStdinTool } from "./write_stdin_tool.ts";
 
 /**

@@ -11,7 +11,7 @@
  * @module
  */
 
-import { DEFAULTS } from "../seam/defaults.ts";
+import { DEFAULTS } from "../../seam/defaults.ts";
 
 /** The lines both descriptions share, after what differs. */
 const COMMON_TAIL: readonly string[] = [

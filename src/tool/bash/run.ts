@@ -2,29 +2,30 @@
  * One bash tool call from start to finish: check, request, resolve, then
  * run in the foreground or start in the background, and turn what happened
  * into an outcome for the model. `runBashTool` returns its text;
- * `executeBashTool` (`outcome.ts`) all of it.
+ * `executeBashTool` (`execute_bash.ts`) all of it.
  *
  * @module
  */
 
-import { hasErrorCode } from "../seam/error_checks.ts";
-import type { Shell, ShellExecRequest, ShellObserver, ShellRunResult, ShellSession, ShellTask } from "../seam/types.ts";
-import { checkContext, observerOf } from "./context.ts";
+import type {
+  Shell,
+  ShellExecRequest,
+  ShellObserver,
+  ShellRunResult,
+  ShellSession,
+  ShellTask,
+} from "../../seam/types.ts";
+import { checkContext, observerOf } from "../shared/context.ts";
+import { isModelFixable } from "../shared/errors.ts";
 import { parse } from "./parse.ts";
 import { render } from "./render.ts";
 import { toRequest } from "./request.ts";
-import type { BashToolContext, BashToolInput, BashToolOutcome } from "./types.ts";
+import type { BashToolContext } from "../shared/types.ts";
+import type { BashToolInput, BashToolOutcome } from "./types.ts";
 
 /** The second line of a background start: how the model follows the task. */
 const BACKGROUND_NOTE = "No timeout applies. Read its output with bash_output and stop it with kill_shell, " +
   "giving this id as task_id.";
-
-/** Errors the model can fix by changing its call; every other error is the harness's. */
-/** Whether `error` is one the model can fix by another call (its input, a path, too many tasks). */
-export function isModelFixable(error: unknown): error is Error {
-  // A sandbox that could not be set up for this call is mostly the call's doing: a workdir the sandbox hides.
-  return hasErrorCode(error, "ERR_SHELL_SPEC", "ERR_SHELL_SPAWN", "ERR_TASK_LIMIT", "ERR_SHELL_SANDBOX");
-}
 
 /** Whether a finished command did not succeed: a timeout, an abort, a signal or a nonzero exit. */
 function failed(result: ShellRunResult): boolean {
@@ -37,10 +38,6 @@ function started(task: ShellTask): BashToolOutcome {
   return { text: `started background task ${task.id}\n${BACKGROUND_NOTE}`, isError: false, taskId: task.id };
 }
 
-/**
- * Runs one checked bash call. Mistakes the model can fix resolve as
- * `[error] …` outcomes; harness problems reject (see {@linkcode runBashTool}).
- */
 /** Runs the call in the foreground, or starts it as a task: in the session when the harness gave one. */
 function runOrStart(
   shell: Shell,
@@ -58,6 +55,10 @@ function runOrStart(
   return background ? session.start(command, withObserver) : session.exec(command, withObserver);
 }
 
+/**
+ * Runs one checked bash call. Mistakes the model can fix resolve as
+ * `[error] …` outcomes; harness problems reject (see {@linkcode runBashTool}).
+ */
 export async function runCheckedBashCall(
   shell: Shell,
   input: BashToolInput,

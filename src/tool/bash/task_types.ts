@@ -5,7 +5,7 @@
  * @module
  */
 
-import type { ToolInputSchema } from "./types.ts";
+import type { ToolInputSchema } from "../shared/types.ts";
 
 /**
  * The arguments of one `bash_output` or `kill_shell` call, after the tool's

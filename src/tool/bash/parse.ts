@@ -6,7 +6,7 @@
  * @module
  */
 
-import { checkInput, type InputRules } from "./input_check.ts";
+import { checkInput, type InputRules } from "../shared/check_input.ts";
 import { INPUT_NAMES, inputValidator } from "./input_schema.ts";
 import type { BashToolInput } from "./types.ts";
 

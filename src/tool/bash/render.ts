@@ -4,8 +4,8 @@
  * @module
  */
 
-import type { CollectedOutput, ShellRunResult } from "../seam/types.ts";
-import { outputSections } from "./sections.ts";
+import type { CollectedOutput, ShellRunResult } from "../../seam/types.ts";
+import { outputSections } from "./output_sections.ts";
 import type { RenderOptions } from "./types.ts";
 
 /** `[stdout truncated: N bytes in all; full output: PATH]`, or `… full output unavailable]`. */

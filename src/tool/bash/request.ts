@@ -4,10 +4,11 @@
  * @module
  */
 
-import { ownValue } from "../seam/own_fields.ts";
-import type { ShellExecRequest } from "../seam/types.ts";
-import { checkContext } from "./context.ts";
-import type { BashToolContext, BashToolInput } from "./types.ts";
+import { ownValue } from "../../seam/own_fields.ts";
+import type { ShellExecRequest } from "../../seam/types.ts";
+import { checkContext } from "../shared/context.ts";
+import type { BashToolContext } from "../shared/types.ts";
+import type { BashToolInput } from "./types.ts";
 
 /**
  * Builds the shell request from the declared inputs (`command`, `timeout`
@@ -15,7 +16,7 @@ import type { BashToolContext, BashToolInput } from "./types.ts";
  * field by field, so nothing else a caller's objects carry at run time
  * (`stdin`, `env`, `dshEnv`, `stdoutMaxBytes`, …) can reach the shell.
  * `description` and `run_in_background` are not part of the request.
- * Throws `TypeError` when the context has no valid `owner` or `signal`:
+ * Throws `TypeError` (`ERR_SHELL_ARGUMENT`) when the context has no valid `owner` or `signal`:
  * that is the harness's mistake, not the model's.
  */
 export function toRequest(input: BashToolInput, context: BashToolContext): ShellExecRequest {

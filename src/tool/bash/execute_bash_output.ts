@@ -5,12 +5,12 @@
  * @module
  */
 
-import type { Shell, TaskOutput } from "../seam/types.ts";
+import type { Shell, TaskOutput } from "../../seam/types.ts";
 import { BASH_OUTPUT_RULES } from "./bash_output_tool.ts";
-import { outputSections } from "./sections.ts";
-import { beginTaskCall } from "./task_access.ts";
-import { statusLine } from "./task_status.ts";
-import type { BashToolContext, ToolOutcome } from "./types.ts";
+import { outputSections } from "./output_sections.ts";
+import { beginTaskCall } from "./task_call.ts";
+import { statusLine } from "./status_line.ts";
+import type { BashToolContext, ToolOutcome } from "../shared/types.ts";
 
 /**
  * One line per stream whose unread output fell out of memory before this

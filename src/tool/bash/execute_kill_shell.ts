@@ -6,11 +6,11 @@
  * @module
  */
 
-import type { Shell, ShellTask } from "../seam/types.ts";
+import type { Shell, ShellTask } from "../../seam/types.ts";
 import { KILL_SHELL_RULES } from "./kill_shell_tool.ts";
-import { beginTaskCall } from "./task_access.ts";
-import { statusLine } from "./task_status.ts";
-import type { BashToolContext, ToolOutcome } from "./types.ts";
+import { beginTaskCall } from "./task_call.ts";
+import { statusLine } from "./status_line.ts";
+import type { BashToolContext, ToolOutcome } from "../shared/types.ts";
 
 /** `task.done`, or a rejection with the signal's reason when it aborts first. */
 function endOf(task: ShellTask, signal: AbortSignal | undefined): Promise<unknown> {

@@ -1,10 +1,12 @@
 /**
- * The error of the bash tool's input check.
+ * The errors of the tools: the input check's, and which errors of the shell
+ * a model can fix by another call.
  *
  * @module
  */
 
-import { ShellError } from "../seam/errors.ts";
+import { hasErrorCode } from "../../seam/error_checks.ts";
+import { ShellError } from "../../seam/errors.ts";
 
 /**
  * A bash tool call's input is not acceptable: a key that is not an input of
@@ -52,4 +54,14 @@ export class ToolInputError extends ShellError {
   get key(): string {
     return this.field;
   }
+}
+
+/**
+ * Whether `error` is one the model can fix by another call (its input, a
+ * path, too many tasks): the tools answer it as `[error] …` text for the
+ * model; every other error is the harness's, and rejects.
+ */
+export function isModelFixable(error: unknown): error is Error {
+  // A sandbox that could not be set up for this call is mostly the call's doing: a workdir the sandbox hides.
+  return hasErrorCode(error, "ERR_SHELL_SPEC", "ERR_SHELL_SPAWN", "ERR_TASK_LIMIT", "ERR_SHELL_SANDBOX");
 }

@@ -8,10 +8,10 @@
  */
 
 import { z } from "zod";
-import type { InputRules } from "./input_check.ts";
-import { generateInputSchema } from "./json_schema.ts";
+import type { InputRules } from "../shared/check_input.ts";
+import { generateInputSchema } from "../shared/json_schema.ts";
 import type { TaskIdInput } from "./task_types.ts";
-import type { ToolInputSchema } from "./types.ts";
+import type { ToolInputSchema } from "../shared/types.ts";
 
 /** The one declared input. */
 const NAMES: readonly string[] = Object.freeze(["task_id"]);

@@ -8,22 +8,21 @@
  * @module
  */
 
-import { TaskAccessError } from "../seam/errors.ts";
-import type { Shell, ShellRunResult } from "../seam/types.ts";
-import { checkContext } from "./context.ts";
-import { ToolInputError } from "./errors.ts";
+import { TaskAccessError } from "../../seam/errors.ts";
+import type { Shell, ShellRunResult } from "../../seam/types.ts";
+import { checkContext } from "../shared/context.ts";
+import { isModelFixable, ToolInputError } from "../shared/errors.ts";
 import { execCommandTool } from "./exec_command_tool.ts";
-import { forgetOldEnded, newProgramId, Program, programsOf } from "./unified_programs.ts";
-import { isModelFixable } from "./run.ts";
-import { stripControlSequences } from "./control.ts";
+import { type Program, programsOf, type ProgramTable } from "./programs.ts";
+import { stripControlSequences } from "../shared/control_sequences.ts";
 import {
   DEFAULT_MAX_OUTPUT_TOKENS,
   EXEC_YIELD_TIME_MS,
   MAX_YIELD_TIME_MS,
   WRITE_YIELD_TIME_MS,
-} from "./unified_input.ts";
-import type { BashToolContext } from "./types.ts";
-import type { UnifiedExecOutcome } from "./unified_types.ts";
+} from "./input_schema.ts";
+import type { BashToolContext } from "../shared/types.ts";
+import type { UnifiedExecOutcome } from "./types.ts";
 import { writeStdinTool } from "./write_stdin_tool.ts";
 
 /** Bytes per token, as Codex counts them for its output cap. */
@@ -93,10 +92,8 @@ export async function executeExecCommandTool(
     throw error;
   }
   if (task.spawnError !== undefined) return { text: `[error] ${task.spawnError.message}`, isError: true };
-  const program = new Program(newProgramId(table), task, tty);
+  const program = table.add(task, tty);
   started.program = program;
-  table.set(program.id, program);
-  forgetOldEnded(table);
   await waitFor(program, parsed.yield_time_ms ?? EXEC_YIELD_TIME_MS, signal);
   return answer(table, program, parsed.max_output_tokens, keepControl, calledAt);
 }
@@ -209,7 +206,7 @@ async function waitFor(program: Program, yieldMs: number, signal: AbortSignal | 
 
 /** The answer for `program` now; a program that has ended is forgotten once it is given. */
 async function answer(
-  table: Map<number, Program>,
+  table: ProgramTable,
   program: Program,
   maxTokens: number | undefined,
   keepControl: boolean,
@@ -235,7 +232,7 @@ async function answer(
   if (program.dropped > 0) lines.push(`Output dropped before this answer: ${program.dropped} bytes`);
   program.dropped = 0;
   lines.push("Output:", text);
-  if (ended) table.delete(program.id);
+  if (ended) table.forget(program);
   return {
     text: lines.join("\n"),
     isError: false,

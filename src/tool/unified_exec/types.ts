@@ -5,7 +5,7 @@
  * @module
  */
 
-import type { ToolInputSchema } from "./types.ts";
+import type { ToolInputSchema } from "../shared/types.ts";
 
 /**
  * The arguments of one `exec_command` call, after `execCommandTool.parse`

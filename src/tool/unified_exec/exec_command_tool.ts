@@ -6,9 +6,9 @@
  * @module
  */
 
-import { checkInput } from "./input_check.ts";
-import { EXEC_COMMAND_RULES, EXEC_YIELD_TIME_MS, execCommandInputSchema, MAX_YIELD_TIME_MS } from "./unified_input.ts";
-import type { ExecCommandTool } from "./unified_types.ts";
+import { checkInput } from "../shared/check_input.ts";
+import { EXEC_COMMAND_RULES, EXEC_YIELD_TIME_MS, execCommandInputSchema, MAX_YIELD_TIME_MS } from "./input_schema.ts";
+import type { ExecCommandTool } from "./types.ts";
 
 const DESCRIPTION: string = [
   "Runs a command line (`bash -c <cmd>`) and returns its output once it ends, or after `yield_time_ms` " +

@@ -6,7 +6,7 @@
  * @module
  */
 
-import { stripControlSequences } from "./control.ts";
+import { stripControlSequences } from "../shared/control_sequences.ts";
 
 /** A stream's text without its one final newline, so sections join with exactly one. */
 function body(text: string): string {

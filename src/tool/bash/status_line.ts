@@ -5,7 +5,7 @@
  * @module
  */
 
-import type { ShellTask } from "../seam/types.ts";
+import type { ShellTask } from "../../seam/types.ts";
 
 /**
  * `[status: running]`; once ended, the status with the exit code or the

@@ -7,13 +7,13 @@
  * @module
  */
 
-import { TaskAccessError } from "../seam/errors.ts";
-import type { Shell, ShellTask } from "../seam/types.ts";
-import { checkContext } from "./context.ts";
-import { ToolInputError } from "./errors.ts";
-import { checkInput, type InputRules } from "./input_check.ts";
+import { TaskAccessError } from "../../seam/errors.ts";
+import type { Shell, ShellTask } from "../../seam/types.ts";
+import { checkContext } from "../shared/context.ts";
+import { ToolInputError } from "../shared/errors.ts";
+import { checkInput, type InputRules } from "../shared/check_input.ts";
 import type { TaskIdInput } from "./task_types.ts";
-import type { BashToolContext, ToolOutcome } from "./types.ts";
+import type { BashToolContext, ToolOutcome } from "../shared/types.ts";
 
 /** A call that found its task, or the outcome that ends it at once. */
 export type TaskCall = { task: ShellTask; signal?: AbortSignal; keepControl: boolean } | { outcome: ToolOutcome };

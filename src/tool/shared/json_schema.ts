@@ -7,6 +7,7 @@
  */
 
 import { z } from "zod";
+import { ShellSpecError } from "../../seam/errors.ts";
 import type { ToolInputSchema } from "./types.ts";
 
 /** Freezes `value` and everything in it. */
@@ -20,7 +21,8 @@ function deepFreeze<T>(value: T): T {
 
 /**
  * The JSON Schema of `validator`, without the `$schema` keyword (model APIs
- * take the bare object schema), frozen. Throws when it is not an object
+ * take the bare object schema), frozen. Throws `ShellSpecError` (field
+ * `inputSchema`) when it is not an object
  * schema with exactly the properties `names` (in that order), exactly the
  * required inputs `required`, and `additionalProperties: false`: a zod
  * upgrade that changed the generated shape fails at load, not in a model's
@@ -41,7 +43,10 @@ export function generateInputSchema(
     schema.type !== "object" || !sameNames || schema.additionalProperties !== false ||
     JSON.stringify(schema.required) !== JSON.stringify(required)
   ) {
-    throw new Error(`the ${tool} tool's generated input schema is not the declared one: ${JSON.stringify(schema)}`);
+    throw new ShellSpecError(
+      "inputSchema",
+      `the ${tool} tool's generated input schema is not the declared one: ${JSON.stringify(schema)}`,
+    );
   }
   return deepFreeze(schema as ToolInputSchema);
 }

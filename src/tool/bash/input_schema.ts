@@ -7,8 +7,8 @@
  */
 
 import { z } from "zod";
-import { DEFAULTS } from "../seam/defaults.ts";
-import { generateInputSchema } from "./json_schema.ts";
+import { DEFAULTS } from "../../seam/defaults.ts";
+import { generateInputSchema } from "../shared/json_schema.ts";
 import type { BashToolInput, BashToolInputSchema } from "./types.ts";
 
 /** The declared inputs, in the order the schema lists them. */

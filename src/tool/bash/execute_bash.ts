@@ -5,11 +5,12 @@
  * @module
  */
 
-import type { Shell } from "../seam/types.ts";
-import { ToolInputError } from "./errors.ts";
+import type { Shell } from "../../seam/types.ts";
+import { ToolInputError } from "../shared/errors.ts";
 import { parse } from "./parse.ts";
 import { runCheckedBashCall } from "./run.ts";
-import type { BashToolContext, BashToolInput, BashToolOutcome } from "./types.ts";
+import type { BashToolContext } from "../shared/types.ts";
+import type { BashToolInput, BashToolOutcome } from "./types.ts";
 
 /**
  * Runs one bash tool call on `shell`, like `runBashTool`, and returns a
@@ -27,7 +28,7 @@ import type { BashToolContext, BashToolInput, BashToolOutcome } from "./types.ts
  * `ToolInputError`'s message, which names the key and says what to do
  * instead, and `isError` is true; nothing was spawned. Harness problems
  * still reject, as with `runBashTool`: `ShellClosedError`, the reason of an
- * already-aborted signal, a context without an owner (`TypeError`).
+ * already-aborted signal, a context without an owner (`TypeError`, `ERR_SHELL_ARGUMENT`).
  *
  * @example
  * ```ts

@@ -27,7 +27,7 @@ import {
 } from "../src/tool/mod.ts";
 import { shQuote } from "./helpers/bash.ts";
 import { seqText } from "./helpers/capture.ts";
-import { rejection, thrown } from "./helpers/errors.ts";
+import { assertArgumentError, rejection, thrown } from "./helpers/errors.ts";
 import { withSpiedShell } from "./helpers/spy_shell.ts";
 import { appeared } from "./helpers/wait.ts";
 
@@ -256,9 +256,14 @@ describe("toRequest", () => {
 
   it("refuses a context without an owner: a harness mistake, not the model's", async () => {
     const noOwner = {} as BashToolContext;
-    assert.ok(thrown(() => bashTool.toRequest({ command: "ls" }, noOwner)) instanceof TypeError);
+    // A TypeError as before, now of the error family, naming the field.
+    assertArgumentError(thrown(() => bashTool.toRequest({ command: "ls" }, noOwner)), "owner", /^owner: is required/);
     await withSpiedShell({}, async (shell, _dir, calls) => {
-      assert.ok(await rejection(runBashTool(shell, { command: "ls" }, noOwner)) instanceof TypeError);
+      assertArgumentError(
+        await rejection(runBashTool(shell, { command: "ls" }, noOwner)),
+        "owner",
+        /^owner: is required/,
+      );
       assert.deepEqual(calls, []);
     });
   });
@@ -307,7 +312,7 @@ describe("the harness sees the output as it arrives", () => {
     await withSpiedShell({}, async (shell, _dir, calls) => {
       const context = { owner: null, onStdout: "print" } as unknown as BashToolContext;
       const error = await rejection(executeBashTool(shell, { command: "true" }, context));
-      assert.ok(error instanceof TypeError && /onStdout/.test(error.message), String(error));
+      assertArgumentError(error, "onStdout", /^onStdout: must be a function or absent$/);
       assert.deepEqual(calls, []);
     });
   });

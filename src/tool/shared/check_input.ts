@@ -8,7 +8,7 @@
 
 import type { z } from "zod";
 import { ToolInputError } from "./errors.ts";
-import { showValue } from "../seam/show_value.ts";
+import { showValue } from "../../seam/show_value.ts";
 
 /** What one tool accepts, and what it says about keys it does not. */
 export interface InputRules<T> {

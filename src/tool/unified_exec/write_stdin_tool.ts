@@ -6,9 +6,9 @@
  * @module
  */
 
-import { checkInput } from "./input_check.ts";
-import { MAX_YIELD_TIME_MS, WRITE_STDIN_RULES, WRITE_YIELD_TIME_MS, writeStdinInputSchema } from "./unified_input.ts";
-import type { WriteStdinTool } from "./unified_types.ts";
+import { checkInput } from "../shared/check_input.ts";
+import { MAX_YIELD_TIME_MS, WRITE_STDIN_RULES, WRITE_YIELD_TIME_MS, writeStdinInputSchema } from "./input_schema.ts";
+import type { WriteStdinTool } from "./types.ts";
 
 const DESCRIPTION: string = [
   "Types `chars` into a program that exec_command left running (its `session_id`), then returns what it printed " +
