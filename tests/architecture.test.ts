@@ -77,6 +77,18 @@ function importsIn(source: string, dir: string): string[] {
   return targets;
 }
 
+/** The functions `source` defines at its top level: declarations and constants bound to an arrow function. */
+function topLevelFunctions(source: string): string[] {
+  const text = code(source);
+  const declared = [...text.matchAll(/^(?:export\s+)?(?:async\s+)?function\*?\s*([A-Za-z_$][\w$]*)/gm)];
+  const arrows = [
+    ...text.matchAll(
+      /^(?:export\s+)?const\s+([A-Za-z_$][\w$]*)(?:\s*:[^=]+)?\s*=\s*(?:async\s*)?(?:\([^)]*\)|[A-Za-z_$][\w$]*)\s*(?::[^=]+)?=>/gm,
+    ),
+  ];
+  return [...declared, ...arrows].sort((a, b) => a.index - b.index).map(([, name]) => name);
+}
+
 /** The import graph of `modules`: each module's imports among them. */
 function importGraph(modules: string[]): Map<string, string[]> {
   return new Map(modules.map((file) => [file, importsOf(file).filter((target) => target !== file)]));
@@ -337,6 +349,35 @@ describe("the architecture's claims", () => {
     assert.deepEqual(rows.sort(), ["agent", "command", "http", "prompt"]);
     // Every way to run an entry is a row: dispatch does not branch on an entry's type anywhere else.
     assert.deepEqual([...dispatch.matchAll(/\.type === "(\w+)"/g)].map(([found]) => found), []);
+  });
+
+  it("no helper of the tests is defined twice: each has one home (tests/helpers/ when shared)", () => {
+    const tests = join(ROOT, "tests");
+    const files = [
+      ...readdirSync(tests).filter((name) => name.endsWith(".ts")).map((name) => join(tests, name)),
+      ...readdirSync(join(tests, "helpers")).filter((name) => name.endsWith(".ts")).map((name) =>
+        join(tests, "helpers", name)
+      ),
+    ];
+    const homes = new Map<string, string[]>();
+    for (const file of files) {
+      for (const name of new Set(topLevelFunctions(readFileSync(file, "utf8")))) {
+        homes.set(name, [...homes.get(name) ?? [], relative(tests, file)]);
+      }
+    }
+    assert.ok(homes.size > 200, `${homes.size} helpers read`);
+    const twice = [...homes].filter(([, at]) => at.length > 1).map(([name, at]) => `${name}: ${at.join(", ")}`);
+    assert.deepEqual(twice, []);
+    // The reading itself: declarations and arrow constants at the top, not nested ones or other constants.
+    const sample = [
+      "function one(): void {}",
+      "export async function two() {}",
+      "const three = (a: number): number => a;",
+      "export const four = async () => {};",
+      "const notAFunction = 4;",
+      "  function nested() {}",
+    ].join("\n");
+    assert.deepEqual(topLevelFunctions(sample), ["one", "two", "three", "four"]);
   });
 
   it("the circle check finds a circle where there is one, and reads every kind of import", () => {

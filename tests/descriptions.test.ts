@@ -281,7 +281,7 @@ claims(
 /** The owner of the task tools' claims, and a bash call as that owner. */
 const TASKS_OWNER = `tasks-${randomUUID()}`;
 /** Starts `command` as a background task of TASKS_OWNER; its id. */
-async function startTask(command: string): Promise<string> {
+async function startBackgroundBash(command: string): Promise<string> {
   const started = await executeBashTool(shell, { command, run_in_background: true }, { owner: TASKS_OWNER });
   const id = /^started background task (\S+)/.exec(started.text)?.[1];
   assert.ok(id, started.text);
@@ -300,7 +300,7 @@ claims("bash_output", bashOutputTool.description, [
   {
     line: "Reads the output of a background task",
     async check() {
-      const id = await startTask("echo started");
+      const id = await startBackgroundBash("echo started");
       await shell.task(id, TASKS_OWNER).done;
       assert.equal(await taskCall("bash_output", id), "started\n[status: completed; exit code: 0]");
     },
@@ -308,7 +308,7 @@ claims("bash_output", bashOutputTool.description, [
   {
     line: "- `task_id` is the id from `started background task <id>`.",
     async check() {
-      const id = await startTask("true");
+      const id = await startBackgroundBash("true");
       assert.doesNotMatch(await taskCall("bash_output", id), /^\[error\]/);
       assert.match(await taskCall("bash_output", `${id}x`), /^\[error\] no background task/);
     },
@@ -316,7 +316,7 @@ claims("bash_output", bashOutputTool.description, [
   {
     line: "- Returns only what the task printed since the previous bash_output call",
     async check() {
-      const id = await startTask("echo out; echo err >&2");
+      const id = await startBackgroundBash("echo out; echo err >&2");
       await shell.task(id, TASKS_OWNER).done;
       assert.equal(await taskCall("bash_output", id), "out\n[stderr]\nerr\n[status: completed; exit code: 0]");
       assert.equal(await taskCall("bash_output", id), "(no new output)\n[status: completed; exit code: 0]");
@@ -325,11 +325,11 @@ claims("bash_output", bashOutputTool.description, [
   {
     line: "- The last line is the task's status",
     async check() {
-      const running = await startTask("sleep 300");
+      const running = await startBackgroundBash("sleep 300");
       assert.match(await taskCall("bash_output", running), /\n\[status: running\]$/);
       await taskCall("kill_shell", running);
       assert.match(await taskCall("bash_output", running), /\n\[status: killed; signal: SIGTERM\]$/);
-      const failed = await startTask("exit 3");
+      const failed = await startBackgroundBash("exit 3");
       await shell.task(failed, TASKS_OWNER).done;
       assert.match(await taskCall("bash_output", failed), /\n\[status: completed; exit code: 3\]$/);
     },
@@ -337,7 +337,7 @@ claims("bash_output", bashOutputTool.description, [
   {
     line: "- It returns at once and does not wait for output.",
     async check() {
-      const id = await startTask("sleep 300");
+      const id = await startBackgroundBash("sleep 300");
       // The task prints nothing for minutes: the read answers while it runs.
       assert.equal(await taskCall("bash_output", id), "(no new output)\n[status: running]");
       await taskCall("kill_shell", id);
@@ -346,7 +346,7 @@ claims("bash_output", bashOutputTool.description, [
   {
     line: "- About",
     async check() {
-      const id = await startTask("seq 1 100000");
+      const id = await startBackgroundBash("seq 1 100000");
       await shell.task(id, TASKS_OWNER).done;
       const text = await taskCall("bash_output", id);
       const note = /\[stdout truncated: [^\]]*; full output: (\S+)\]/.exec(text);
@@ -359,7 +359,7 @@ claims("bash_output", bashOutputTool.description, [
   {
     line: "- Stop a task you no longer need with kill_shell.",
     async check() {
-      const id = await startTask("sleep 300");
+      const id = await startBackgroundBash("sleep 300");
       assert.match(await taskCall("kill_shell", id), /^killed background task/);
       assert.equal(shell.task(id, TASKS_OWNER).status, "killed");
     },
@@ -371,7 +371,7 @@ claims("kill_shell", killShellTool.description, [
     line: "Stops a background task",
     async check() {
       const mark = randomUUID();
-      const id = await startTask(`export DESC_MARK=${mark}; sleep 300 & sleep 301`);
+      const id = await startBackgroundBash(`export DESC_MARK=${mark}; sleep 300 & sleep 301`);
       assert.ok(await eventually(() => runningWithEnv("DESC_MARK", mark).length === 2), "both sleepers run");
       await taskCall("kill_shell", id);
       assert.ok(await eventually(() => runningWithEnv("DESC_MARK", mark).length === 0), "the whole tree is gone");
@@ -380,7 +380,7 @@ claims("kill_shell", killShellTool.description, [
   {
     line: "- `task_id` is the id from `started background task <id>`.",
     async check() {
-      const id = await startTask("sleep 300");
+      const id = await startBackgroundBash("sleep 300");
       assert.match(await taskCall("kill_shell", `${id}x`), /^\[error\] no background task/);
       assert.match(await taskCall("kill_shell", id), /^killed background task/);
     },
@@ -410,7 +410,7 @@ claims("kill_shell", killShellTool.description, [
     line: "- A task that had already ended keeps its status",
     async check() {
       const mark = randomUUID();
-      const id = await startTask(`export DESC_MARK=${mark}; sleep 300 & echo done`);
+      const id = await startBackgroundBash(`export DESC_MARK=${mark}; sleep 300 & echo done`);
       await shell.task(id, TASKS_OWNER).done;
       assert.ok(await eventually(() => runningWithEnv("DESC_MARK", mark).length === 1), "the sleeper it left runs");
       const text = await taskCall("kill_shell", id);
@@ -421,7 +421,7 @@ claims("kill_shell", killShellTool.description, [
   {
     line: "- What the task printed before it ended can still be read with bash_output.",
     async check() {
-      const id = await startTask("echo kept; sleep 300");
+      const id = await startBackgroundBash("echo kept; sleep 300");
       await shell.task(id, TASKS_OWNER).waitForOutput();
       await taskCall("kill_shell", id);
       assert.equal(await taskCall("bash_output", id), "kept\n[status: killed; signal: SIGTERM]");
@@ -430,7 +430,7 @@ claims("kill_shell", killShellTool.description, [
   {
     line: "- Use it for servers, watchers and other background tasks you no longer need",
     async check() {
-      const id = await startTask("while :; do echo tick; sleep 0.05; done");
+      const id = await startBackgroundBash("while :; do echo tick; sleep 0.05; done");
       await shell.task(id, TASKS_OWNER).waitForOutput();
       assert.match(await taskCall("kill_shell", id), /^killed background task/);
     },

@@ -39,7 +39,7 @@ function parts(text: string): { head: string[]; output: string } {
  * (a loaded machine may start a program later than a yield): the polls wait
  * for it, never the test's timing.
  */
-async function outputUntil(
+async function programOutputUntil(
   shell: Parameters<typeof executeWriteStdinTool>[0],
   first: { text: string; sessionId?: number },
   pattern: RegExp,
@@ -86,7 +86,7 @@ describe("exec_command", () => {
       const id = started.sessionId;
       assert.equal(typeof id, "number");
       assert.match(started.text, new RegExp(`^Process running with session ID ${id}$`, "m"));
-      assert.equal(await outputUntil(shell, started, /first\n/), "first\n");
+      assert.equal(await programOutputUntil(shell, started, /first\n/), "first\n");
       const quiet = await executeWriteStdinTool(shell, { session_id: id, yield_time_ms: 50 }, context);
       assert.equal(parts(quiet.text).output, "");
       assert.equal(quiet.sessionId, id);
@@ -119,7 +119,7 @@ describe("exec_command", () => {
         cmd: "[ -t 0 ] && echo tty || echo no-tty; cat; echo eof; sleep 30",
         yield_time_ms: 300,
       }, context);
-      assert.equal(await outputUntil(shell, started, /eof\n/), "no-tty\neof\n");
+      assert.equal(await programOutputUntil(shell, started, /eof\n/), "no-tty\neof\n");
       const typed = await executeWriteStdinTool(shell, { session_id: started.sessionId, chars: "x\n" }, context);
       assert.equal(typed.isError, true);
       assert.equal(
@@ -138,7 +138,7 @@ describe("write_stdin on a terminal", () => {
         tty: true,
         yield_time_ms: 1_000,
       }, context);
-      assert.match(await outputUntil(shell, started, /name\? $/), /tty True\r?\nname\? $/);
+      assert.match(await programOutputUntil(shell, started, /name\? $/), /tty True\r?\nname\? $/);
       const answered = await executeWriteStdinTool(shell, {
         session_id: started.sessionId,
         chars: "Ada\n",
@@ -164,7 +164,7 @@ except KeyboardInterrupt:
         tty: true,
         yield_time_ms: 1_000,
       }, context);
-      await outputUntil(shell, started, /ready/);
+      await programOutputUntil(shell, started, /ready/);
       const stopped = await executeWriteStdinTool(shell, {
         session_id: started.sessionId,
         chars: "\u0003",
@@ -226,7 +226,7 @@ describe("owners, caps and inputs", () => {
         }, context);
         assert.equal(typed.isError, false, typed.text);
         assert.equal(typed.sessionId, second.sessionId);
-        await outputUntil(two, typed, /ping/);
+        await programOutputUntil(two, typed, /ping/);
       });
     });
   });
