@@ -30,6 +30,12 @@ export const PEERS: Readonly<Record<string, string>> = {
   "nano-spawn": "2.1.0",
 };
 
+/**
+ * The library's optional peers that scenarios use (a terminal's pseudo-terminal, the MCP server's SDK): installed
+ * beside the package at the ranges its `package.json` names, as a user who uses those features installs them.
+ */
+const OPTIONAL_PEERS_USED: readonly string[] = ["@lydell/node-pty", "@modelcontextprotocol/sdk"];
+
 /** What the Node worker needs, and what the report names. */
 export interface NodeLeg {
   /** The folder whose `node_modules` holds `@dsh/shell` and the peers. */
@@ -65,12 +71,20 @@ export async function prepareNodeLeg(build: boolean, log: (line: string) => void
     "--loglevel=error",
   ]);
   const tarball: string = JSON.parse(packed)[0].filename;
+  const { peerDependencies = {} } = JSON.parse(await Deno.readTextFile(join(npmDir, "package.json"))) as {
+    peerDependencies?: Record<string, string>;
+  };
+  const optional = Object.fromEntries(
+    OPTIONAL_PEERS_USED.filter((name) => Object.hasOwn(peerDependencies, name)).map((
+      name,
+    ) => [name, peerDependencies[name]]),
+  );
   const manifest = JSON.stringify(
     {
       private: true,
       type: "module",
       description: "bench-only installs of @dsh/shell (packed from npm/) and its peers; see scripts/bench/",
-      dependencies: { "@dsh/shell": `file:./${tarball}`, ...PEERS },
+      dependencies: { "@dsh/shell": `file:./${tarball}`, ...optional, ...PEERS },
     },
     null,
     2,
