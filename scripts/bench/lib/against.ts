@@ -13,8 +13,8 @@
  * @module
  */
 
-import { join } from "node:path";
-import { BENCH_DIR, PACKAGES_DIR, ROOT } from "./node_setup.ts";
+import { dirname, join } from "node:path";
+import { BENCH_DIR, OPTIONAL_PEERS_USED, PACKAGES_DIR, ROOT } from "./node_setup.ts";
 
 /** Where the workers find the other build. */
 export interface Against {
@@ -63,11 +63,17 @@ export async function prepareAgainst(ref: string, node: boolean, log: (line: str
     }
     await output(Deno.execPath(), ["run", "-A", "scripts/build_npm.ts", "--no-test"], tree);
   }
-  // <dir>/node_modules/@dsh/shell is the tree's package; its `zod` is the bench install's.
+  // <dir>/node_modules/@dsh/shell is the tree's package; its `zod` and the optional peers the scenarios use are the
+  // bench install's.
   const modules = join(dir, "node_modules");
   await Deno.mkdir(join(modules, "@dsh"), { recursive: true });
   await relink(join(tree, "npm"), join(modules, "@dsh", "shell"));
-  await relink(join(PACKAGES_DIR, "node_modules", "zod"), join(modules, "zod"));
+  for (const name of ["zod", ...OPTIONAL_PEERS_USED]) {
+    const installed = join(PACKAGES_DIR, "node_modules", name);
+    if (!exists(installed)) continue;
+    await Deno.mkdir(dirname(join(modules, name)), { recursive: true });
+    await relink(installed, join(modules, name));
+  }
   await Deno.writeTextFile(join(dir, "package.json"), '{ "private": true, "type": "module" }\n');
   return { ...against, packages: dir };
 }

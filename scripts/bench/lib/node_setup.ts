@@ -34,7 +34,7 @@ export const PEERS: Readonly<Record<string, string>> = {
  * The library's optional peers that scenarios use (a terminal's pseudo-terminal, the MCP server's SDK): installed
  * beside the package at the ranges its `package.json` names, as a user who uses those features installs them.
  */
-const OPTIONAL_PEERS_USED: readonly string[] = ["@lydell/node-pty", "@modelcontextprotocol/sdk"];
+export const OPTIONAL_PEERS_USED: readonly string[] = ["@lydell/node-pty", "@modelcontextprotocol/sdk"];
 
 /** What the Node worker needs, and what the report names. */
 export interface NodeLeg {

@@ -129,8 +129,8 @@ async function toolVariants(lib: Library, shell: Shell, name: string): Promise<V
       name: `${name} MCP tools/call bash`,
       execTool: async (command) => {
         const result = await client.callTool({ name: "bash", arguments: { command } });
-        const exitCode = (result.structuredContent as { exitCode?: number } | undefined)?.exitCode;
-        if (exitCode !== 0) throw new Error(`MCP tools/call: ${JSON.stringify(result)}`);
+        // The server's default result: the text and isError (a command that failed is an error for the model).
+        if (result.isError !== false) throw new Error(`MCP tools/call: ${JSON.stringify(result)}`);
       },
     },
     {

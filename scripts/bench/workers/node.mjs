@@ -205,7 +205,8 @@ async function toolVariants(from, shell, name) {
       name: `${name} MCP tools/call bash`,
       execTool: async (command) => {
         const result = await client.callTool({ name: "bash", arguments: { command } });
-        if (result.structuredContent?.exitCode !== 0) throw new Error(`MCP tools/call: ${JSON.stringify(result)}`);
+        // The server's default result: the text and isError (a command that failed is an error for the model).
+        if (result.isError !== false) throw new Error(`MCP tools/call: ${JSON.stringify(result)}`);
       },
     },
     {
