@@ -77,15 +77,18 @@ const STARTS = [..."ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz_"].map(
  */
 const SESSION_SHELL = `
 cleanup=$1 mode=$2 prelude=$3 where=$4
+# The channel is fds 5 (requests) and 6 (answers). $5 says whether the launcher moved it there before bubblewrap,
+# so that bubblewrap's init (pid 1, dumpable, same user) holds /dev/null on 0 and 1, not the channel.
+[[ $5 == moved ]] || exec 5<&0 6>&1 0</dev/null 1>/dev/null
 # A process group of its own for each child; with setsid the child must not lead one (setsid would fork).
 [[ $mode == setsid ]] || set -m
-while IFS=' ' read -r id req; do
+while IFS=' ' read -r -u 5 id req; do
   # The bench asks for the CPU the shell and its children used (bash's own \`times\`, no process started).
-  if [[ $id == times ]]; then times; continue; fi
+  if [[ $id == times ]]; then times >&6; continue; fi
   r=(); mapfile -d '' -t r < "$req" || break
   (
     set +m
-    exec 0</dev/null 1>"\${r[2]}" 2>"\${r[3]}" 9>"\${r[1]}" || exit 125
+    exec 5<&- 6>&- 0</dev/null 1>"\${r[2]}" 2>"\${r[3]}" 9>"\${r[1]}" || exit 125
     cd -- "\${r[0]}" || exit 125
     for __n in ${STARTS}; do [[ \${!__n@a} == *x* ]] && unset -v "$__n" 2>/dev/null; done
     export -- "\${r[@]:5}"
@@ -100,7 +103,7 @@ while IFS=' ' read -r id req; do
   if [[ $cleanup == kill-every-* ]]; then
     if [[ $where == sandbox ]]; then kill -9 -1; else kill -9 -- "-$child"; fi 2>/dev/null
   fi
-  printf 'done %s %s %s\\n' "$id" "$st" "$cleanup"
+  printf 'done %s %s %s\\n' "$id" "$st" "$cleanup" >&6
 done
 `;
 
@@ -155,6 +158,11 @@ interface WarmOptions {
   readonly asNobody: boolean;
   /** `kill -9 -1` after each command. */
   readonly cleanup: boolean;
+  /**
+   * Leave the channel on fds 0 and 1 of bubblewrap, whose init (pid 1 inside) then holds it too; by default the
+   * launcher moves it to fds 5 and 6 first, which bubblewrap passes to the command but its init closes.
+   */
+  readonly channelOnInit?: boolean;
   /** Start the session shell from an execute-only copy of bash: the kernel makes it non-dumpable. */
   readonly nonDumpable?: boolean;
   /**
@@ -229,6 +237,7 @@ class WarmSession {
       options.mode ?? "fork",
       statePrelude({ fd: 9 }, "bash"),
       options.sandbox ? "sandbox" : "host",
+      options.sandbox && options.channelOnInit !== true ? "moved" : "move",
     ];
     let argv = [bash, ...shellArgs];
     if (options.sandbox) {
@@ -236,7 +245,9 @@ class WarmSession {
         "/usr/bin/bash",
         "--norc",
         "-c",
-        'exec 4<"$1"; shift; exec "$@"',
+        options.channelOnInit === true
+          ? 'exec 4<"$1"; shift; exec "$@"'
+          : 'exec 4<"$1" 5<&0 6>&1 0</dev/null 1>/dev/null; shift; exec "$@"',
         "seccomp",
         seccomp,
         "bwrap",
@@ -508,6 +519,7 @@ async function attacks(): Promise<void> {
   ];
   for (const { where, options } of places) {
     await injectThroughProc(where, options);
+    if (options.sandbox) await injectThroughProc(where, options, "/proc/1/fd/0");
     await rewriteMemory(where, options);
     await ptraceShell(where, options);
     await stopAndKill(where, options);
@@ -527,6 +539,11 @@ async function attacks(): Promise<void> {
     nonDumpable: true,
     mode: "exec",
   });
+  await injectThroughProc(
+    "one bwrap, non-dumpable shell, channel left on bwrap's fds 0 and 1",
+    { sandbox: true, asNobody: true, cleanup: true, nonDumpable: true, channelOnInit: true },
+    "/proc/1/fd/0",
+  );
   await joinShellGroup();
   await socketChannel();
   await deniedPathCreatedLater();
@@ -548,8 +565,11 @@ function exists(path: string): boolean {
   }
 }
 
-/** `printf 'ID REQ\n' > /proc/$$/fd/0`: a request of the command's own, read by the session shell after it. */
-async function injectThroughProc(where: string, options: WarmOptions): Promise<void> {
+/**
+ * `printf 'ID REQ\n' > /proc/$$/fd/5`: a request of the command's own, read by the session shell after it. `target`
+ * is the channel as the command reaches it: the session shell's fd 5, or bubblewrap's init's fd 0.
+ */
+async function injectThroughProc(where: string, options: WarmOptions, target = "/proc/$$/fd/5"): Promise<void> {
   const warm = new WarmSession(options);
   try {
     // The forged request: its file lives in the command's own workdir; it runs after the command's result came.
@@ -558,13 +578,13 @@ async function injectThroughProc(where: string, options: WarmOptions): Promise<v
     const fields = [warm.work, join(warm.work, "fs"), join(warm.work, "fo"), join(warm.work, "fe")];
     const body = [...fields, `sleep 0.3; echo "ran after its command, pid $BASHPID" > ${marker}`, "PATH=/usr/bin:/bin"];
     const attack = `printf '%s\\0' ${body.map(quote).join(" ")} > ${forged}; ` +
-      `printf 'forged-1 ${forged}\\n' > /proc/$$/fd/0 && echo opened || echo refused`;
+      `printf 'forged-1 ${forged}\\n' > ${target} && echo opened || echo refused`;
     const first = await warm.exec(attack);
     const second = await warm.exec("true");
     await sleep(800);
     const ran = exists(marker);
     report(
-      "write a request into /proc/$$/fd/0 (the channel, a pipe)",
+      `write a request into ${target} (the channel, a pipe)`,
       where,
       ran,
       `${(first?.stdout ?? "").trim() || (first?.stderr ?? "").trim().split("\n").at(-1)}; ` +
@@ -644,11 +664,11 @@ async function stopAndKill(where: string, options: WarmOptions): Promise<void> {
 async function survivors(where: string, options: WarmOptions): Promise<void> {
   const warm = new WarmSession(options);
   try {
-    await warm.exec("setsid sleep 300 >/dev/null 2>&1 < /dev/null & echo $! > escaped");
+    await warm.exec("setsid sleep 300 >/dev/null 2>&1 < /dev/null & echo $! > escaped; sleep 0.2");
     const next = await warm.exec(aliveCheck("escaped"));
     const alive = next?.stdout.trim() === "alive";
     report(
-      "setsid sleep 300 & (waits for the next command)",
+      "setsid sleep 300 & (then the command waits 0.2 s and exits)",
       where,
       alive,
       `${alive ? "alive" : "gone"} at the next command` +
