@@ -40,7 +40,7 @@ import {
 } from "node:fs";
 import { join } from "node:path";
 import { createLocalShell } from "../../mod.ts";
-import { statePrelude } from "../../src/seam/carry/script.ts";
+import { STATE_END, statePrelude } from "../../src/seam/carry/script.ts";
 import { makeStateFile, type StateChange, takeState } from "../../src/seam/carry/state.ts";
 import { hostSeccompArch, seccompProgram } from "../../src/seam/sandbox/seccomp.ts";
 import { bwrapArgs } from "../../src/seam/sandbox/bwrap_args.ts";
@@ -60,9 +60,6 @@ function aliveCheck(file: string): string {
   return `s=$(cut -d' ' -f3 /proc/$(cat ${file})/stat 2>/dev/null); [ -n "$s" ] && [ "$s" != Z ] && echo alive || echo gone`;
 }
 const STATE_MAX = 1024 * 1024;
-
-/** Every name start bash lists variables by: the child unsets every exported variable it inherited. */
-const STARTS = [..."ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz_"].map((c) => `"\${!${c}@}"`).join(" ");
 
 /**
  * The session shell. `$1` says what it does after each command: `kill-every-survivor` sends SIGKILL to every
@@ -85,15 +82,23 @@ cleanup=$1 mode=$2 prelude=$3 where=$4
 while IFS=' ' read -r -u 5 id req; do
   # The bench asks for the CPU the shell and its children used (bash's own \`times\`, no process started).
   if [[ $id == times ]]; then times >&6; continue; fi
+  # FIFOs for the commands' streams, made ahead in batches (mkfifo is no builtin): "mkfifo DIR FIRST LAST".
+  if [[ $id == mkfifo ]]; then
+    f=($req) names=()
+    for ((i = f[1]; i <= f[2]; i++)); do names+=("\${f[0]}/p$i.o" "\${f[0]}/p$i.e"); done
+    mkfifo -m 600 -- "\${names[@]}"; printf 'done mkfifo %s -\\n' "$?" >&6; continue
+  fi
   r=(); mapfile -d '' -t r < "$req" || break
   (
     set +m
     exec 5<&- 6>&- 0</dev/null 1>"\${r[2]}" 2>"\${r[3]}" 9>"\${r[1]}" || exit 125
     cd -- "\${r[0]}" || exit 125
-    for __n in ${STARTS}; do [[ \${!__n@a} == *x* ]] && unset -v "$__n" 2>/dev/null; done
+    # The session shell starts with an empty environment: bash exports only these of its own. (Unsetting every
+    # exported variable instead, by prefix as the state dump lists them, cost 1.5-2 ms a command in the fork.)
+    unset -v OLDPWD PWD SHLVL
     export -- "\${r[@]:5}"
     __c=\${r[4]}
-    unset -v r req id __n
+    unset -v r req id
     if [[ $mode == exec ]]; then exec bash --norc -c "$prelude$__c"; fi
     if [[ $mode == setsid ]]; then exec setsid bash --norc -c "$prelude$__c"; fi
     eval "$prelude$__c"
@@ -154,6 +159,16 @@ function bwrapFlags(dir: string, work: string, ownerTmp: string): string[] {
 interface WarmOptions {
   /** Run inside one bwrap for the whole session. */
   readonly sandbox: boolean;
+  /**
+   * Where the command's stdout and stderr go: `files` (read after the answer) or `fifos` (read as they come, as a
+   * spawn's pipes are; made ahead by the session shell, 64 pairs at a time).
+   */
+  readonly streams?: "files" | "fifos";
+  /**
+   * How the child's `EXIT` trap writes the state: `builtins` (today's prelude, `carry/script.ts`) or `export-p`
+   * (bash's `export -p`, one builtin: the host would have to parse bash's quoting; timed, not parsed here).
+   */
+  readonly dump?: "builtins" | "export-p";
   /** Run as `nobody` (the attacks) rather than as the caller. */
   readonly asNobody: boolean;
   /** `kill -9 -1` after each command. */
@@ -235,7 +250,7 @@ class WarmSession {
       "warm",
       options.cleanup ? "kill-every-survivor" : "keep-survivors-xxxx",
       options.mode ?? "fork",
-      statePrelude({ fd: 9 }, "bash"),
+      options.dump === "export-p" ? exportPrelude(">&9") : statePrelude({ fd: 9 }, "bash"),
       options.sandbox ? "sandbox" : "host",
       options.sandbox && options.channelOnInit !== true ? "moved" : "move",
     ];
@@ -250,7 +265,7 @@ class WarmSession {
           : 'exec 4<"$1" 5<&0 6>&1 0</dev/null 1>/dev/null; shift; exec "$@"',
         "seccomp",
         seccomp,
-        "bwrap",
+        "/usr/bin/bwrap",
         ...bwrapFlags(this.dir, this.work, ownerTmp),
         ...argv,
       ];
@@ -260,7 +275,7 @@ class WarmSession {
       // user: a pipe the root host made is root's (0600), and nobody could not reopen it through /proc anyway.
       // So a `cat` of nobody's relays the host's pipe into a pipe nobody made, and the session shell reads that.
       argv = [
-        "setpriv",
+        "/usr/bin/setpriv",
         `--reuid=${NOBODY}`,
         `--regid=${NOBODY}`,
         "--clear-groups",
@@ -276,7 +291,8 @@ class WarmSession {
     this.#child = new Deno.Command(argv[0], {
       args: argv.slice(1),
       cwd: this.work,
-      env: this.env,
+      // Nothing: the session shell's /proc/PID/environ then holds no value, and the child has nothing to unset.
+      env: {},
       clearEnv: true,
       detached: true,
       stdin: "piped",
@@ -304,8 +320,17 @@ class WarmSession {
     const statePath = join(this.dir, `state-${n}`);
     const state = makeStateFile(statePath);
     if (this.#options.asNobody) fchownSync(state.fd, NOBODY, NOBODY);
-    const out = join(this.dir, "out");
-    const err = join(this.dir, "err");
+    let out = join(this.dir, "out");
+    let err = join(this.dir, "err");
+    let streams: Promise<[string, string]> | undefined;
+    if (this.#options.streams === "fifos") {
+      if (this.#fifoNext > this.#fifoLast) await this.#makeFifos();
+      out = join(this.dir, `p${this.#fifoNext}.o`);
+      err = join(this.dir, `p${this.#fifoNext}.e`);
+      this.#fifoNext++;
+      // Opened before the request goes: each open waits (on the runtime's thread pool) for the child's.
+      streams = Promise.all([readFifo(out), readFifo(err)]);
+    }
     const req = join(this.dir, "req");
     const fields = [cwd, statePath, out, err, command, ...Object.entries(env).map(([k, v]) => `${k}=${v}`)];
     writeFileSync(req, fields.join("\0") + "\0", { mode: 0o644 });
@@ -317,13 +342,30 @@ class WarmSession {
     }
     const [, , status, cleanup] = answer.split(" ");
     const taken = await takeState(state, env, STATE_MAX);
+    const [stdout, stderr] = streams === undefined ? [readText(out), readText(err)] : await streams;
+    if (streams !== undefined) {
+      Deno.removeSync(out);
+      Deno.removeSync(err);
+    }
     return {
       status: Number(status),
-      stdout: readText(out),
-      stderr: readText(err),
+      stdout,
+      stderr,
       change: taken.change,
       cleanup,
     };
+  }
+
+  #fifoNext = 0;
+  #fifoLast = -1;
+
+  /** Has the session shell make the next 64 pairs of FIFOs (one `mkfifo`), and waits for it. */
+  async #makeFifos(): Promise<void> {
+    const first = this.#fifoLast + 1;
+    this.#fifoLast = first + 63;
+    await this.#writer.write(new TextEncoder().encode(`mkfifo ${this.dir} ${first} ${this.#fifoLast}\n`));
+    const made = await this.#answer("mkfifo", 10_000);
+    if (made !== "done mkfifo 0 -") throw new Error(`mkfifo: ${made}`);
   }
 
   async #answer(id: string, waitMs: number): Promise<string | undefined> {
@@ -406,6 +448,47 @@ class WarmSession {
     killMarked(this.env.DSH_COMMAND_MARK);
     rmSync(this.dir, { recursive: true, force: true });
   }
+}
+
+/**
+ * A prelude whose `EXIT` trap writes `pwd`, a NUL, `export -p` and the end mark to `into`: one builtin for the
+ * environment instead of today's loop over every variable by prefix. For timing only: `parseState` does not read
+ * `export -p`'s `declare -x NAME="value"` lines (the host would parse bash's quoting).
+ */
+function exportPrelude(into: string): string {
+  const dump = `{ pwd; printf '\\0'; export -p; printf '\\0${STATE_END}\\0'; } ${into} 2>/dev/null`;
+  return `trap ${quote(dump)} EXIT; `;
+}
+
+/**
+ * The fresh design's floor: a raw spawn of `bash -c <prelude>true` whose trap writes the state to a file the host
+ * made and then reads back, as `session.exec()` does, without the rest of the library.
+ */
+async function rawWithState(dir: string, dump: "builtins" | "export-p", env: Record<string, string>): Promise<boolean> {
+  const file = makeStateFile(join(dir, `.state-${crypto.randomUUID()}`));
+  const prelude = dump === "export-p" ? exportPrelude(`>${quote(file.path)}`) : statePrelude(file, "bash");
+  const child = new Deno.Command("bash", {
+    args: ["-c", `${prelude}true`],
+    detached: true,
+    clearEnv: true,
+    env,
+    stdin: "null",
+    stdout: "piped",
+    stderr: "piped",
+  }).spawn();
+  const [, , status] = await Promise.all([
+    new Response(child.stdout).arrayBuffer(),
+    new Response(child.stderr).arrayBuffer(),
+    child.status,
+  ]);
+  const taken = await takeState(file, env, STATE_MAX);
+  return status.success && taken.change !== undefined;
+}
+
+/** Reads the FIFO at `path` to its end (its open waits for a writer). */
+async function readFifo(path: string): Promise<string> {
+  const file = await Deno.open(path, { read: true });
+  return await new Response(file.readable).text();
 }
 
 function readText(path: string): string {
@@ -923,11 +1006,35 @@ async function bench(): Promise<void> {
   const sandboxed = createLocalShell({ spillDir: join(scratch, "spill-sb"), workdir: work, sandbox: {} });
   const session = local.session({ owner: null });
   const sandboxedSession = sandboxed.session({ owner: null });
-  const warmFork = new WarmSession({ sandbox: false, asNobody: false, cleanup: false });
-  const warmExec = new WarmSession({ sandbox: false, asNobody: false, cleanup: false, mode: "exec" });
-  const warmSetsid = new WarmSession({ sandbox: false, asNobody: false, cleanup: false, mode: "setsid" });
-  const warmBwrap = new WarmSession({ sandbox: true, asNobody: false, cleanup: true });
+  const warmFork = new WarmSession({ sandbox: false, asNobody: false, cleanup: false, streams: "fifos" });
+  const warmExec = new WarmSession({ sandbox: false, asNobody: false, cleanup: false, mode: "exec", streams: "fifos" });
+  const warmSetsid = new WarmSession({
+    sandbox: false,
+    asNobody: false,
+    cleanup: false,
+    mode: "setsid",
+    streams: "fifos",
+  });
+  const warmBwrap = new WarmSession({ sandbox: true, asNobody: false, cleanup: true, streams: "fifos" });
+  const warmExecP = new WarmSession({
+    sandbox: false,
+    asNobody: false,
+    cleanup: false,
+    mode: "exec",
+    streams: "fifos",
+    dump: "export-p",
+  });
+  const warmBwrapExecP = new WarmSession({
+    sandbox: true,
+    asNobody: false,
+    cleanup: true,
+    mode: "exec",
+    nonDumpable: true,
+    streams: "fifos",
+    dump: "export-p",
+  });
   const warmBwrapExec = new WarmSession({
+    streams: "fifos",
     sandbox: true,
     asNobody: false,
     cleanup: true,
@@ -973,12 +1080,21 @@ async function bench(): Promise<void> {
       },
     },
     {
+      name: "raw spawn `bash -c <today's prelude>true`, the state file made and read",
+      run: async () => check("raw with state", await rawWithState(scratch, "builtins", warmFork.env)),
+    },
+    {
+      name: "raw spawn `bash -c <export -p prelude>true`, the state file made and read",
+      run: async () => check("raw with export -p", await rawWithState(scratch, "export-p", warmFork.env)),
+    },
+    {
       name: 'library `session.exec("true")`',
       run: async () => check("session", (await session.exec("true")).exitCode === 0),
     },
     { name: "warm: forked child evals `true`", run: warm(warmFork, "warm fork") },
     { name: "warm: forked child execs `bash -c true`", run: warm(warmExec, "warm exec") },
     { name: "warm: forked child execs `setsid bash -c true`", run: warm(warmSetsid, "warm setsid") },
+    { name: "warm: forked child execs `bash -c true`, export -p dump", run: warm(warmExecP, "warm exec export -p") },
     {
       name: "minimal bwrap `bash -c true`, raw",
       run: async () => {
@@ -999,6 +1115,10 @@ async function bench(): Promise<void> {
     {
       name: "warm in one bwrap, non-dumpable: child execs `bash -c true`, kill -9 -1 after",
       run: warm(warmBwrapExec, "warm bwrap exec"),
+    },
+    {
+      name: "warm in one bwrap, non-dumpable: child execs `bash -c true`, export -p dump, kill -9 -1 after",
+      run: warm(warmBwrapExecP, "warm bwrap exec export -p"),
     },
     {
       name: "host only: the bwrap arguments of one command (default policy)",
@@ -1037,6 +1157,8 @@ async function bench(): Promise<void> {
       ["fork, exec setsid bash", warmSetsid],
       ["one bwrap, fork, eval", warmBwrap],
       ["one bwrap, non-dumpable, fork, exec bash", warmBwrapExec],
+      ["fork, exec bash, export -p dump", warmExecP],
+      ["one bwrap, non-dumpable, fork, exec bash, export -p dump", warmBwrapExecP],
     ];
     console.log("CPU per command, from the session shell's own `times` (100 Hz ticks, averaged over every call):");
     for (const [name, on] of warms) {
@@ -1055,6 +1177,8 @@ async function bench(): Promise<void> {
       warmSetsid.close(),
       warmBwrap.close(),
       warmBwrapExec.close(),
+      warmExecP.close(),
+      warmBwrapExecP.close(),
     ]);
     rmSync(scratch, { recursive: true, force: true });
   }
