@@ -92,13 +92,19 @@ while IFS=' ' read -r -u 5 id req; do
   (
     set +m
     exec 5<&- 6>&- 0</dev/null 1>"\${r[2]}" 2>"\${r[3]}" 9>"\${r[1]}" || exit 125
+    # Every other fd goes, as the sandbox's launcher closes them: whatever the session shell holds is not the
+    # command's (the relay's pipe in the attacks, fd 63, was the channel itself).
+    for __fd in /proc/self/fd/*; do
+      __fd=\${__fd##*/}
+      case $__fd in 0|1|2|9) ;; *) exec {__fd}<&- ;; esac 2>/dev/null
+    done
     cd -- "\${r[0]}" || exit 125
     # The session shell starts with an empty environment: bash exports only these of its own. (Unsetting every
     # exported variable instead, by prefix as the state dump lists them, cost 1.5-2 ms a command in the fork.)
     unset -v OLDPWD PWD SHLVL
     export -- "\${r[@]:5}"
     __c=\${r[4]}
-    unset -v r req id
+    unset -v r req id __fd
     if [[ $mode == exec ]]; then exec bash --norc -c "$prelude$__c"; fi
     if [[ $mode == setsid ]]; then exec setsid bash --norc -c "$prelude$__c"; fi
     eval "$prelude$__c"
@@ -628,6 +634,9 @@ async function attacks(): Promise<void> {
     "/proc/1/fd/0",
   );
   await joinShellGroup();
+  await fdsOfACommand();
+  await hostPathsInTheSandbox("fifo");
+  await hostPathsInTheSandbox("request");
   await socketChannel();
   await deniedPathCreatedLater();
   await gitInitThenHook();
@@ -795,6 +804,81 @@ async function earlierCallEnv(where: string, options: WarmOptions): Promise<void
 }
 
 /** setpgid into the session shell's own group: the child's group kill no longer reaches it. */
+/** What fds a command of the exec form holds, inside the sandbox. */
+async function fdsOfACommand(): Promise<void> {
+  const warm = new WarmSession({
+    sandbox: true,
+    asNobody: true,
+    cleanup: true,
+    nonDumpable: true,
+    mode: "exec",
+    streams: "fifos",
+  });
+  try {
+    const result = await warm.exec("cd /proc/self/fd && for fd in *; do printf '%s ' $fd; done");
+    const fds = (result?.stdout ?? "").trim();
+    report(
+      "list its own fds (exec form): nothing but its streams and the state's",
+      "one bwrap, exec form",
+      fds.split(" ").some((fd) => !["0", "1", "2", "3", "9"].includes(fd)),
+      `fds ${fds} (3: the listing's own directory; 9: the state)`,
+    );
+  } finally {
+    await warm.close();
+  }
+}
+
+/**
+ * The prototype's own files are paths in a directory the sandbox can write, which the host then opens by path:
+ * a command plants a symbolic link at the next command's stdout FIFO (`link` = `fifo`: the host would read a file
+ * only the host can read) or at the request file (`request`: the host writes the next request, the model's next
+ * command text included, into a file of the host's).
+ */
+async function hostPathsInTheSandbox(link: "fifo" | "request"): Promise<void> {
+  const warm = new WarmSession({
+    sandbox: true,
+    asNobody: true,
+    cleanup: true,
+    nonDumpable: true,
+    streams: "fifos",
+    mode: "exec",
+  });
+  // Outside every directory the sandbox shows: inside, /tmp is the owner's own.
+  const secret = `${warm.dir}-host-secret`;
+  const victim = `${warm.dir}-host-file`;
+  writeFileSync(secret, "host-only-secret\n", { mode: 0o600 });
+  writeFileSync(victim, "original\n", { mode: 0o600 });
+  try {
+    const where = "own=$(readlink /proc/$$/fd/1); n=${own##*/p}; n=${n%.o}; dir=${own%/*}; ";
+    const plant = await warm.exec(
+      `cat ${secret} 2>/dev/null || echo "cannot read ${secret} here"; ${where}` +
+        (link === "fifo"
+          ? `next="$dir/p$((n + 1)).o"; rm -f "$next" && ln -s ${secret} "$next"`
+          : `rm -f "$dir/req" && ln -s ${victim} "$dir/req"`),
+    );
+    const next = await warm.exec("echo the model's next command", warm.work, warm.env, 3_000);
+    const leaked = next?.stdout.includes("host-only-secret") === true;
+    const overwritten = readFileSync(victim, "utf8").includes("the model's next command");
+    report(
+      link === "fifo"
+        ? "a symbolic link to a host file at the next command's stdout FIFO"
+        : "a symbolic link to a host file at the request file",
+      "one bwrap, exec form, non-dumpable",
+      link === "fifo" ? leaked : overwritten,
+      `inside: ${(plant?.stdout ?? "").trim()}; ` +
+        (link === "fifo"
+          ? `the next command's stdout as the host read it: ${JSON.stringify(next?.stdout ?? "(no answer)")}`
+          : `the host file behind the link ${
+            overwritten ? "now holds the model's next command text" : "is unchanged"
+          }`),
+    );
+  } finally {
+    await warm.close();
+    rmSync(secret, { force: true });
+    rmSync(victim, { force: true });
+  }
+}
+
 async function joinShellGroup(): Promise<void> {
   const warm = new WarmSession({ sandbox: false, asNobody: true, cleanup: false });
   try {
