@@ -45,6 +45,7 @@ import { makeStateFile, type StateChange, takeState } from "../../src/seam/carry
 import { hostSeccompArch, seccompProgram } from "../../src/seam/sandbox/seccomp.ts";
 import { bwrapArgs } from "../../src/seam/sandbox/bwrap_args.ts";
 import { resolveSandbox } from "../../src/seam/sandbox/policy.ts";
+import { mergeEnv } from "../../src/seam/env/merge.ts";
 
 const flags = new Set(Deno.args.filter((arg) => !arg.startsWith("--rounds=")));
 const roundsArg = Deno.args.find((arg) => arg.startsWith("--rounds="));
@@ -241,14 +242,12 @@ class WarmSession {
       if (options.nonDumpable === true) chownSync(bash, NOBODY, NOBODY);
     }
     if (options.nonDumpable === true) chmodSync(bash, 0o111);
-    this.env = {
-      PATH: "/usr/local/bin:/usr/bin:/bin",
-      HOME: this.work,
-      LANG: "C.UTF-8",
-      TERM: "dumb",
-      DSH_OWNER: "warm",
-      DSH_COMMAND_MARK: crypto.randomUUID(),
-    };
+    const dshEnv = { DSH_OWNER: "warm", DSH_COMMAND_MARK: crypto.randomUUID() };
+    // The attacks: a few variables. The bench: a command's environment as the library builds it (the ambient one
+    // scrubbed, the overrides, the managed channel), since the state dump's cost grows with each variable.
+    this.env = options.asNobody
+      ? { PATH: "/usr/local/bin:/usr/bin:/bin", HOME: this.work, LANG: "C.UTF-8", TERM: "dumb", ...dshEnv }
+      : mergeEnv({ ambient: Deno.env.toObject(), dshEnv });
     const shellArgs = [
       "--norc",
       "-c",
