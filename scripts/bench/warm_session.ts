@@ -2,8 +2,8 @@
  * Issue 41's study of a warm session below a spawn: a session shell that
  * stays alive and runs each command in a forked child of a process group of
  * its own, the child handing its directory and exports back. An
- * experiment, not part of the library (docs/sessions.md, "A warm session
- * shell" has what it showed and why the design was not taken).
+ * experiment, not part of the library: docs/sessions.md, "A warm session
+ * shell", has what it showed and the conclusion.
  *
  * Two parts, both in one run:
  *
@@ -56,22 +56,23 @@ const BOTH = !flags.has("--attacks") && !flags.has("--bench");
 const NOBODY = 65534;
 const PYTHON = "/usr/bin/python3";
 
+/** The most of a state the host reads (the library's default `maxSessionStateBytes`). */
+const STATE_MAX = 1024 * 1024;
+
 /** Prints `alive` when the process whose pid is named in `file` runs (a zombie not yet reaped is gone). */
 function aliveCheck(file: string): string {
   return `s=$(cut -d' ' -f3 /proc/$(cat ${file})/stat 2>/dev/null); [ -n "$s" ] && [ "$s" != Z ] && echo alive || echo gone`;
 }
-const STATE_MAX = 1024 * 1024;
 
 /**
- * The session shell. `$1` says what it does after each command: `kill-every-survivor` sends SIGKILL to every
- * other process it may signal (`kill -9 -1`: inside the sandbox's pid namespace, every process of the command
- * but the init); `keep-survivors-xxxx` (the same length, for the memory attack) does nothing. `$2` is `fork`
- * (the command is eval'd in the forked child), `exec` (the child execs a fresh `bash -c`) or `setsid` (it
- * execs `setsid bash -c`); `$3` the state
- * prelude (`carry/script.ts`, fd 9). Requests come on stdin as `ID PATH` lines; PATH holds NUL-separated
- * fields: workdir, state file, stdout file, stderr file, command, then the environment (`NAME=value` each).
- * `$4` is `sandbox` (the cleanup is `kill -9 -1`, every other process of the pid namespace) or `host` (the
- * cleanup is a SIGKILL of the child's group). The answer is `done ID STATUS CLEANUP` on stdout.
+ * The session shell. `$1` says what it does after each command: `kill-every-survivor` SIGKILLs what the command
+ * left (`kill -9 -1` inside the sandbox: every other process of the pid namespace but the init; on the host the
+ * child's group); `keep-survivors-xxxx` (the same length, for the memory attack) does nothing. `$2` is `fork` (the
+ * command is eval'd in the forked child), `exec` (the child execs a new `bash -c`) or `setsid` (it execs
+ * `setsid bash -c`); `$3` the state prelude (`carry/script.ts`, fd 9); `$4` `sandbox` or `host`; `$5` `moved` when
+ * the launcher already put the channel on fds 5 and 6. Requests come on fd 5 as `ID PATH` lines; PATH holds
+ * NUL-separated fields: workdir, state file, stdout path, stderr path, command, then the environment (`NAME=value`
+ * each). The answer is `done ID STATUS CLEANUP` on fd 6. `times` and `mkfifo DIR FIRST LAST` are the bench's.
  */
 const SESSION_SHELL = `
 cleanup=$1 mode=$2 prelude=$3 where=$4
@@ -178,7 +179,7 @@ interface WarmOptions {
   readonly dump?: "builtins" | "export-p";
   /** Run as `nobody` (the attacks) rather than as the caller. */
   readonly asNobody: boolean;
-  /** `kill -9 -1` after each command. */
+  /** SIGKILL what each command left: `kill -9 -1` inside the sandbox, the child's group on the host. */
   readonly cleanup: boolean;
   /**
    * Leave the channel on fds 0 and 1 of bubblewrap, whose init (pid 1 inside) then holds it too; by default the
