@@ -31,9 +31,11 @@ import {
   chmodSync,
   chownSync,
   closeSync,
+  constants,
   copyFileSync,
   fchownSync,
   mkdtempSync,
+  openSync,
   readFileSync,
   rmSync,
   writeFileSync,
@@ -336,6 +338,7 @@ class WarmSession {
       this.#fifoNext++;
       // Opened before the request goes: each open waits (on the runtime's thread pool) for the child's.
       streams = Promise.all([readFifo(out), readFifo(err)]);
+      this.#fifos.push(out, err);
     }
     const req = join(this.dir, "req");
     const fields = [cwd, statePath, out, err, command, ...Object.entries(env).map(([k, v]) => `${k}=${v}`)];
@@ -344,6 +347,8 @@ class WarmSession {
     const answer = await this.#answer(id, waitMs);
     if (answer === undefined) {
       closeSync(state.fd);
+      // Left to close(), which ends a wait for a writer that never came.
+      streams?.catch(() => {});
       return undefined;
     }
     const [, , status, cleanup] = answer.split(" ");
@@ -352,6 +357,7 @@ class WarmSession {
     if (streams !== undefined) {
       Deno.removeSync(out);
       Deno.removeSync(err);
+      this.#fifos.splice(this.#fifos.indexOf(out), 2);
     }
     return {
       status: Number(status),
@@ -362,6 +368,8 @@ class WarmSession {
     };
   }
 
+  /** The FIFOs the host opened for reading: one the child never opened holds its open (attack 18) until close(). */
+  readonly #fifos: string[] = [];
   #fifoNext = 0;
   #fifoLast = -1;
 
@@ -439,6 +447,15 @@ class WarmSession {
 
   /** Ends the whole session (its process session, every group of it) and removes its files. */
   async close(): Promise<void> {
+    // A read open of a FIFO waits for a writer: one the child never opened (the session shell died first) would
+    // hold the runtime's thread, and the process, for ever. A writer of our own ends that wait.
+    for (const path of this.#fifos.splice(0)) {
+      try {
+        closeSync(openSync(path, constants.O_WRONLY | constants.O_NONBLOCK));
+      } catch {
+        // Gone (read and removed), or no reader waits on it.
+      }
+    }
     try {
       Deno.kill(-this.#child.pid, "SIGKILL");
     } catch {
