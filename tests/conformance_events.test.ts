@@ -552,7 +552,7 @@ const SCENARIOS: readonly Scenario[] = [
         { kind: "command", body: "exit 0", matcher: "un-known" },
       ],
       // No timeout of its own: the 1.5 s budget ends it before it finishes.
-      SessionEnd: [{ kind: "command", body: 'sleep 3; : > "$done"' }],
+      SessionEnd: [{ kind: "command", body: 'sleep 3; held; : > "$done"' }],
     },
   },
   {
@@ -582,8 +582,8 @@ esac`,
       }],
       SessionEnd: [
         // A settings file's timeout raises the budget for its own hook; the one without a timeout keeps 1.5 s.
-        { kind: "command", fields: { timeout: 8 }, body: 'sleep 3; : > "$done"' },
-        { kind: "command", body: 'sleep 3; : > "$done"' },
+        { kind: "command", fields: { timeout: 8 }, body: 'sleep 3; held; : > "$done"' },
+        { kind: "command", body: 'sleep 3; held; : > "$done"' },
       ],
     },
   },
@@ -709,7 +709,10 @@ function scenarioSettings(
   dir: string,
   base: string,
   dialect: AgentDialect,
+  released = true,
 ): Record<string, unknown> {
+  mkdirSync(dir, { recursive: true });
+  if (released) writeFileSync(join(dir, RELEASE), "");
   const hooks: Record<string, unknown[]> = {};
   for (const [event, list] of Object.entries(scenario.hooks)) {
     const kept = list.filter((hook) => hook.kind !== "command" || (hook.only ?? dialect) === dialect);
@@ -744,6 +747,8 @@ function scenarioSettings(
             `printf '%s\\n' "$input" >> ${shQuote(join(dir, `${id}.jsonl`))}`,
             // For a body that says it finished (`: > "$done"`) or what it left running (`echo … > "$pids"`).
             `done=${shQuote(join(dir, `${id}.done`))} pids=${shQuote(join(dir, `${id}.pids`))}`,
+            // For a body that may finish only once its side lets it (`held`: `HELD_UNTIL_RUN_ENDED`).
+            `held() { until [ -e ${shQuote(join(dir, RELEASE))} ]; do sleep 0.05; done; }`,
             hook.body,
           ].join("\n"),
         );
@@ -1061,6 +1066,16 @@ const EVENTS = [
   "SessionEnd",
 ] as const;
 
+/**
+ * The file a hook's `held` waits for, in its side's directory. Every side has
+ * it from the start but Codex's binary: `codex exec` ends without waiting for
+ * its `SessionEnd` hooks, and a held hook may finish only after the run, that
+ * is never (the run's pid namespace ends it with the run). Without the hold,
+ * whether a 3 s hook finished depended on how long Codex took to exit, not on
+ * whether it waited: on a loaded machine its record said one finished.
+ */
+const RELEASE = "hooks.release";
+
 /** The events after which the run ends: their background hooks meet the teardown, not a later turn. */
 const LAST_EVENTS: ReadonlySet<string> = new Set(["Stop", "StopFailure", "SessionEnd"]);
 
@@ -1193,7 +1208,14 @@ for (const agent of AGENTS) {
 
       // The binary.
       const binary = (agent.found as { path: string }).path;
-      const settings = scenarioSettings(scenario, join(caseDir, "binary"), "http://127.0.0.1:__PORT__", agent.dialect);
+      // Codex's SessionEnd hooks are held until the run has ended (`RELEASE`).
+      const settings = scenarioSettings(
+        scenario,
+        join(caseDir, "binary"),
+        "http://127.0.0.1:__PORT__",
+        agent.dialect,
+        agent.dialect !== "codex",
+      );
       const { argv, env, prepare } = agent.setUp(binary, settings, caseDir, {
         ...(scenario.env === undefined ? {} : { env: scenario.env }),
         ...(mcpServer === undefined ? {} : { mcpServer }),
@@ -1374,8 +1396,9 @@ for (const agent of AGENTS) {
      * The bridge's side with the documented differences taken out, and
      * whether they showed as documented: the hooks of `bridgeRunsMore` ran
      * in the bridge only (their markers, runs and stdin taken out); Codex's
-     * `SessionEnd` hooks finished in the bridge only (`codex exec` ends
-     * without waiting for them).
+     * `SessionEnd` hooks ran in Codex and finished in the bridge only (`codex
+     * exec` ends without waiting for them: they are held until it ended,
+     * `RELEASE`, so that what is compared does not race its exit).
      */
     function withoutDocumented(scenario: Scenario, bridge: Side, binary: Side): {
       bridge: Side;
@@ -1398,7 +1421,7 @@ for (const agent of AGENTS) {
       };
       const hidden = new Set(more.flatMap(markersOf));
       const holds = documentedMore.every((id) => bridge.ran.includes(id) && !binary.ran.includes(id)) &&
-        unwaited.every((id) => !binary.finished.includes(id));
+        unwaited.every((id) => binary.ran.includes(id) && !binary.finished.includes(id));
       const why =
         `bridge ran ${bridge.ran}, ${agent.name} ran ${binary.ran}; ${agent.name} finished ${binary.finished}`;
       const drop = <T>(record: Record<string, T>): Record<string, T> =>
