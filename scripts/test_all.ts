@@ -552,6 +552,29 @@ async function announceBuild(build: LegResult | undefined): Promise<void> {
   await Deno.writeTextFile(file, build === undefined || build.code === 0 ? "ok\n" : "failed\n");
 }
 
+/** The signals that end a run early: a `finally` does not run for them, so the work folder is removed by hand. */
+const ENDING_SIGNALS: readonly Deno.Signal[] = ["SIGINT", "SIGTERM", "SIGHUP"];
+
+/**
+ * Removes `work` and exits (128 + the signal's number, as a shell reports
+ * it) when the run is ended by a signal, until the returned function is
+ * called: a CI run stopped by hand left its records in `/tmp` otherwise.
+ */
+function removedOnSignal(work: string): () => void {
+  const numbers: Record<string, number> = { SIGHUP: 1, SIGINT: 2, SIGTERM: 15 };
+  const listeners = ENDING_SIGNALS.map((signal) => {
+    const listener = () => {
+      Deno.removeSync(work, { recursive: true });
+      Deno.exit(128 + numbers[signal]);
+    };
+    Deno.addSignalListener(signal, listener);
+    return [signal, listener] as const;
+  });
+  return () => {
+    for (const [signal, listener] of listeners) Deno.removeSignalListener(signal, listener);
+  };
+}
+
 /**
  * Runs every leg, prints the verdicts and returns the exit code.
  */
@@ -575,10 +598,12 @@ async function main(args: string[]): Promise<number> {
   const results: LegResult[] = [];
   if (ci) {
     const work = await Deno.makeTempDir({ prefix: "dsh-test-all-" });
+    const removeOnSignal = removedOnSignal(work);
     try {
       const records = path.join(work, "records");
       results.push(...await runCi(await ciPlan(records, work, args.includes("--prebuilt")), records));
     } finally {
+      removeOnSignal();
       await Deno.remove(work, { recursive: true });
     }
   } else {
