@@ -74,12 +74,21 @@ export function checkPortableNames(
 
 const encoder = new TextEncoder();
 
-/** Builds the header; a nonce that occurs in the text (astronomically rare) is drawn again. */
+/**
+ * Builds the header; a nonce that occurs in the text (astronomically rare) is drawn again.
+ *
+ * When nothing follows it (no `stdin`, not a terminal: the client's stdin is closed right after it), its first line
+ * is `<nonce> .` and its last `dsh_end=<nonce>`, and the wrapper reads it whole, in blocks (`. /proc/self/fd/0`),
+ * instead of a byte at a time: with no byte of the command's behind it, there is nothing to read past. Else the
+ * nonce line ends it, read a line at a time, so that every later byte is the command's.
+ */
 export function commandHeader(input: HeaderInput): Header {
   const body = headerBody(input);
   let nonce = newNonce();
   while (body.includes(nonce)) nonce = newNonce();
-  return { nonce, bytes: encoder.encode(`${nonce}\n${body}${nonce}\n`) };
+  const whole = !input.stdin && input.size === undefined;
+  const text = whole ? `${nonce} .\n${body}dsh_end=${nonce}\n` : `${nonce}\n${body}${nonce}\n`;
+  return { nonce, bytes: encoder.encode(text) };
 }
 
 function headerBody(input: HeaderInput): string {

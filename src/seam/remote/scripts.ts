@@ -236,7 +236,13 @@ cleanup
  * (the command's `PATH`, for the program lookup) and either `dsh_shell` +
  * `dsh_cmd` or `dsh_argv` (the argv as quoted words), then the nonce line
  * again; every byte after it is the command's stdin, untouched (`read` on a
- * pipe never reads past the newline).
+ * pipe never reads past the newline, which is why it reads a byte at a
+ * time). When no byte of the command's follows (no stdin: the client's
+ * stdin ends with the header), the first line is `<nonce> .` and the last
+ * `dsh_end=<nonce>`: the wrapper then reads the header whole, in blocks, as
+ * a script (`. /proc/self/fd/0`, or line by line to the end when its stdin
+ * is not a pipe), runs nothing unless the end line came, and gives the
+ * command `/dev/null`.
  *
  * It checks, in order, that it leads its own session (the engine must start
  * it so), the workdir, and the program; records its session; and says
@@ -267,16 +273,29 @@ cleanup
  * \`<nonce> e <reason>\` on fd \`$dsh_frames\` (stderr, or the terminal).
  */
 const WRAPPER_HEAD = `IFS= read -r n || exit 97
+w=\${n#* } n=\${n%% *}
 [ -n "$n" ] || exit 97
-h=
-while IFS= read -r l; do
-  [ "$l" = "$n" ] && break
-  h="$h$l
-"
-done
 fail() { printf '%s e %s\\n' "$n" "$1" >&"$dsh_frames"; exit 97; }
-[ "$l" = "$n" ] || fail header
-eval "$h" || fail header
+if [ "$w" = . ]; then
+  if [ -p /proc/self/fd/0 ]; then . /proc/self/fd/0
+  else
+    h=
+    while IFS= read -r l; do h="$h$l
+"; done
+    eval "$h" || fail header
+  fi
+  [ "\${dsh_end-}" = "$n" ] || fail header
+  dsh_stdin=0
+else
+  h=
+  while IFS= read -r l; do
+    [ "$l" = "$n" ] && break
+    h="$h$l
+"
+  done
+  [ "$l" = "$n" ] || fail header
+  eval "$h" || fail header
+fi
 sid=$$
 if { read -r st < /proc/$$/stat; } 2>/dev/null; then st=\${st##*) }; set -f; set -- $st; set +f; sid=$4; fi
 [ "$sid" = "$$" ] || fail session
