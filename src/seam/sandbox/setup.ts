@@ -83,6 +83,7 @@ export function setUpSandbox(
     const ids = { uid: process.getuid?.() ?? 0, gid: process.getgid?.() ?? 0 };
     const wrapper: SandboxWrapper = {
       bash,
+      dash: findOnPath("dash", writable),
       seccompPath: state.seccompPath,
       enter: { argv: holder.enterArgs(), ...ids },
     };
