@@ -8,7 +8,7 @@
  * difference between a row and the one above it is what that piece costs:
  *
  * 1. the library's argv, as `run()` hands it to the adapter (the raw bwrap of scenario 6);
- * 2. without the launcher shell (its fd checks: the status and seccomp files are given as fds 3 and 4 instead);
+ * 2. without the launcher shell (`dash`, which opens the status and seccomp files: given as fds 3 and 4 instead);
  * 3. without `nsenter` into the owner's namespace (the per-owner `/tmp` holder);
  * 4. without the mount check (the `bash` inside that reads `/proc/self/mountinfo`);
  * 5. without the seccomp filter (`--seccomp 4`);
@@ -64,9 +64,11 @@ const first = await shell.exec("true");
 if (first.exitCode !== 0 || captured === undefined) throw new Error(`the sandboxed shell failed: ${first.stderr.text}`);
 const full = captured;
 
-// The launcher: `bash --norc -p -c <script> dsh-sandbox <status> <seccomp> <state> <nsenter…>`.
-const seccompPath = full.args[6];
-const afterLauncher = full.args.slice(8);
+// The launcher: `dash -c <script> dsh-sandbox <status> <seccomp> <state> <max> <nsenter…>` (bash with a session's
+// state: `bash --norc -p -c …`).
+const named = full.args.indexOf("dsh-sandbox");
+const seccompPath = full.args[named + 2];
+const afterLauncher = full.args.slice(named + 5);
 const bwrapAt = afterLauncher.findIndex((arg) => arg.endsWith("/bwrap"));
 const bwrap = afterLauncher.slice(bwrapAt);
 const separator = bwrap.indexOf("--");

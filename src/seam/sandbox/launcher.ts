@@ -1,10 +1,13 @@
 /**
  * Turns a spawn request into the same request run inside bubblewrap, and
  * reads back how it went. `Deno.Command` cannot hand a child any fd beyond
- * 0–2, so a tiny `bash` wrapper opens bubblewrap's status file as fd 3 and
- * the seccomp program as fd 4, closes every other fd the harness let the
- * child inherit, and `exec`s bubblewrap: the pid the runtime reports stays
- * the session leader's, and no extra process remains. The status file is
+ * 0–2, so a tiny wrapper opens bubblewrap's status file as fd 3 and the
+ * seccomp program as fd 4 and `exec`s bubblewrap: the pid the runtime
+ * reports stays the session leader's, and no extra process remains. The
+ * wrapper is `dash` (a shorter start than bash's) unless the command
+ * carries a session's state, whose copier needs bash; every other fd the
+ * harness let the child inherit is closed inside, by the mount check's
+ * step, before the command runs (`mount_check.ts`). The status file is
  * what tells a command's own exit 1 from a sandbox that never started
  * (bubblewrap exits 1 for both).
  *
@@ -26,8 +29,13 @@ export const SECCOMP_FD = 4;
 
 /** What the wrapper runs besides bubblewrap: found once per shell. */
 export interface SandboxWrapper {
-  /** An absolute path to `bash`: the wrapper needs to close fds above 9, which `dash` cannot name. */
+  /** An absolute path to `bash`: the mount check's step, and the wrapper of a command with a session's state. */
   readonly bash: string;
+  /**
+   * An absolute path to `dash`, when there is one outside the writable
+   * directories: the wrapper of a command without a session's state.
+   */
+  readonly dash?: string;
   /** The seccomp program's file (`seccomp.ts`), opened by the wrapper for bubblewrap. */
   readonly seccompPath: string;
   /**
@@ -103,6 +111,22 @@ const WRAPPER = [
 ].join("\n");
 
 /**
+ * The wrapper of a command without a session's state, for `dash`: the same
+ * arguments as {@linkcode WRAPPER}'s (`$3` empty). It only opens the two
+ * fds: `dash` cannot name an fd above 9, so the mount check's step inside
+ * closes whatever else the harness let the child inherit, before the
+ * command runs (and refuses it when one stays open). dash exports a PWD of
+ * its own: only ours goes on, with the SHLVL of 0 that bash's wrapper
+ * hands on, so that bubblewrap's environment is the same from either.
+ */
+const WRAPPER_DASH = [
+  `exec ${STATUS_FD}>"$1" ${SECCOMP_FD}<"$2" || exit 125`,
+  "shift 4",
+  "unset PWD OLDPWD; export SHLVL=0",
+  'exec "$@"',
+].join("\n");
+
+/**
  * `request`, run inside the sandbox; bubblewrap writes its status lines to
  * `statusPath`. The wrapper and bubblewrap run on the host, so neither gets
  * the command's environment or workdir: a model's command could otherwise
@@ -128,16 +152,14 @@ export function sandboxedRequest(
   // own, under names no loader or shell acts on, and only the mount check inside makes it the command's.
   const env: Record<string, string> = {};
   Object.entries(request.env).forEach(([name, value], at) => env[`${SANDBOX_ENV_PREFIX}${at}`] = `${name}=${value}`);
+  const withDash = files.stateFile === undefined && wrapper.dash !== undefined;
   return {
     ...request,
-    program: wrapper.bash,
+    program: withDash ? wrapper.dash! : wrapper.bash,
     cwd: "/",
     env,
     args: [
-      "--norc",
-      "-p",
-      "-c",
-      WRAPPER,
+      ...(withDash ? ["-c", WRAPPER_DASH] : ["--norc", "-p", "-c", WRAPPER]),
       "dsh-sandbox",
       files.statusPath,
       wrapper.seccompPath,
@@ -147,7 +169,8 @@ export function sandboxedRequest(
       sandbox.bwrapPath,
       ...inner,
       "--",
-      ...mountCheckArgs(wrapper.bash, expected),
+      // Closes what the harness let the child inherit (the dash wrapper cannot), and waits for the init to have.
+      ...mountCheckArgs(wrapper.bash, expected, undefined, { keep: files.stateFile === undefined ? [] : [STATE_FD] }),
       // On a terminal, Ctrl-C must reach the command, not bubblewrap (foreground.ts).
       ...(request.terminal === undefined ? [] : foregroundArgs(wrapper.bash)),
       request.program,

@@ -49,7 +49,7 @@ const ANY = "-";
  * arguments each (mount point, device, root, as mountinfo spells them; `-`
  * for any); the rest is the command.
  */
-const SCRIPT = [
+const CHECK = [
   "info=$1; count=$2; shift 2; declare -A dev root seen; order=()",
   'for ((i = 0; i < count; i++)); do dev[$1]=$2; root[$1]=$3; order+=("$1"); shift 3; done',
   // One read of the whole table: `while read` on a /proc file reads a line at a time and seeks back after each,
@@ -73,12 +73,99 @@ const SCRIPT = [
   `up)" >&2`,
   `  exit ${MOUNT_REFUSED_CODE}`,
   "done",
-  // The command's environment, which came through bubblewrap's environment, never its argv (`launcher.ts`). bash's
-  // `exec` hands on SHLVL one lower: a SHLVL of the command's is raised by one first, so that it gets its own.
+];
+
+/**
+ * The command's environment, which came through bubblewrap's environment,
+ * never its argv (`launcher.ts`), and then the command. bash's `exec` hands
+ * on SHLVL one lower: a SHLVL of the command's is raised by one first, so
+ * that it gets its own.
+ */
+const ENVIRONMENT_AND_EXEC = [
   `s=; for v in "\${!${SANDBOX_ENV_PREFIX}@}"; do e=\${!v}; unset "$v"; [[ $e == SHLVL=* ]] && s=1; ` +
   `export "$e" 2>/dev/null; done; [[ -n $s && $SHLVL =~ ^[0-9]+$ ]] && SHLVL=$((SHLVL + 1)); unset v e s`,
   'exec "$@"',
-].join("\n");
+];
+
+/** The check alone, as tests run it on tables of their own (no fd is closed, no init looked at). */
+const SCRIPT = [...CHECK, ...ENVIRONMENT_AND_EXEC].join("\n");
+
+/** How long the check waits for the sandbox's init to close what it inherited, in microseconds. */
+const INIT_WAIT_MICROSECONDS = 5_000_000;
+
+/**
+ * The fd guard, first: every fd but 0–2 and `keep` is closed, and any left
+ * open is a refusal, as is a `/proc` that cannot list them. The launcher
+ * before bubblewrap may be `dash`, which cannot name an fd above 9, so an
+ * fd the harness process inherited without close-on-exec (a directory, from
+ * which `/proc/self/fd/N/..` walks the host's tree) reaches this step, and
+ * dies here, before any of the command's code runs.
+ */
+function closeFds(keep: readonly number[]): string[] {
+  const kept = [0, 1, 2, ...keep].map((fd) => String(Math.trunc(fd))).join("|");
+  return [
+    "for pass in close check; do",
+    "  for fd in /proc/self/fd/*; do",
+    "    fd=${fd##*/}",
+    "    case $fd in",
+    `      ${kept}) ;;`,
+    `      ''|*[!0-9]*) echo "${REFUSED} the open fds in /proc/self/fd could not be listed" >&2; exit ${MOUNT_REFUSED_CODE} ;;`,
+    "      *) if [[ $pass = close ]]; then exec {fd}<&-",
+    // The listing's own fd is closed by now; anything else still open was not closed.
+    `         elif [[ -L /proc/self/fd/$fd ]]; then echo "${REFUSED} fd $fd stayed open" >&2; exit ${MOUNT_REFUSED_CODE}; fi ;;`,
+    "    esac",
+    "  done",
+    "done",
+    "unset pass fd",
+  ];
+}
+
+/**
+ * The fd guard, last (before the environment, whose locale variables would
+ * change how bash spells the clock): bubblewrap's init (pid 1 inside, the
+ * command's user, dumpable) inherits what bubblewrap had and closes it all
+ * but fds 0–2 and an eventfd right after its fork, in parallel with this
+ * step. A command that ran before it had could open an inherited fd
+ * through `/proc/1/fd/N`. So the command runs only once `/proc/1/fd` holds
+ * nothing but 0–2 and at most one other fd, which its fdinfo shows to be
+ * an eventfd (bubblewrap's own); a `/proc/1/fd` that cannot be listed, or
+ * an init still holding more after 5 s, is a refusal.
+ */
+const INIT_CHECK = [
+  `deadline=$(( \${EPOCHREALTIME//[!0-9]/} + ${INIT_WAIT_MICROSECONDS} ))`,
+  "while :; do",
+  "  n=0 bad=",
+  "  for f in /proc/1/fd/*; do",
+  "    f=${f##*/}",
+  "    case $f in",
+  "      0|1|2) ;;",
+  "      ''|*[!0-9]*) bad=1 ;;",
+  // bash cannot read a link, and its `-f` holds for an anonymous inode too: the fd's fdinfo names an eventfd.
+  "      *) n=$((n + 1)) ev=; lines=(); mapfile -t lines 2>/dev/null < /proc/1/fdinfo/$f",
+  '         for l in "${lines[@]}"; do [[ $l == eventfd-count:* ]] && ev=1; done; [[ -n $ev ]] || bad=1 ;;',
+  "    esac",
+  "  done",
+  "  [[ -z $bad && $n -le 1 ]] && break",
+  `  (( \${EPOCHREALTIME//[!0-9]/} < deadline )) || { echo "${REFUSED} the sandbox's init still holds fds it ` +
+  `inherited" >&2; exit ${MOUNT_REFUSED_CODE}; }`,
+  "done",
+  "unset deadline n bad f ev lines l",
+];
+
+/** What the check step runs: with `guard`, the fd guard around the check (see {@linkcode mountCheckArgs}). */
+function scriptFor(guard: FdGuard | undefined): string {
+  if (guard === undefined) return SCRIPT;
+  return [...closeFds(guard.keep), ...CHECK, ...INIT_CHECK, ...ENVIRONMENT_AND_EXEC].join("\n");
+}
+
+/**
+ * The step's fd guard, for a step that runs as pid 2 of bubblewrap's pid
+ * namespace (the library's own use).
+ */
+export interface FdGuard {
+  /** The fds besides 0–2 that the command keeps (a session's `STATE_FD`). */
+  readonly keep: readonly number[];
+}
 
 /** One mount of the host, as `/proc/self/mountinfo` lists it. */
 interface HostMount {
@@ -103,7 +190,10 @@ export interface MountExpectation {
  * runs the command that follows it. `bash` is an absolute path; `files`
  * say where the host's mount table is read now and where the check reads
  * the sandbox's (both `/proc/self/mountinfo`, each in its own namespace;
- * tests give files of their own).
+ * tests give files of their own). With `guard`, the step first closes
+ * every fd but 0–2 and `guard.keep`, and runs the command only once the
+ * sandbox's init holds none it inherited (the launcher's `dash` could not
+ * close them: `launcher.ts`).
  *
  * @example
  * ```ts
@@ -118,6 +208,7 @@ export function mountCheckArgs(
   bash: string,
   expected: readonly MountExpectation[],
   files: { readonly host: string; readonly inside: string } = { host: MOUNTINFO, inside: MOUNTINFO },
+  guard?: FdGuard,
 ): string[] {
   const host = expected.some((expectation) => expectation.sameAsHost) ? hostMounts(files.host) : [];
   const triples = expected.flatMap(({ point, sameAsHost }) => {
@@ -129,7 +220,17 @@ export function mountCheckArgs(
     const root = below === "" ? mount.root : mount.root === "/" ? `/${below}` : `${mount.root}/${below}`;
     return [encode(point), mount.device, encode(root)];
   });
-  return [bash, "--norc", "-p", "-c", SCRIPT, "dsh-mounts", files.inside, String(expected.length), ...triples];
+  return [
+    bash,
+    "--norc",
+    "-p",
+    "-c",
+    scriptFor(guard),
+    "dsh-mounts",
+    files.inside,
+    String(expected.length),
+    ...triples,
+  ];
 }
 
 /**

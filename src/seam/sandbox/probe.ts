@@ -80,6 +80,28 @@ export function findBash(writable: readonly string[]): string {
   return found;
 }
 
+/** Where `dash` is looked for: like bash, never on `PATH`. */
+const DASH_CANDIDATES: readonly string[] = ["/usr/bin/dash", "/bin/dash"];
+
+/**
+ * `dash` at a fixed path outside the writable directories, or undefined:
+ * the launcher of a command without a session's state (`launcher.ts`),
+ * which starts faster than bash; without it, bash launches every command.
+ *
+ * @example
+ * ```ts
+ * import assert from "node:assert/strict";
+ * import { findDash } from "./probe.ts";
+ * assert.equal(findDash(["/"]), undefined); // everything is writable: no program found there is trusted
+ * ```
+ */
+export function findDash(writable: readonly string[]): string | undefined {
+  return DASH_CANDIDATES.find((path) => {
+    const real = realOrUndefined(path);
+    return real !== undefined && !writable.some((root) => isUnder(real, root)) && isExecutableFile(path);
+  });
+}
+
 /** Known refusals of bubblewrap, and what to do about each. */
 const DIAGNOSES: readonly [RegExp, string][] = [
   [/Unknown option --disable-userns/, "this bubblewrap is older than 0.8.0, which added --disable-userns: upgrade it"],

@@ -14,7 +14,7 @@ import type { SpillDirectory } from "../capture/spill.ts";
 import type { ProcTable } from "../session/proc_table.ts";
 import type { ResolvedSandbox } from "./policy.ts";
 import type { SandboxWrapper } from "./launcher.ts";
-import { findBash, findBwrap, probeSandbox } from "./probe.ts";
+import { findBash, findBwrap, findDash, probeSandbox } from "./probe.ts";
 import { findOnPath } from "./lookup.ts";
 import { startingPoint } from "./placement.ts";
 import { hostSeccompArch, seccompProgram } from "./seccomp.ts";
@@ -83,6 +83,7 @@ export function setUpSandbox(
     const ids = { uid: process.getuid?.() ?? 0, gid: process.getgid?.() ?? 0 };
     const wrapper: SandboxWrapper = {
       bash,
+      dash: findDash(writable),
       seccompPath: state.seccompPath,
       enter: { argv: holder.enterArgs(), ...ids },
     };
