@@ -27,6 +27,14 @@ import { ByteCounter, runWorker, type Terminal, type Variant } from "./common.mj
 
 const config = JSON.parse(Deno.args[0]);
 
+// Every contestant starts bash as `run()` does: marked as a nested shell (`SHLVL` from 1 to 998, no `BASH_ENV` or
+// `ENV`; `src/seam/env/shell_level.ts`), as the Node worker does for its peers. The raw `Deno.Command` gets a pipe, not
+// a socket, as stdin, but `SSH_CLIENT` in the environment would make bash source `~/.bashrc` too. Set once, here.
+const level = Deno.env.get("SHLVL") ?? "";
+if (!/^[0-9]{1,3}$/.test(level) || Number(level) < 1 || Number(level) > 998) Deno.env.set("SHLVL", "1");
+Deno.env.delete("BASH_ENV");
+Deno.env.delete("ENV");
+
 /** Every shell the variants made, closed at the end. */
 const shells: Shell[] = [];
 

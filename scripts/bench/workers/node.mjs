@@ -22,6 +22,15 @@ import { pathToFileURL } from "node:url";
 import { ByteCounter, runWorker } from "./common.mjs";
 
 const config = JSON.parse(process.argv[2]);
+
+// Every contestant starts bash as `run()` does: marked as a nested shell (`SHLVL` from 1 to 998, no `BASH_ENV` or
+// `ENV`; `src/seam/env/shell_level.ts`). Otherwise bash sources `~/.bashrc` for a peer whose stdin is a socket (their
+// default `stdin: "pipe"`) when `SHLVL` is absent or 0, and the bench measures the user's startup file. Set once, here,
+// before anything spawns: no contestant pays for it per call.
+const level = process.env.SHLVL ?? "";
+if (!/^[0-9]{1,3}$/.test(level) || Number(level) < 1 || Number(level) > 998) process.env.SHLVL = "1";
+delete process.env.BASH_ENV;
+delete process.env.ENV;
 const fromPackages = createRequire(join(config.packages, "package.json"));
 /** @param {string} name @param {NodeRequire} [from] */
 const load = (name, from = fromPackages) => import(pathToFileURL(from.resolve(name)).href);

@@ -206,6 +206,8 @@ export class WatchdogRecord {
    */
   starting(mark: string): void {
     if (!MARK_PATTERN.test(mark)) throw new ShellArgumentError("mark", `not a command mark: ${JSON.stringify(mark)}`);
+    // Already the spawn under way (announced by `add`'s `next`): the file says so, nothing to write.
+    if (this.#pending === mark) return;
     this.#pending = mark;
     this.#append(`?${mark}\n`);
   }
@@ -215,16 +217,28 @@ export class WatchdogRecord {
    * session with a followed mark also gets a `*mark` line: the watchdog
    * kills what carries that mark, wherever it went, until the session is
    * removed (`/mark`).
+   *
+   * @param next A mark announced ahead, in the same write: the record then
+   *   lists it as the spawn under way (`?next`) until the next `+` line, so
+   *   that the next command carrying it has nothing to write before its
+   *   spawn (`starting(next)` writes nothing). Until that command starts, no
+   *   process carries it, and a watchdog that finds it pending kills nothing
+   *   more.
    */
-  add(session: SessionIdentity): void {
-    this.#pending = undefined;
+  add(session: SessionIdentity, next?: string): void {
+    if (next !== undefined && !MARK_PATTERN.test(next)) {
+      throw new ShellArgumentError("next", `not a command mark: ${JSON.stringify(next)}`);
+    }
+    // Set before the write: a compaction that this write triggers keeps the announced mark pending.
+    this.#pending = next;
+    const announce = next === undefined ? "" : `?${next}\n`;
     const key = `${session.id} ${session.start}`;
     this.#live.set(key, (this.#live.get(key) ?? 0) + 1);
     const followed = Object.hasOwn(session, "followedMark") ? session.followedMark : undefined;
     if (followed !== undefined && MARK_PATTERN.test(followed)) {
       this.#followed.set(key, followed);
-      this.#append(`+${key}\n*${followed}\n`);
-    } else this.#append(`+${key}\n`);
+      this.#append(`+${key}\n*${followed}\n${announce}`);
+    } else this.#append(`+${key}\n${announce}`);
   }
 
   /** Records that a session is gone, so the watchdog never signals its id. */

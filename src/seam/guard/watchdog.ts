@@ -21,7 +21,7 @@
 import { tmpdir } from "node:os";
 import type { ProcessAdapter, WatchdogHandle } from "../adapter.ts";
 import type { SessionIdentity } from "../session/session.ts";
-import { COMPACT_AT_BYTES, MARK_VARIABLE, NEXT_FILE, RECORD_FILE, WatchdogRecord } from "./record.ts";
+import { COMPACT_AT_BYTES, MARK_VARIABLE, newMark, NEXT_FILE, RECORD_FILE, WatchdogRecord } from "./record.ts";
 
 /**
  * The replay, as a shell function `replay` that reads a record on stdin and
@@ -255,6 +255,8 @@ export class Watchdog {
   /** undefined: not started yet; null: could not start or stopped (the exit guard still covers normal exits). */
   #handle: WatchdogHandle | null | undefined;
   #record: WatchdogRecord | undefined;
+  /** A mark the record lists as the spawn under way, drawn ahead for the next command: handed out once. */
+  #announced: string | undefined;
 
   /**
    * @param adapter The adapter that starts the watchdog process.
@@ -277,10 +279,32 @@ export class Watchdog {
     this.#update((record) => record.starting(mark));
   }
 
-  /** Records a new session, starting the watchdog if needed. */
+  /**
+   * Records a new session, starting the watchdog if needed, and in the same
+   * write announces the next command's mark (`?mark`), drawn now, after this
+   * spawn: the next command takes it with {@linkcode announced}, and its
+   * `starting` then has nothing to write before its spawn.
+   */
   added(session: SessionIdentity): void {
     if (this.#started() === null) return;
-    this.#update((record) => record.add(session));
+    const next = newMark();
+    this.#announced = undefined;
+    this.#update((record) => {
+      record.add(session, next);
+      this.#announced = next;
+    });
+  }
+
+  /**
+   * The mark the record already lists as the spawn under way, if one was
+   * announced and not yet handed out; handed out once. A command that takes
+   * it and is then not spawned leaves it pending, which kills nothing (no
+   * process carries it); the next command then draws a fresh one.
+   */
+  announced(): string | undefined {
+    const mark = this.#announced;
+    this.#announced = undefined;
+    return mark;
   }
 
   /** Records that a session is gone, so its id is never signalled again. */
@@ -295,6 +319,7 @@ export class Watchdog {
    * again. The pipe stays open until the host is gone.
    */
   cleared(): void {
+    this.#announced = undefined;
     this.#record?.dispose();
     this.#record = undefined;
   }
@@ -307,6 +332,7 @@ export class Watchdog {
    */
   async stop(): Promise<void> {
     const handle = this.#handle;
+    this.#announced = undefined;
     this.#record?.dispose();
     this.#record = undefined;
     this.#handle = null;

@@ -29,6 +29,11 @@ export interface SessionObserver {
   removed(session: SessionIdentity): void;
   /** Every session was just SIGKILLed (the host is exiting): nothing is left to watch. */
   cleared(): void;
+  /**
+   * A command mark already announced as the spawn under way, for the next
+   * command to carry (handed out once), if the observer draws them ahead.
+   */
+  announced?(): string | undefined;
 }
 
 /**
@@ -72,6 +77,15 @@ export class SessionRegistry {
    */
   starting(mark: string): void {
     this.#observer.starting(mark);
+  }
+
+  /**
+   * A mark drawn ahead and already announced to the observer as the spawn
+   * under way (so that {@linkcode starting} has nothing to do before the
+   * spawn), or undefined: the caller then draws its own.
+   */
+  announced(): string | undefined {
+    return this.#observer.announced?.();
   }
 
   /** Records a session whose leader was just spawned. */

@@ -60,7 +60,10 @@ export function startProcessGroup(command: CommandStart, context: ProcessGroupCo
   const { spec } = command;
   const { host } = context;
   checkWorkdir(spec.workdir);
-  const mark = newMark();
+  // Drawn ahead when it can be, already in the watchdog's record (`Watchdog.added`): nothing to draw or write before
+  // this spawn. Not for a session's command: its state file is named by its mark, and a mark listed in the record
+  // while the command before it runs must not name a file a command could make first.
+  const mark = (command.carry ? undefined : context.sessions.announced()) ?? newMark();
   const childEnv = commandEnv(spec, context.ambient.read(), host.scrubDecisions, context.ambient.key);
   // The library's own: set last, so that no layer can forge or drop it.
   childEnv[MARK_VARIABLE] = mark;
