@@ -6,6 +6,7 @@ import { chmodSync, existsSync, lstatSync, readFileSync, statSync, symlinkSync, 
 import { join } from "node:path";
 import { createShell } from "../mod.ts";
 import { tracingAdapter } from "./helpers/adapters.ts";
+import { shellPending } from "./helpers/watchdog.ts";
 import {
   followedMarks,
   MARK_VARIABLE,
@@ -14,13 +15,7 @@ import {
   replayRecord,
   WatchdogRecord,
 } from "../src/seam/guard/record.ts";
-import {
-  FOLLOWED_FUNCTION,
-  KILL_MARKED_FUNCTION,
-  PENDING_FUNCTION,
-  REPLAY_FUNCTION,
-  Watchdog,
-} from "../src/seam/guard/watchdog.ts";
+import { FOLLOWED_FUNCTION, KILL_MARKED_FUNCTION, REPLAY_FUNCTION, Watchdog } from "../src/seam/guard/watchdog.ts";
 import { HostProcess } from "../src/seam/host.ts";
 import { RECHECK_MS, SessionRegistry } from "../src/seam/session/registry.ts";
 import { CommandSession, type SessionIdentity } from "../src/seam/session/session.ts";
@@ -46,14 +41,6 @@ function shellReplay(text: string, path: string): SessionIdentity[] {
     const [id, start] = line.split(" ").map(Number);
     return { id, start };
   }));
-}
-
-/** Runs the watchdog's `pending_mark` shell function on `text`; returns what it printed, or undefined. */
-function shellPending(text: string): string | undefined {
-  const out = spawnSync("/bin/sh", ["-c", `${PENDING_FUNCTION}\npending_mark`], { input: text, env: { PATH: "/bin" } });
-  assert.equal(out.status, 0, String(out.stderr));
-  const printed = String(out.stdout).trim();
-  return printed === "" ? undefined : printed;
 }
 
 /** Runs the watchdog's `followed_marks` shell function on `text`; returns the marks it printed, in order. */

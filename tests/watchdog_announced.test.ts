@@ -13,25 +13,16 @@
 
 import { describe, it } from "node:test";
 import assert from "node:assert/strict";
-import { spawnSync } from "node:child_process";
 import { existsSync, lstatSync, readFileSync, statSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
 import { createShell } from "../mod.ts";
 import { MARK_VARIABLE, newMark, pendingMark, RECORD_FILE, WatchdogRecord } from "../src/seam/guard/record.ts";
-import { PENDING_FUNCTION } from "../src/seam/guard/watchdog.ts";
 import { tracingAdapter } from "./helpers/adapters.ts";
+import { shellPending } from "./helpers/watchdog.ts";
 import { freshDir, removeDir, withFreshDir } from "./helpers/dirs.ts";
 
 /** Ids no process can have (Linux's pid_max is at most 2^22). */
 const FAKE = 4_194_304;
-
-/** Runs the watchdog's own `pending_mark` shell function on `text`; what it printed, or undefined. */
-function shellPending(text: string): string | undefined {
-  const out = spawnSync("/bin/sh", ["-c", `${PENDING_FUNCTION}\npending_mark`], { input: text, env: { PATH: "/bin" } });
-  assert.equal(out.status, 0, String(out.stderr));
-  const printed = String(out.stdout).trim();
-  return printed === "" ? undefined : printed;
-}
 
 describe("a mark announced ahead in the record", () => {
   it("is the spawn under way from the write that announces it, for the host's reading and the watchdog's", () => {
