@@ -151,13 +151,20 @@ describe("bash writes the state with its own builtins", () => {
     });
   });
 
-  it("a line that makes the dump's own variable read-only hands nothing on (the dump has no end)", async () => {
+  it("the dump has no variable of its own: a read-only __dsh_name or LC_ALL still hands the state on", async () => {
     await withShell({}, async (shell) => {
       const session = shell.session({ owner: null });
+      // Until issue 41 the dump looped with __dsh_name, and a line that made it read-only handed nothing on.
       const result = await session.exec("readonly __dsh_name=1; export MODE=dev; cd /");
       assert.equal(result.exitCode, 0);
       assert.equal(result.stderr.text, "", "the dump's errors never reach the command's stderr");
-      assert.deepEqual(session.env, {});
+      assert.deepEqual(session.env, { MODE: "dev" });
+      assert.equal(session.cwd, "/");
+      // A read-only LC_ALL would keep its locale for `export -p`: that environment is read through a `cat`.
+      const pinned = await session.exec("declare -rx LC_ALL=C.UTF-8; export LOCALE_SET=é; cd /usr");
+      assert.equal(pinned.stderr.text, "");
+      assert.deepEqual(session.env, { MODE: "dev", LC_ALL: "C.UTF-8", LOCALE_SET: "é" });
+      assert.equal(session.cwd, "/usr");
     });
   });
 });

@@ -1,0 +1,290 @@
+/**
+ * Reads bash's `export -p` listing (`script.ts` writes it into a session's
+ * state) back into the variables bash hands a child: the host parses it as
+ * data, byte by byte, exactly as bash would read it back, and never runs it.
+ *
+ * What bash prints, one variable a line, in its listing's order:
+ *
+ * - `declare -FLAGS NAME="VALUE"`, or in POSIX mode `export NAME="VALUE"`:
+ *   inside the double quotes bash puts a backslash before `"`, `\`, `$` and
+ *   a backquote, and nothing else; older bash versions leave a newline as it
+ *   is, inside the quotes.
+ * - `declare -FLAGS NAME=$'VALUE'`: bash 5.2 and later, for a value with a
+ *   byte its locale cannot print (the dump runs in the C locale, so every
+ *   control byte and every byte from 0x80): `\n`, `\t`, `\E`… and three
+ *   octal digits for any other byte; `\\` and `\'` for themselves.
+ * - `declare -FLAGS NAME`: exported, but with no value; a child gets no such
+ *   variable.
+ * - `declare -aFLAGS NAME=(…)` (`-A` for an associative array; `export -a`
+ *   in POSIX mode): an array, which bash never hands a child; its elements
+ *   are skipped, quote by quote, so that a quoted `)` or newline in them
+ *   never ends the line early.
+ *
+ * Anything else (a line bash would not print, a duplicate name, a quote left
+ * open, an escape bash never writes) makes the whole listing unreadable, and
+ * the session takes nothing from it: a command controls the values, and a
+ * lenient reader could be made to see a line that is not there.
+ *
+ * @module
+ */
+
+const NEWLINE = 0x0a;
+const SPACE = 0x20;
+const DOUBLE = 0x22;
+const DOLLAR = 0x24;
+const SINGLE = 0x27;
+const OPEN = 0x28;
+const CLOSE = 0x29;
+const EQUALS = 0x3d;
+const BACKSLASH = 0x5c;
+const BACKQUOTE = 0x60;
+
+/** What follows a backslash in `$'…'`, and the byte it stands for (bash's `ansicstr`, the escapes it prints). */
+const ANSI_C_ESCAPES: ReadonlyMap<number, number> = new Map([
+  ["a", 7],
+  ["b", 8],
+  ["e", 27],
+  ["E", 27],
+  ["f", 12],
+  ["n", 10],
+  ["r", 13],
+  ["t", 9],
+  ["v", 11],
+  ["\\", 0x5c],
+  ["'", 0x27],
+  ['"', 0x22],
+  ["?", 0x3f],
+].map(([escape, byte]) => [(escape as string).charCodeAt(0), byte as number]));
+
+const encoder = new TextEncoder();
+const DECLARE = encoder.encode("declare -");
+const EXPORT = encoder.encode("export ");
+
+/** The listing could not have come from bash: thrown inside, turned into `undefined` at the edge. */
+class NotAListing extends Error {}
+
+/**
+ * The variables in `listing` (bash's `export -p` output) that bash hands a
+ * child: each exported scalar with a value, by name, its value decoded as
+ * UTF-8 (a byte that is not UTF-8 becomes U+FFFD, as the rest of the state
+ * is read). Arrays and variables with no value are left out. `undefined`
+ * when the listing is not one bash prints, whole.
+ *
+ * @example
+ * ```ts
+ * import assert from "node:assert/strict";
+ * import { exportedVariables } from "./export_list.ts";
+ * const listing = new TextEncoder().encode(
+ *   'declare -x A="1 \\"2\\""\ndeclare -x NL=$\'a\\nb\\303\\251\'\ndeclare -ax ARR=([0]=")")\ndeclare -x EMPTY\n',
+ * );
+ * assert.deepEqual(Object.fromEntries(exportedVariables(listing) ?? []), { A: '1 "2"', NL: "a\nbé" });
+ * // A line bash would never print: nothing is read from the listing.
+ * assert.equal(exportedVariables(new TextEncoder().encode("A=1\n")), undefined);
+ * ```
+ */
+export function exportedVariables(listing: Uint8Array): Map<string, string> | undefined {
+  try {
+    return new ListingReader(listing).read();
+  } catch (error) {
+    if (error instanceof NotAListing) return undefined;
+    throw error;
+  }
+}
+
+/** One pass over a listing. */
+class ListingReader {
+  readonly #bytes: Uint8Array;
+  #at = 0;
+  readonly #decoder = new TextDecoder();
+
+  constructor(bytes: Uint8Array) {
+    this.#bytes = bytes;
+  }
+
+  read(): Map<string, string> {
+    const variables = new Map<string, string>();
+    // Every name listed, with a value or not: bash lists each once.
+    const seen = new Set<string>();
+    while (this.#at < this.#bytes.length) {
+      const flags = this.#prefix();
+      const name = this.#name();
+      if (seen.has(name)) throw new NotAListing();
+      seen.add(name);
+      const next = this.#take();
+      if (next === NEWLINE) continue;
+      if (next !== EQUALS) throw new NotAListing();
+      if (flags.includes("a") || flags.includes("A")) {
+        this.#skipArray();
+      } else {
+        variables.set(name, this.#decoder.decode(this.#scalar()));
+      }
+      if (this.#take() !== NEWLINE) throw new NotAListing();
+    }
+    return variables;
+  }
+
+  /** `declare -FLAGS ` or `export ` (POSIX mode, `export -FLAGS ` for an array): the flags. */
+  #prefix(): string {
+    let flags = "";
+    if (this.#startsWith(DECLARE)) {
+      this.#at += DECLARE.length;
+      flags = this.#flags();
+    } else if (this.#startsWith(EXPORT)) {
+      this.#at += EXPORT.length;
+      if (this.#peek() === 0x2d) {
+        this.#at++;
+        flags = this.#flags();
+      }
+    } else {
+      throw new NotAListing();
+    }
+    return flags;
+  }
+
+  /** Letters (or bash's `-` for none) up to one space. */
+  #flags(): string {
+    const start = this.#at;
+    while (isFlag(this.#peek())) this.#at++;
+    const flags = this.#decoder.decode(this.#bytes.subarray(start, this.#at));
+    if (flags === "" || this.#take() !== SPACE) throw new NotAListing();
+    return flags;
+  }
+
+  /** A shell variable's name: a letter or `_`, then letters, digits and `_`. */
+  #name(): string {
+    const start = this.#at;
+    if (!isNameStart(this.#peek())) throw new NotAListing();
+    while (isNameStart(this.#peek()) || isDigit(this.#peek())) this.#at++;
+    return this.#decoder.decode(this.#bytes.subarray(start, this.#at));
+  }
+
+  /** A scalar's value: `"…"` or `$'…'`, as bytes. */
+  #scalar(): Uint8Array {
+    const first = this.#take();
+    if (first === DOUBLE) return this.#doubleQuoted();
+    if (first === DOLLAR && this.#take() === SINGLE) return this.#ansiC();
+    throw new NotAListing();
+  }
+
+  /** After `"`: up to the closing `"`, with bash's four escapes (`\"`, `\\`, `\$`, `` \` ``) and nothing else. */
+  #doubleQuoted(): Uint8Array {
+    const value: number[] = [];
+    for (;;) {
+      const byte = this.#take();
+      if (byte === DOUBLE) return Uint8Array.from(value);
+      // Unescaped, these would be expansions when bash read the line back: bash never prints them so.
+      if (byte === DOLLAR || byte === BACKQUOTE) throw new NotAListing();
+      if (byte === BACKSLASH) {
+        const escaped = this.#take();
+        if (escaped !== DOUBLE && escaped !== BACKSLASH && escaped !== DOLLAR && escaped !== BACKQUOTE) {
+          throw new NotAListing();
+        }
+        value.push(escaped);
+      } else {
+        value.push(byte);
+      }
+    }
+  }
+
+  /** After `$'`: up to the closing `'`, decoding `\n`, `\E`, octal and hex escapes to their bytes. */
+  #ansiC(): Uint8Array {
+    const value: number[] = [];
+    for (;;) {
+      const byte = this.#take();
+      if (byte === SINGLE) return Uint8Array.from(value);
+      if (byte !== BACKSLASH) {
+        value.push(byte);
+        continue;
+      }
+      const escape = this.#take();
+      const named = ANSI_C_ESCAPES.get(escape);
+      if (named !== undefined) {
+        value.push(named);
+      } else if (isOctal(escape)) {
+        // One to three octal digits, as bash reads them; over 0377 is no byte, and bash never prints it.
+        let code = escape - 0x30;
+        for (let digits = 1; digits < 3 && isOctal(this.#peek()); digits++) code = code * 8 + this.#take() - 0x30;
+        if (code > 0xff) throw new NotAListing();
+        value.push(code);
+      } else if (escape === 0x78) {
+        // `\xHH`: one or two hex digits.
+        let code = -1;
+        for (let digits = 0; digits < 2 && hexValue(this.#peek()) >= 0; digits++) {
+          code = Math.max(code, 0) * 16 + hexValue(this.#take());
+        }
+        if (code < 0) throw new NotAListing();
+        value.push(code);
+      } else {
+        // `\u`, `\U` (decoded through the locale) and `\c`: bash's listing never has them.
+        throw new NotAListing();
+      }
+    }
+  }
+
+  /**
+   * An array's value, skipped: `(…)` up to the `)` outside every quote
+   * (its keys and values are quoted as scalars are, `'…'` too), or, as
+   * bash before 4.4 printed it, one `'…'`.
+   */
+  #skipArray(): void {
+    const first = this.#take();
+    if (first === SINGLE) return this.#skipSingleQuoted();
+    if (first !== OPEN) throw new NotAListing();
+    for (;;) {
+      const byte = this.#take();
+      if (byte === CLOSE) return;
+      if (byte === DOUBLE) this.#doubleQuoted();
+      else if (byte === SINGLE) this.#skipSingleQuoted();
+      else if (byte === BACKSLASH) this.#take();
+      else if (byte === DOLLAR) {
+        if (this.#take() !== SINGLE) throw new NotAListing();
+        this.#ansiC();
+      }
+    }
+  }
+
+  /** After `'`: up to the next `'` (no escapes inside). */
+  #skipSingleQuoted(): void {
+    while (this.#take() !== SINGLE);
+  }
+
+  #startsWith(prefix: Uint8Array): boolean {
+    if (this.#at + prefix.length > this.#bytes.length) return false;
+    return prefix.every((byte, index) => this.#bytes[this.#at + index] === byte);
+  }
+
+  /** The next byte, or -1 at the end. */
+  #peek(): number {
+    return this.#at < this.#bytes.length ? this.#bytes[this.#at] : -1;
+  }
+
+  /** The next byte, consumed; the end of the listing inside a line is no listing. */
+  #take(): number {
+    if (this.#at >= this.#bytes.length) throw new NotAListing();
+    return this.#bytes[this.#at++];
+  }
+}
+
+function isFlag(byte: number): boolean {
+  return (byte >= 0x41 && byte <= 0x5a) || (byte >= 0x61 && byte <= 0x7a) || byte === 0x2d;
+}
+
+function isNameStart(byte: number): boolean {
+  return (byte >= 0x41 && byte <= 0x5a) || (byte >= 0x61 && byte <= 0x7a) || byte === 0x5f;
+}
+
+function isDigit(byte: number): boolean {
+  return byte >= 0x30 && byte <= 0x39;
+}
+
+function isOctal(byte: number): boolean {
+  return byte >= 0x30 && byte <= 0x37;
+}
+
+/** A hex digit's value, or -1. */
+function hexValue(byte: number): number {
+  if (isDigit(byte)) return byte - 0x30;
+  if (byte >= 0x41 && byte <= 0x46) return byte - 0x37;
+  if (byte >= 0x61 && byte <= 0x66) return byte - 0x57;
+  return -1;
+}
