@@ -56,9 +56,8 @@ const ANSI_C_ESCAPES: ReadonlyMap<number, number> = new Map([
   ["?", 0x3f],
 ].map(([escape, byte]) => [(escape as string).charCodeAt(0), byte as number]));
 
-const encoder = new TextEncoder();
-const DECLARE = encoder.encode("declare -");
-const EXPORT = encoder.encode("export ");
+/** Not streaming: one decoder serves every call. */
+const decoder = new TextDecoder();
 
 /** The listing could not have come from bash: thrown inside, turned into `undefined` at the edge. */
 class NotAListing extends Error {}
@@ -84,28 +83,47 @@ class NotAListing extends Error {}
  */
 export function exportedVariables(listing: Uint8Array): Map<string, string> | undefined {
   try {
-    return new ListingReader(listing).read();
+    return new ListingReader(binary(listing)).read();
   } catch (error) {
     if (error instanceof NotAListing) return undefined;
     throw error;
   }
 }
 
-/** One pass over a listing. */
-class ListingReader {
-  readonly #bytes: Uint8Array;
-  #at = 0;
-  readonly #decoder = new TextDecoder();
+/** The longest run of bytes turned into a string in one call (a call's arguments are bounded). */
+const CHUNK = 4096;
 
-  constructor(bytes: Uint8Array) {
-    this.#bytes = bytes;
+/** `bytes` as a string of one character per byte (its code the byte's value), read with string operations. */
+function binary(bytes: Uint8Array): string {
+  let text = "";
+  for (let start = 0; start < bytes.length; start += CHUNK) {
+    text += String.fromCharCode.apply(null, bytes.subarray(start, start + CHUNK) as unknown as number[]);
+  }
+  return text;
+}
+
+/** A value's bytes (a string of one character per byte) as UTF-8 text; ASCII, the usual case, as it is. */
+function utf8(bytes: string): string {
+  // deno-lint-ignore no-control-regex
+  if (!/[^\x00-\x7f]/.test(bytes)) return bytes;
+  return decoder.decode(Uint8Array.from(bytes, (char) => char.charCodeAt(0)));
+}
+
+/** One pass over a listing, held as a string of one character per byte. */
+class ListingReader {
+  readonly #text: string;
+  #at = 0;
+
+  constructor(text: string) {
+    this.#text = text;
   }
 
   read(): Map<string, string> {
     const variables = new Map<string, string>();
     // Every name listed, with a value or not: bash lists each once.
     const seen = new Set<string>();
-    while (this.#at < this.#bytes.length) {
+    const text = this.#text;
+    while (this.#at < text.length) {
       const flags = this.#prefix();
       const name = this.#name();
       if (seen.has(name)) throw new NotAListing();
@@ -116,7 +134,7 @@ class ListingReader {
       if (flags.includes("a") || flags.includes("A")) {
         this.#skipArray();
       } else {
-        variables.set(name, this.#decoder.decode(this.#scalar()));
+        variables.set(name, utf8(this.#scalar()));
       }
       if (this.#take() !== NEWLINE) throw new NotAListing();
     }
@@ -125,41 +143,39 @@ class ListingReader {
 
   /** `declare -FLAGS ` or `export ` (POSIX mode, `export -FLAGS ` for an array): the flags. */
   #prefix(): string {
-    let flags = "";
-    if (this.#startsWith(DECLARE)) {
-      this.#at += DECLARE.length;
-      flags = this.#flags();
-    } else if (this.#startsWith(EXPORT)) {
-      this.#at += EXPORT.length;
-      if (this.#peek() === 0x2d) {
-        this.#at++;
-        flags = this.#flags();
-      }
-    } else {
-      throw new NotAListing();
+    const text = this.#text;
+    if (text.startsWith("declare -", this.#at)) {
+      this.#at += 9;
+      return this.#flags();
     }
-    return flags;
+    if (!text.startsWith("export ", this.#at)) throw new NotAListing();
+    this.#at += 7;
+    if (text.charCodeAt(this.#at) !== 0x2d) return "";
+    this.#at++;
+    return this.#flags();
   }
 
   /** Letters (or bash's `-` for none) up to one space. */
   #flags(): string {
     const start = this.#at;
-    while (isFlag(this.#peek())) this.#at++;
-    const flags = this.#decoder.decode(this.#bytes.subarray(start, this.#at));
-    if (flags === "" || this.#take() !== SPACE) throw new NotAListing();
-    return flags;
+    while (isFlag(this.#text.charCodeAt(this.#at))) this.#at++;
+    if (this.#at === start || this.#take() !== SPACE) throw new NotAListing();
+    return this.#text.slice(start, this.#at - 1);
   }
 
   /** A shell variable's name: a letter or `_`, then letters, digits and `_`. */
   #name(): string {
+    const text = this.#text;
     const start = this.#at;
-    if (!isNameStart(this.#peek())) throw new NotAListing();
-    while (isNameStart(this.#peek()) || isDigit(this.#peek())) this.#at++;
-    return this.#decoder.decode(this.#bytes.subarray(start, this.#at));
+    if (!isNameStart(text.charCodeAt(start))) throw new NotAListing();
+    let at = start + 1;
+    while (isNameStart(text.charCodeAt(at)) || isDigit(text.charCodeAt(at))) at++;
+    this.#at = at;
+    return text.slice(start, at);
   }
 
-  /** A scalar's value: `"…"` or `$'…'`, as bytes. */
-  #scalar(): Uint8Array {
+  /** A scalar's value: `"…"` or `$'…'`, as bytes (one character each). */
+  #scalar(): string {
     const first = this.#take();
     if (first === DOUBLE) return this.#doubleQuoted();
     if (first === DOLLAR && this.#take() === SINGLE) return this.#ansiC();
@@ -167,53 +183,63 @@ class ListingReader {
   }
 
   /** After `"`: up to the closing `"`, with bash's four escapes (`\"`, `\\`, `\$`, `` \` ``) and nothing else. */
-  #doubleQuoted(): Uint8Array {
-    const value: number[] = [];
+  #doubleQuoted(): string {
+    const text = this.#text;
+    let value = "";
     for (;;) {
-      const byte = this.#take();
-      if (byte === DOUBLE) return Uint8Array.from(value);
-      // Unescaped, these would be expansions when bash read the line back: bash never prints them so.
-      if (byte === DOLLAR || byte === BACKQUOTE) throw new NotAListing();
-      if (byte === BACKSLASH) {
-        const escaped = this.#take();
-        if (escaped !== DOUBLE && escaped !== BACKSLASH && escaped !== DOLLAR && escaped !== BACKQUOTE) {
-          throw new NotAListing();
-        }
-        value.push(escaped);
-      } else {
-        value.push(byte);
+      // The run up to the next quote, backslash, `$` or backquote is taken as it is.
+      const start = this.#at;
+      let at = start;
+      let byte = text.charCodeAt(at);
+      while (byte !== DOUBLE && byte !== BACKSLASH && byte !== DOLLAR && byte !== BACKQUOTE && at < text.length) {
+        byte = text.charCodeAt(++at);
       }
+      value += text.slice(start, at);
+      this.#at = at;
+      byte = this.#take();
+      if (byte === DOUBLE) return value;
+      // Unescaped, these would be expansions when bash read the line back: bash never prints them so.
+      if (byte !== BACKSLASH) throw new NotAListing();
+      const escaped = this.#take();
+      if (escaped !== DOUBLE && escaped !== BACKSLASH && escaped !== DOLLAR && escaped !== BACKQUOTE) {
+        throw new NotAListing();
+      }
+      value += String.fromCharCode(escaped);
     }
   }
 
   /** After `$'`: up to the closing `'`, decoding `\n`, `\E`, octal and hex escapes to their bytes. */
-  #ansiC(): Uint8Array {
-    const value: number[] = [];
+  #ansiC(): string {
+    const text = this.#text;
+    let value = "";
     for (;;) {
-      const byte = this.#take();
-      if (byte === SINGLE) return Uint8Array.from(value);
-      if (byte !== BACKSLASH) {
-        value.push(byte);
-        continue;
-      }
+      const start = this.#at;
+      let at = start;
+      let byte = text.charCodeAt(at);
+      while (byte !== SINGLE && byte !== BACKSLASH && at < text.length) byte = text.charCodeAt(++at);
+      value += text.slice(start, at);
+      this.#at = at;
+      if (this.#take() === SINGLE) return value;
       const escape = this.#take();
       const named = ANSI_C_ESCAPES.get(escape);
       if (named !== undefined) {
-        value.push(named);
+        value += String.fromCharCode(named);
       } else if (isOctal(escape)) {
         // One to three octal digits, as bash reads them; over 0377 is no byte, and bash never prints it.
         let code = escape - 0x30;
-        for (let digits = 1; digits < 3 && isOctal(this.#peek()); digits++) code = code * 8 + this.#take() - 0x30;
+        for (let digits = 1; digits < 3 && isOctal(text.charCodeAt(this.#at)); digits++) {
+          code = code * 8 + this.#take() - 0x30;
+        }
         if (code > 0xff) throw new NotAListing();
-        value.push(code);
+        value += String.fromCharCode(code);
       } else if (escape === 0x78) {
         // `\xHH`: one or two hex digits.
         let code = -1;
-        for (let digits = 0; digits < 2 && hexValue(this.#peek()) >= 0; digits++) {
+        for (let digits = 0; digits < 2 && hexValue(text.charCodeAt(this.#at)) >= 0; digits++) {
           code = Math.max(code, 0) * 16 + hexValue(this.#take());
         }
         if (code < 0) throw new NotAListing();
-        value.push(code);
+        value += String.fromCharCode(code);
       } else {
         // `\u`, `\U` (decoded through the locale) and `\c`: bash's listing never has them.
         throw new NotAListing();
@@ -245,23 +271,15 @@ class ListingReader {
 
   /** After `'`: up to the next `'` (no escapes inside). */
   #skipSingleQuoted(): void {
-    while (this.#take() !== SINGLE);
-  }
-
-  #startsWith(prefix: Uint8Array): boolean {
-    if (this.#at + prefix.length > this.#bytes.length) return false;
-    return prefix.every((byte, index) => this.#bytes[this.#at + index] === byte);
-  }
-
-  /** The next byte, or -1 at the end. */
-  #peek(): number {
-    return this.#at < this.#bytes.length ? this.#bytes[this.#at] : -1;
+    const close = this.#text.indexOf("'", this.#at);
+    if (close === -1) throw new NotAListing();
+    this.#at = close + 1;
   }
 
   /** The next byte, consumed; the end of the listing inside a line is no listing. */
   #take(): number {
-    if (this.#at >= this.#bytes.length) throw new NotAListing();
-    return this.#bytes[this.#at++];
+    if (this.#at >= this.#text.length) throw new NotAListing();
+    return this.#text.charCodeAt(this.#at++);
   }
 }
 

@@ -160,7 +160,7 @@ export function parseState(
   if (!line.endsWith("\n") || !line.startsWith("/")) return undefined;
   const cwd = line.slice(0, -1);
   const now = new Map<string, string>();
-  const listingAt = entries.findIndex((entry) => text(entry) === EXPORT_LISTING);
+  const listingAt = entries.findIndex(isListingMark);
   if (listingAt !== -1) {
     // bash's listing is the one record between its mark and the end mark: anything around it is no dump of bash's.
     const listed = listingAt === 1 && entries.length === 5 ? exportedVariables(entries[2]) : undefined;
@@ -201,7 +201,17 @@ function splitAtNul(bytes: Uint8Array): Uint8Array[] {
   return pieces;
 }
 
+/** Not streaming: one decoder serves every call. */
+const decoder = new TextDecoder();
+
 /** UTF-8 text, a byte that is not UTF-8 read as U+FFFD. */
 function text(bytes: Uint8Array): string {
-  return new TextDecoder().decode(bytes);
+  return decoder.decode(bytes);
+}
+
+const LISTING_MARK = encoder.encode(EXPORT_LISTING);
+
+/** Whether `entry` is the record bash writes before its listing (compared as bytes: the listing is long). */
+function isListingMark(entry: Uint8Array): boolean {
+  return entry.length === LISTING_MARK.length && entry.every((byte, index) => byte === LISTING_MARK[index]);
 }
