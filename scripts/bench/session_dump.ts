@@ -9,7 +9,10 @@
  * besides the library's own (`--vars=N`), since the dump's cost grows with
  * each.
  *
- * Usage: `npx -y deno@2.9.6 run -A scripts/bench/session_dump.ts --against=<dir> [--rounds=N] [--vars=N]`
+ * Each row also shows its CPU time per call, this process's and its reaped children's (`/proc/self/stat`, 10 ms
+ * ticks: a mean over many calls), which a loaded machine inflates less than the wall time.
+ *
+ * Usage: `npx -y deno@2.9.6 run -A scripts/bench/session_dump.ts --against=<dir> [--rounds=N] [--vars=N] [--sandbox]`
  *
  * @module
  */
@@ -27,6 +30,8 @@ const againstDir = flags.get("against");
 if (againstDir === undefined) throw new Error("usage: session_dump.ts --against=<tree> [--rounds=N] [--vars=N]");
 const rounds = Number(flags.get("rounds") ?? 200);
 const vars = Number(flags.get("vars") ?? 0);
+/** `--sandbox`: both trees' shells run their commands in the sandbox (the raw rows stay outside it, for scale). */
+const sandboxed = flags.has("sandbox");
 const tree = againstDir.replace(/\/$/, "");
 const theirs = await import(`${tree}/mod.ts`) as typeof ours;
 const theirScript = await import(`${tree}/src/seam/carry/script.ts`) as typeof ourScript;
@@ -40,7 +45,7 @@ const env = Object.fromEntries(
 type Variant = { name: string; call: () => Promise<void> };
 
 function library(lib: typeof ours, label: string): { variants: Variant[]; close: () => Promise<void> } {
-  const shell = lib.createLocalShell({});
+  const shell = lib.createLocalShell(sandboxed ? { sandbox: {} } : {});
   const session = shell.session({ owner: null, env });
   const check = (result: ours.ShellRunResult, who: string): void => {
     if (result.exitCode !== 0) throw new Error(`${who}: exit ${result.exitCode} ${result.stderr.text}`);
@@ -148,7 +153,9 @@ const median = (values: number[]): number => {
 };
 const rawMedian = median(samples.get(raw.name)!);
 console.log(
-  `Deno ${Deno.version.deno}, ${rounds} rounds, ${vars} extra variables; load average ${before[0].toFixed(2)} ` +
+  `Deno ${Deno.version.deno}, ${rounds} rounds, ${vars} extra variables${
+    sandboxed ? ", sandboxed" : ""
+  }; load average ${before[0].toFixed(2)} ` +
     `before, ${after[0].toFixed(2)} after\n`,
 );
 const rawCpu = cpu.get(raw.name)! / rounds;
