@@ -18,6 +18,7 @@ import { shQuote, untilFileExists } from "./helpers/bash.ts";
 import { listDir } from "./helpers/dirs.ts";
 import { assertSpecError, rejection, thrown } from "./helpers/errors.ts";
 import { runningWithEnv } from "./helpers/proc.ts";
+import { childEnvironment } from "./helpers/env_dump.ts";
 import { sandboxSkip } from "./helpers/sandbox.ts";
 import { withShell } from "./helpers/shell.ts";
 import { appeared, eventually } from "./helpers/wait.ts";
@@ -93,16 +94,6 @@ describe("a session carries the directory and the exported variables", () => {
     });
   });
 });
-
-/** A child's environment as `/proc/self/environ` gives it, without the names a session never takes. */
-function childEnvironment(dump: string): Record<string, string> {
-  const entries = dump.split("\0").filter((entry) => entry !== "");
-  const kept = entries.map((entry) => [entry.slice(0, entry.indexOf("=")), entry.slice(entry.indexOf("=") + 1)])
-    .filter(([name]) =>
-      !["_", "PWD", "OLDPWD", "SHLVL"].includes(name) && !name.startsWith("DSH_") && !name.startsWith("BASH_FUNC_")
-    );
-  return Object.fromEntries(kept);
-}
 
 describe("bash writes the state with its own builtins", () => {
   // What the shell hands a child is the truth: after each line, the next command must start from exactly that.

@@ -21,6 +21,7 @@ import { join } from "node:path";
 import { exportedVariables } from "../src/seam/carry/export_list.ts";
 import { statePrelude } from "../src/seam/carry/script.ts";
 import { parseState } from "../src/seam/carry/state.ts";
+import { childEnvironment } from "./helpers/env_dump.ts";
 import { sandboxSkip } from "./helpers/sandbox.ts";
 import { withShell } from "./helpers/shell.ts";
 
@@ -173,16 +174,6 @@ describe("bash's trap writes export -p's listing, in the C locale", () => {
     assert.ok(!pinned.includes("dsh-export-p") && pinned.includes("\0P=1\0"), pinned);
   });
 });
-
-/** A child's environment as `/proc/self/environ` gives it, without the names a session never takes. */
-function childEnvironment(dumped: string): Record<string, string> {
-  const entries = dumped.split("\0").filter((entry) => entry !== "");
-  const kept = entries.map((entry) => [entry.slice(0, entry.indexOf("=")), entry.slice(entry.indexOf("=") + 1)])
-    .filter(([name]) =>
-      !["_", "PWD", "OLDPWD", "SHLVL"].includes(name) && !name.startsWith("DSH_") && !name.startsWith("BASH_FUNC_")
-    );
-  return Object.fromEntries(kept);
-}
 
 /** Lines whose values attack the listing; after each, the next command must start from what its shell hands a child. */
 const ATTACKS = [

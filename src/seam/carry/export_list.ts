@@ -59,9 +59,6 @@ const ANSI_C_ESCAPES: ReadonlyMap<number, number> = new Map([
 /** Not streaming: one decoder serves every call. */
 const decoder = new TextDecoder();
 
-/** The listing could not have come from bash: thrown inside, turned into `undefined` at the edge. */
-class NotAListing extends Error {}
-
 /**
  * The variables in `listing` (bash's `export -p` output) that bash hands a
  * child: each exported scalar with a value, by name, its value decoded as
@@ -82,12 +79,7 @@ class NotAListing extends Error {}
  * ```
  */
 export function exportedVariables(listing: Uint8Array): Map<string, string> | undefined {
-  try {
-    return new ListingReader(binary(listing)).read();
-  } catch (error) {
-    if (error instanceof NotAListing) return undefined;
-    throw error;
-  }
+  return new ListingReader(binary(listing)).read();
 }
 
 /** The longest run of bytes turned into a string in one call (a call's arguments are bounded). */
@@ -109,36 +101,48 @@ function utf8(bytes: string): string {
   return decoder.decode(Uint8Array.from(bytes, (char) => char.charCodeAt(0)));
 }
 
-/** One pass over a listing, held as a string of one character per byte. */
+/**
+ * One pass over a listing, held as a string of one character per byte. A
+ * listing bash would not print is refused (`#refuse()`): the reader jumps
+ * to the end, where every loop stops and every byte read is -1, and
+ * `read()` then returns undefined.
+ */
 class ListingReader {
   readonly #text: string;
   #at = 0;
+  #refused = false;
 
   constructor(text: string) {
     this.#text = text;
   }
 
-  read(): Map<string, string> {
+  read(): Map<string, string> | undefined {
     const variables = new Map<string, string>();
     // Every name listed, with a value or not: bash lists each once.
     const seen = new Set<string>();
-    const text = this.#text;
-    while (this.#at < text.length) {
+    while (this.#at < this.#text.length) {
       const flags = this.#prefix();
       const name = this.#name();
-      if (seen.has(name)) throw new NotAListing();
+      if (seen.has(name)) this.#refuse();
       seen.add(name);
       const next = this.#take();
       if (next === NEWLINE) continue;
-      if (next !== EQUALS) throw new NotAListing();
+      if (next !== EQUALS) this.#refuse();
       if (flags.includes("a") || flags.includes("A")) {
         this.#skipArray();
       } else {
-        variables.set(name, utf8(this.#scalar()));
+        const value = this.#scalar();
+        if (!this.#refused) variables.set(name, utf8(value));
       }
-      if (this.#take() !== NEWLINE) throw new NotAListing();
+      if (this.#take() !== NEWLINE) this.#refuse();
     }
-    return variables;
+    return this.#refused ? undefined : variables;
+  }
+
+  /** This is no listing of bash's: read no further. */
+  #refuse(): void {
+    this.#refused = true;
+    this.#at = this.#text.length;
   }
 
   /** `declare -FLAGS ` or `export ` (POSIX mode, `export -FLAGS ` for an array): the flags. */
@@ -148,7 +152,10 @@ class ListingReader {
       this.#at += 9;
       return this.#flags();
     }
-    if (!text.startsWith("export ", this.#at)) throw new NotAListing();
+    if (!text.startsWith("export ", this.#at)) {
+      this.#refuse();
+      return "";
+    }
     this.#at += 7;
     if (text.charCodeAt(this.#at) !== 0x2d) return "";
     this.#at++;
@@ -159,7 +166,10 @@ class ListingReader {
   #flags(): string {
     const start = this.#at;
     while (isFlag(this.#text.charCodeAt(this.#at))) this.#at++;
-    if (this.#at === start || this.#take() !== SPACE) throw new NotAListing();
+    if (this.#at === start || this.#take() !== SPACE) {
+      this.#refuse();
+      return "";
+    }
     return this.#text.slice(start, this.#at - 1);
   }
 
@@ -167,7 +177,10 @@ class ListingReader {
   #name(): string {
     const text = this.#text;
     const start = this.#at;
-    if (!isNameStart(text.charCodeAt(start))) throw new NotAListing();
+    if (!isNameStart(text.charCodeAt(start))) {
+      this.#refuse();
+      return "";
+    }
     let at = start + 1;
     while (isNameStart(text.charCodeAt(at)) || isDigit(text.charCodeAt(at))) at++;
     this.#at = at;
@@ -179,14 +192,15 @@ class ListingReader {
     const first = this.#take();
     if (first === DOUBLE) return this.#doubleQuoted();
     if (first === DOLLAR && this.#take() === SINGLE) return this.#ansiC();
-    throw new NotAListing();
+    this.#refuse();
+    return "";
   }
 
   /** After `"`: up to the closing `"`, with bash's four escapes (`\"`, `\\`, `\$`, `` \` ``) and nothing else. */
   #doubleQuoted(): string {
     const text = this.#text;
     let value = "";
-    for (;;) {
+    while (!this.#refused) {
       // The run up to the next quote, backslash, `$` or backquote is taken as it is.
       const start = this.#at;
       let at = start;
@@ -199,52 +213,60 @@ class ListingReader {
       byte = this.#take();
       if (byte === DOUBLE) return value;
       // Unescaped, these would be expansions when bash read the line back: bash never prints them so.
-      if (byte !== BACKSLASH) throw new NotAListing();
-      const escaped = this.#take();
+      const escaped = byte === BACKSLASH ? this.#take() : -1;
       if (escaped !== DOUBLE && escaped !== BACKSLASH && escaped !== DOLLAR && escaped !== BACKQUOTE) {
-        throw new NotAListing();
+        this.#refuse();
+      } else {
+        value += String.fromCharCode(escaped);
       }
-      value += String.fromCharCode(escaped);
     }
+    return "";
   }
 
   /** After `$'`: up to the closing `'`, decoding `\n`, `\E`, octal and hex escapes to their bytes. */
   #ansiC(): string {
     const text = this.#text;
     let value = "";
-    for (;;) {
+    while (!this.#refused) {
       const start = this.#at;
       let at = start;
       let byte = text.charCodeAt(at);
       while (byte !== SINGLE && byte !== BACKSLASH && at < text.length) byte = text.charCodeAt(++at);
       value += text.slice(start, at);
       this.#at = at;
-      if (this.#take() === SINGLE) return value;
-      const escape = this.#take();
-      const named = ANSI_C_ESCAPES.get(escape);
-      if (named !== undefined) {
-        value += String.fromCharCode(named);
-      } else if (isOctal(escape)) {
-        // One to three octal digits, as bash reads them; over 0377 is no byte, and bash never prints it.
-        let code = escape - 0x30;
-        for (let digits = 1; digits < 3 && isOctal(text.charCodeAt(this.#at)); digits++) {
-          code = code * 8 + this.#take() - 0x30;
-        }
-        if (code > 0xff) throw new NotAListing();
-        value += String.fromCharCode(code);
-      } else if (escape === 0x78) {
-        // `\xHH`: one or two hex digits.
-        let code = -1;
-        for (let digits = 0; digits < 2 && hexValue(text.charCodeAt(this.#at)) >= 0; digits++) {
-          code = Math.max(code, 0) * 16 + hexValue(this.#take());
-        }
-        if (code < 0) throw new NotAListing();
-        value += String.fromCharCode(code);
-      } else {
-        // `\u`, `\U` (decoded through the locale) and `\c`: bash's listing never has them.
-        throw new NotAListing();
-      }
+      byte = this.#take();
+      if (byte === SINGLE) return value;
+      const escape = byte === BACKSLASH ? this.#take() : -1;
+      const code = this.#escaped(escape);
+      if (code < 0) this.#refuse();
+      else value += String.fromCharCode(code);
     }
+    return "";
+  }
+
+  /** The byte `$'…'`'s escape stands for (`escape` is the character after the backslash, consumed), or -1. */
+  #escaped(escape: number): number {
+    const named = ANSI_C_ESCAPES.get(escape);
+    if (named !== undefined) return named;
+    const text = this.#text;
+    if (isOctal(escape)) {
+      // One to three octal digits, as bash reads them; over 0377 is no byte, and bash never prints it.
+      let code = escape - 0x30;
+      for (let digits = 1; digits < 3 && isOctal(text.charCodeAt(this.#at)); digits++) {
+        code = code * 8 + this.#take() - 0x30;
+      }
+      return code > 0xff ? -1 : code;
+    }
+    if (escape === 0x78) {
+      // `\xHH`: one or two hex digits.
+      let code = -1;
+      for (let digits = 0; digits < 2 && hexValue(text.charCodeAt(this.#at)) >= 0; digits++) {
+        code = Math.max(code, 0) * 16 + hexValue(this.#take());
+      }
+      return code;
+    }
+    // `\u`, `\U` (decoded through the locale), `\c`, and any other: bash's listing never has them.
+    return -1;
   }
 
   /**
@@ -255,16 +277,17 @@ class ListingReader {
   #skipArray(): void {
     const first = this.#take();
     if (first === SINGLE) return this.#skipSingleQuoted();
-    if (first !== OPEN) throw new NotAListing();
-    for (;;) {
+    if (first !== OPEN) return this.#refuse();
+    while (!this.#refused) {
       const byte = this.#take();
       if (byte === CLOSE) return;
-      if (byte === DOUBLE) this.#doubleQuoted();
+      if (byte < 0) this.#refuse();
+      else if (byte === DOUBLE) this.#doubleQuoted();
       else if (byte === SINGLE) this.#skipSingleQuoted();
       else if (byte === BACKSLASH) this.#take();
       else if (byte === DOLLAR) {
-        if (this.#take() !== SINGLE) throw new NotAListing();
-        this.#ansiC();
+        if (this.#take() === SINGLE) this.#ansiC();
+        else this.#refuse();
       }
     }
   }
@@ -272,14 +295,13 @@ class ListingReader {
   /** After `'`: up to the next `'` (no escapes inside). */
   #skipSingleQuoted(): void {
     const close = this.#text.indexOf("'", this.#at);
-    if (close === -1) throw new NotAListing();
-    this.#at = close + 1;
+    if (close === -1) this.#refuse();
+    else this.#at = close + 1;
   }
 
-  /** The next byte, consumed; the end of the listing inside a line is no listing. */
+  /** The next byte, consumed; -1 at the end (where a line is never whole). */
   #take(): number {
-    if (this.#at >= this.#text.length) throw new NotAListing();
-    return this.#text.charCodeAt(this.#at++);
+    return this.#at < this.#text.length ? this.#text.charCodeAt(this.#at++) : -1;
   }
 }
 
