@@ -18,6 +18,7 @@ import { shQuote, untilFileExists } from "./helpers/bash.ts";
 import { listDir } from "./helpers/dirs.ts";
 import { assertSpecError, rejection, thrown } from "./helpers/errors.ts";
 import { runningWithEnv } from "./helpers/proc.ts";
+import { childEnvironment } from "./helpers/env_dump.ts";
 import { sandboxSkip } from "./helpers/sandbox.ts";
 import { withShell } from "./helpers/shell.ts";
 import { appeared, eventually } from "./helpers/wait.ts";
@@ -94,16 +95,6 @@ describe("a session carries the directory and the exported variables", () => {
   });
 });
 
-/** A child's environment as `/proc/self/environ` gives it, without the names a session never takes. */
-function childEnvironment(dump: string): Record<string, string> {
-  const entries = dump.split("\0").filter((entry) => entry !== "");
-  const kept = entries.map((entry) => [entry.slice(0, entry.indexOf("=")), entry.slice(entry.indexOf("=") + 1)])
-    .filter(([name]) =>
-      !["_", "PWD", "OLDPWD", "SHLVL"].includes(name) && !name.startsWith("DSH_") && !name.startsWith("BASH_FUNC_")
-    );
-  return Object.fromEntries(kept);
-}
-
 describe("bash writes the state with its own builtins", () => {
   // What the shell hands a child is the truth: after each line, the next command must start from exactly that.
   const posixLines = [
@@ -151,13 +142,20 @@ describe("bash writes the state with its own builtins", () => {
     });
   });
 
-  it("a line that makes the dump's own variable read-only hands nothing on (the dump has no end)", async () => {
+  it("the dump has no variable of its own: a read-only __dsh_name or LC_ALL still hands the state on", async () => {
     await withShell({}, async (shell) => {
       const session = shell.session({ owner: null });
+      // Until issue 41 the dump looped with __dsh_name, and a line that made it read-only handed nothing on.
       const result = await session.exec("readonly __dsh_name=1; export MODE=dev; cd /");
       assert.equal(result.exitCode, 0);
       assert.equal(result.stderr.text, "", "the dump's errors never reach the command's stderr");
-      assert.deepEqual(session.env, {});
+      assert.deepEqual(session.env, { MODE: "dev" });
+      assert.equal(session.cwd, "/");
+      // A read-only LC_ALL would keep its locale for `export -p`: that environment is read through a `cat`.
+      const pinned = await session.exec("declare -rx LC_ALL=C.UTF-8; export LOCALE_SET=é; cd /usr");
+      assert.equal(pinned.stderr.text, "");
+      assert.deepEqual(session.env, { MODE: "dev", LC_ALL: "C.UTF-8", LOCALE_SET: "é" });
+      assert.equal(session.cwd, "/usr");
     });
   });
 });

@@ -29,3 +29,13 @@ export function parseEnv0(text: string): Record<string, string> {
   }
   return out;
 }
+
+/** A child's environment as `/proc/self/environ` gives it, without the names a session never takes. */
+export function childEnvironment(dump: string): Record<string, string> {
+  const entries = dump.split("\0").filter((entry) => entry !== "");
+  const kept = entries.map((entry) => [entry.slice(0, entry.indexOf("=")), entry.slice(entry.indexOf("=") + 1)])
+    .filter(([name]) =>
+      !["_", "PWD", "OLDPWD", "SHLVL"].includes(name) && !name.startsWith("DSH_") && !name.startsWith("BASH_FUNC_")
+    );
+  return Object.fromEntries(kept);
+}

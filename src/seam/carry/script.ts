@@ -6,11 +6,14 @@
  * An `EXIT` trap is the one place a POSIX shell runs on every way out that
  * leaves it a say: the end of the script, `exit N`, `set -e`, a syntax
  * error further down. What it writes is `pwd`'s line, a NUL, the shell's
- * exported environment as the kernel gives it to a child
- * (`/proc/self/environ` of a `cat`: NUL-separated, any byte but NUL in a
- * value), and an end mark, so a dump cut short (no `cat` on the `PATH` the
- * command left, a full disk) is seen as none. The trap adds no `exit`: the
- * shell then exits with the status the command left (POSIX, "trap").
+ * exported environment, and an end mark, so a dump cut short (no `cat` on
+ * the `PATH` the command left, a full disk) is seen as none. bash writes its
+ * environment as its `export -p` listing, after a record of its own
+ * (`dsh-export-p`), which the host parses (`export_list.ts`); any other
+ * shell through a `cat` of `/proc/self/environ` (as the kernel gives it to a
+ * child: NUL-separated, any byte but NUL in a value). The trap adds no
+ * `exit`: the shell then exits with the status the command left (POSIX,
+ * "trap").
  *
  * @module
  */
@@ -23,29 +26,31 @@ export { STATE_END } from "../wrapper.ts";
 /** Where the trap writes: a file on this host, or an fd the wrapper opened on one (inside the sandbox). */
 export type StateTarget = { readonly path: string } | { readonly fd: number };
 
-/** Every first character a shell variable's name can have: bash lists the variables by prefix (`${!A@}`). */
-const NAME_STARTS = [..."ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz_"];
+/**
+ * The record a bash dump puts before its environment (`state.ts` reads what
+ * follows as `export -p`'s listing, not as `NAME=value` entries).
+ */
+export const EXPORT_LISTING = "dsh-export-p";
 
 /**
- * bash's exported environment written with its builtins alone: no process
- * is started (a `cat` is a fork and an exec, about half a fresh spawn's
- * cost). Each variable bash would put in a child's environment: exported
- * (`x`), no array (`a`, `A`: bash exports none), no name reference, set.
- * `set +aeux` first: `-a` would export the loop's own variable, `-u` stop at
- * an exported but unset one, `-e` and `-x` do what the command asked of its
- * own lines. The loop ends on `.` (no name): a dump that stopped short of it
- * (a failed write, a loop variable the command made read-only) has no end
- * mark, as a failed `cat` leaves none. `${!name@a}` needs bash 4.4; an older bash reads the environment
- * as every other shell does. A variable whose name is no shell name (`A-B`,
- * passed on by bash from its own environment) is not listed: such names are
- * never taken as unset from a dump (`state.ts`).
+ * bash's exported environment written by one builtin, `export -p`, which
+ * lists every exported variable as bash would read it back
+ * (`declare -x NAME="value"`); the host parses that (`export_list.ts`). No
+ * process is started (a `cat` is a fork and an exec, about half a fresh
+ * spawn's cost), and nothing loops in bash: listing the variables by prefix
+ * and printing each with `printf` took 1 to 2 ms a command, `export -p`
+ * about 0.1 ms. It runs in the C locale (`LC_ALL=C`, for that builtin
+ * alone): every byte from 0x80 is then written as an octal escape, so that
+ * no locale whose characters end in a `\` or a `"` byte (Big5, GBK,
+ * Shift_JIS) can make a value's quoting read differently byte by byte. A
+ * command that made `LC_ALL` read-only (which would keep its locale) has
+ * its environment read through a `cat`, as an older bash (before 4.4: no
+ * `${LC_ALL@a}`) and every other shell. No `set` is needed: `export -p`
+ * expands nothing, `-e` does not end an `if`'s test, and `set -a` does not
+ * export the one-builtin `LC_ALL`.
  */
-const BASH_DUMP = "set +aeux; if ((BASH_VERSINFO[0] * 100 + BASH_VERSINFO[1] >= 404)); then " +
-  `for __dsh_name in ${NAME_STARTS.map((first) => `"\${!${first}@}"`).join(" ")} .; do ` +
-  '[ "$__dsh_name" = . ] && break; ' +
-  "[[ ${!__dsh_name@a} == *x* && ${!__dsh_name@a} != *[aA]* && ! -R $__dsh_name && -n ${!__dsh_name+set} ]] || " +
-  'continue; printf \'%s=%s\\0\' "$__dsh_name" "${!__dsh_name}" || break; done; ' +
-  '[ "$__dsh_name" = . ]; else command -p cat /proc/self/environ; fi';
+const BASH_DUMP = "if ((BASH_VERSINFO[0] * 100 + BASH_VERSINFO[1] >= 404)) && [[ ${LC_ALL+${LC_ALL@a}} != *r* ]]; " +
+  `then printf '${EXPORT_LISTING}\\0' && LC_ALL=C export -p && printf '\\0'; else command -p cat /proc/self/environ; fi`;
 
 /**
  * bash only: `trap` as the command sees it lists every trap but the

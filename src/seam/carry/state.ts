@@ -9,7 +9,8 @@
 import { closeSync, constants, fstatSync, openSync, read, rmSync } from "node:fs";
 import { DSH_ENV_PREFIX } from "../env/merge.ts";
 import type { EnvPatch } from "../types.ts";
-import { STATE_END } from "./script.ts";
+import { exportedVariables } from "./export_list.ts";
+import { EXPORT_LISTING, STATE_END } from "./script.ts";
 
 /**
  * Names a session never takes: the shell's own bookkeeping (`_`, `PWD` and
@@ -108,7 +109,7 @@ export async function takeState(
  */
 export function stateOf(read: Uint8Array | string, given: Readonly<Record<string, string>>): TakenState {
   if (typeof read === "string") return { change: undefined, note: `session state refused: ${read}` };
-  return { change: parseState(new TextDecoder().decode(read), given) };
+  return { change: parseState(read, given) };
 }
 
 /** The file's bytes, or a string saying why they are refused. */
@@ -137,23 +138,44 @@ function readAt(fd: number, bytes: Uint8Array, offset: number): Promise<number> 
   });
 }
 
-/** The change a dump (`text`) describes against `given`, or undefined when the dump is not whole. */
-export function parseState(text: string, given: Readonly<Record<string, string>>): StateChange | undefined {
-  const entries = text.split("\0");
-  // `pwd`'s line, the environment's entries, the end mark, and the empty string after its NUL.
-  if (entries.length < 3 || entries.at(-1) !== "" || entries.at(-2) !== STATE_END) return undefined;
-  const line = entries[0];
+const encoder = new TextEncoder();
+const NUL = 0;
+
+/**
+ * The change a dump describes against `given`, or undefined when the dump
+ * is not whole. The dump is `pwd`'s line and a NUL, then either the
+ * environment's `NAME=value` entries, each ending with a NUL (a `cat` of
+ * `/proc/self/environ`), or the record `dsh-export-p` and bash's
+ * `export -p` listing (`export_list.ts`), each ending with a NUL; then the
+ * end mark and its NUL. A listing that is not one bash prints is no dump.
+ */
+export function parseState(
+  dump: string | Uint8Array,
+  given: Readonly<Record<string, string>>,
+): StateChange | undefined {
+  const entries = splitAtNul(typeof dump === "string" ? encoder.encode(dump) : dump);
+  // `pwd`'s line, the environment's entries, the end mark, and the empty entry after its NUL.
+  if (entries.length < 3 || entries.at(-1)?.length !== 0 || text(entries.at(-2)!) !== STATE_END) return undefined;
+  const line = text(entries[0]);
   if (!line.endsWith("\n") || !line.startsWith("/")) return undefined;
   const cwd = line.slice(0, -1);
   const now = new Map<string, string>();
-  for (const entry of entries.slice(1, -2)) {
-    const equals = entry.indexOf("=");
-    // An entry with no name, or no "=", is no variable a shell could have exported.
-    if (equals <= 0) continue;
-    const name = entry.slice(0, equals);
-    // Only a name a shell can export: a dump a command spoiled (bytes of its own written into fd 9 around the trap's)
-    // must not hand on a name no later command could be started with (an engine refuses it, every time).
-    if (carriesOver(name) && SHELL_NAME.test(name)) now.set(name, entry.slice(equals + 1));
+  const listingAt = entries.findIndex(isListingMark);
+  if (listingAt !== -1) {
+    // bash's listing is the one record between its mark and the end mark: anything around it is no dump of bash's.
+    const listed = listingAt === 1 && entries.length === 5 ? exportedVariables(entries[2]) : undefined;
+    if (listed === undefined) return undefined;
+    for (const [name, value] of listed) if (carriesOver(name)) now.set(name, value);
+  } else {
+    for (const entry of entries.slice(1, -2).map(text)) {
+      const equals = entry.indexOf("=");
+      // An entry with no name, or no "=", is no variable a shell could have exported.
+      if (equals <= 0) continue;
+      const name = entry.slice(0, equals);
+      // Only a name a shell can export: a dump a command spoiled (bytes of its own written into fd 9 around the
+      // trap's) must not hand on a name no later command could be started with (an engine refuses it, every time).
+      if (carriesOver(name) && SHELL_NAME.test(name)) now.set(name, entry.slice(equals + 1));
+    }
   }
   const env: EnvPatch = {};
   for (const [name, value] of now) {
@@ -161,8 +183,35 @@ export function parseState(text: string, given: Readonly<Record<string, string>>
   }
   for (const name of Object.keys(given)) {
     // A name no shell variable can have (`A-B`) is passed on by the shell as it came, never unset by a command;
-    // bash's own dump (`script.ts`) lists only the variables it holds, so its absence there says nothing.
+    // bash's own listing (`script.ts`) holds only the variables it has, so its absence there says nothing.
     if (carriesOver(name) && !now.has(name) && SHELL_NAME.test(name)) env[name] = undefined;
   }
   return { cwd, env };
+}
+
+/** `bytes` cut at each NUL (the pieces, without their NULs; the last is what follows the last NUL). */
+function splitAtNul(bytes: Uint8Array): Uint8Array[] {
+  const pieces: Uint8Array[] = [];
+  let start = 0;
+  for (let at = bytes.indexOf(NUL); at !== -1; at = bytes.indexOf(NUL, start)) {
+    pieces.push(bytes.subarray(start, at));
+    start = at + 1;
+  }
+  pieces.push(bytes.subarray(start));
+  return pieces;
+}
+
+/** Not streaming: one decoder serves every call. */
+const decoder = new TextDecoder();
+
+/** UTF-8 text, a byte that is not UTF-8 read as U+FFFD. */
+function text(bytes: Uint8Array): string {
+  return decoder.decode(bytes);
+}
+
+const LISTING_MARK = encoder.encode(EXPORT_LISTING);
+
+/** Whether `entry` is the record bash writes before its listing (compared as bytes: the listing is long). */
+function isListingMark(entry: Uint8Array): boolean {
+  return entry.length === LISTING_MARK.length && entry.every((byte, index) => byte === LISTING_MARK[index]);
 }
