@@ -70,24 +70,24 @@ function library(lib: typeof ours, label: string): { variants: Variant[]; close:
 
 const mine = library(ours, "this tree");
 const other = library(theirs, "parent");
-const raw: Variant = {
-  name: "raw spawn bash -c true",
-  call: async () => {
-    const child = new Deno.Command("bash", {
-      args: ["-c", "true"],
-      detached: true,
-      env,
-      stdin: "null",
-      stdout: "piped",
-      stderr: "piped",
-    }).spawn();
-    await Promise.all([
-      child.status,
-      new Response(child.stdout).arrayBuffer(),
-      new Response(child.stderr).arrayBuffer(),
-    ]);
-  },
-};
+/** `bash -c <script>` spawned raw, as `run()` spawns (its own session, no stdin), its output drained. */
+async function rawBash(script: string): Promise<void> {
+  const child = new Deno.Command("bash", {
+    args: ["-c", script],
+    detached: true,
+    env,
+    stdin: "null",
+    stdout: "piped",
+    stderr: "piped",
+  }).spawn();
+  await Promise.all([
+    child.status,
+    new Response(child.stdout).arrayBuffer(),
+    new Response(child.stderr).arrayBuffer(),
+  ]);
+}
+
+const raw: Variant = { name: "raw spawn bash -c true", call: () => rawBash("true") };
 /**
  * A raw spawn of `bash -c <prelude>true` whose trap writes the state into a file made as the library makes it, then
  * read back and parsed (`takeState`): the fresh design's floor, without the rest of the library.
@@ -98,19 +98,7 @@ function rawWithState(script: typeof ourScript, state: typeof ourState, label: s
     name: `raw spawn, ${label}'s trap, state read`,
     call: async () => {
       const file = state.makeStateFile(join(scratch, `.state-${label.replace(/ /g, "-")}-${count++}`));
-      const child = new Deno.Command("bash", {
-        args: ["-c", `${script.statePrelude(file, "bash")}true`],
-        detached: true,
-        env,
-        stdin: "null",
-        stdout: "piped",
-        stderr: "piped",
-      }).spawn();
-      await Promise.all([
-        child.status,
-        new Response(child.stdout).arrayBuffer(),
-        new Response(child.stderr).arrayBuffer(),
-      ]);
+      await rawBash(`${script.statePrelude(file, "bash")}true`);
       const taken = await state.takeState(file, { ...Deno.env.toObject(), ...env }, 1024 * 1024);
       if (taken.change === undefined) throw new Error(`${label}: no state`);
     },
