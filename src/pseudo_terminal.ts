@@ -19,6 +19,7 @@ import { constants } from "node:os";
 import type * as NodePty from "@lydell/node-pty";
 import type { ChildExit, ChildHandle, ChildInput, SpawnRequest, TerminalSize } from "./seam/adapter.ts";
 import { ShellSpawnError } from "./seam/errors.ts";
+import { drainBeforeDestroy } from "./pty_drain.ts";
 
 /** The package's name, as `require` resolves it (Node: `node_modules`; Deno: `deno.json` imports). */
 const PACKAGE = "@lydell/node-pty";
@@ -83,8 +84,10 @@ export function spawnOnTerminal(request: SpawnRequest, size: TerminalSize): Chil
       forwarding = false;
     }
   });
-  // node-pty reports the exit once the terminal's output is read to its end (or 200 ms after the exit, when a
-  // background process still holds the terminal open), so the exit also says that the output has drained.
+  // node-pty reports the exit once the terminal's output is read to its end, or 200 ms after the exit, when it
+  // destroys the stream (a background process may hold the terminal open): what was still unread then is read first
+  // (`pty_drain.ts`), so the exit also says that the output has drained.
+  drainBeforeDestroy(term);
   const exited = new Promise<ChildExit>((resolve) => {
     term.onExit(({ exitCode, signal }) => {
       resolve(signal ? { code: null, signal: signalName(signal) } : { code: exitCode, signal: null });
