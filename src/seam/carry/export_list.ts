@@ -198,19 +198,11 @@ class ListingReader {
 
   /** After `"`: up to the closing `"`, with bash's four escapes (`\"`, `\\`, `\$`, `` \` ``) and nothing else. */
   #doubleQuoted(): string {
-    const text = this.#text;
     let value = "";
     while (!this.#refused) {
       // The run up to the next quote, backslash, `$` or backquote is taken as it is.
-      const start = this.#at;
-      let at = start;
-      let byte = text.charCodeAt(at);
-      while (byte !== DOUBLE && byte !== BACKSLASH && byte !== DOLLAR && byte !== BACKQUOTE && at < text.length) {
-        byte = text.charCodeAt(++at);
-      }
-      value += text.slice(start, at);
-      this.#at = at;
-      byte = this.#take();
+      value += this.#plainRun(endsDoubleQuotedRun);
+      const byte = this.#take();
       if (byte === DOUBLE) return value;
       // Unescaped, these would be expansions when bash read the line back: bash never prints them so.
       const escaped = byte === BACKSLASH ? this.#take() : -1;
@@ -225,16 +217,10 @@ class ListingReader {
 
   /** After `$'`: up to the closing `'`, decoding `\n`, `\E`, octal and hex escapes to their bytes. */
   #ansiC(): string {
-    const text = this.#text;
     let value = "";
     while (!this.#refused) {
-      const start = this.#at;
-      let at = start;
-      let byte = text.charCodeAt(at);
-      while (byte !== SINGLE && byte !== BACKSLASH && at < text.length) byte = text.charCodeAt(++at);
-      value += text.slice(start, at);
-      this.#at = at;
-      byte = this.#take();
+      value += this.#plainRun(endsAnsiCRun);
+      const byte = this.#take();
       if (byte === SINGLE) return value;
       const escape = byte === BACKSLASH ? this.#take() : -1;
       const code = this.#escaped(escape);
@@ -242,6 +228,16 @@ class ListingReader {
       else value += String.fromCharCode(code);
     }
     return "";
+  }
+
+  /** The characters from here up to the first that `ends` (or the text's end), taken as they are; stops before it. */
+  #plainRun(ends: (byte: number) => boolean): string {
+    const text = this.#text;
+    const start = this.#at;
+    let at = start;
+    while (at < text.length && !ends(text.charCodeAt(at))) at++;
+    this.#at = at;
+    return text.slice(start, at);
   }
 
   /** The byte `$'…'`'s escape stands for (`escape` is the character after the backslash, consumed), or -1. */
@@ -303,6 +299,16 @@ class ListingReader {
   #take(): number {
     return this.#at < this.#text.length ? this.#text.charCodeAt(this.#at++) : -1;
   }
+}
+
+/** Where a plain run inside `"…"` ends: a character bash escapes there, or the closing quote. */
+function endsDoubleQuotedRun(byte: number): boolean {
+  return byte === DOUBLE || byte === BACKSLASH || byte === DOLLAR || byte === BACKQUOTE;
+}
+
+/** Where a plain run inside `$'…'` ends: an escape, or the closing quote. */
+function endsAnsiCRun(byte: number): boolean {
+  return byte === SINGLE || byte === BACKSLASH;
 }
 
 function isFlag(byte: number): boolean {
