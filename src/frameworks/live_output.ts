@@ -8,6 +8,7 @@
  * @module
  */
 
+import { BoundedOutput } from "../seam/bounded_output.ts";
 import { stripControlSequences } from "../tool/mod.ts";
 
 /** The least time between two snapshots a caller is woken for, in ms. */
@@ -15,33 +16,18 @@ export const LIVE_INTERVAL_MS = 100;
 
 /** The output so far of one call, and a wake-up for whoever shows it. */
 export class LiveOutput {
-  readonly #headLimit: number;
-  readonly #tailLimit: number;
-  #head: Uint8Array[] = [];
-  #headBytes = 0;
-  #tail: Uint8Array[] = [];
-  #tailBytes = 0;
-  #total = 0;
+  readonly #output: BoundedOutput;
   #changed = false;
   #wake: (() => void) | undefined;
 
   /** @param budget Bytes the call's result keeps of a stream (`stdoutMaxBytes`). */
   constructor(budget: number) {
-    this.#headLimit = Math.floor(budget / 2);
-    this.#tailLimit = budget - this.#headLimit;
+    this.#output = new BoundedOutput(budget);
   }
 
   /** Takes a chunk of either stream (the observer's copy). */
   readonly push = (chunk: Uint8Array): void => {
-    this.#total += chunk.length;
-    const room = Math.max(0, this.#headLimit - this.#headBytes);
-    if (room > 0) {
-      const head = chunk.slice(0, room);
-      this.#head.push(head);
-      this.#headBytes += head.length;
-    }
-    const rest = chunk.subarray(Math.min(room, chunk.length));
-    if (rest.length > 0) this.#keepTail(rest);
+    this.#output.push(chunk);
     this.#changed = true;
     this.#wake?.();
   };
@@ -63,37 +49,12 @@ export class LiveOutput {
   /** The output so far as text; marks it as seen. */
   text(): string {
     this.#changed = false;
-    const decoder = new TextDecoder();
-    const head = decoder.decode(concat(this.#head, this.#headBytes), { stream: this.#tailBytes > 0 });
-    if (this.#tailBytes === 0) return stripControlSequences(head);
-    const tail = concat(this.#tail, this.#tailBytes);
-    let start = 0;
-    while (start < tail.length && start < 3 && (tail[start] & 0xc0) === 0x80) start++;
-    const left = this.#total - this.#headBytes - this.#tailBytes;
+    const overflowed = this.#output.overflowed;
+    // With a tail after it, a character cut at the head's end is left out, not shown as U+FFFD.
+    const head = new TextDecoder().decode(this.#output.head(), { stream: overflowed });
+    if (!overflowed) return stripControlSequences(head);
+    const left = this.#output.leftOut;
     const note = left > 0 ? `\n[... ${left} bytes left out ...]\n` : "";
-    return stripControlSequences(head + note + new TextDecoder().decode(tail.subarray(start)));
+    return stripControlSequences(head + note + new TextDecoder().decode(this.#output.tail()));
   }
-
-  #keepTail(bytes: Uint8Array): void {
-    this.#tail.push(bytes.slice(Math.max(0, bytes.length - this.#tailLimit)));
-    this.#tailBytes += Math.min(bytes.length, this.#tailLimit);
-    while (this.#tail.length > 1 && this.#tailBytes - this.#tail[0].length >= this.#tailLimit) {
-      this.#tailBytes -= this.#tail.shift()!.length;
-    }
-    const over = this.#tailBytes - this.#tailLimit;
-    if (over > 0) {
-      this.#tail[0] = this.#tail[0].subarray(over);
-      this.#tailBytes -= over;
-    }
-  }
-}
-
-function concat(parts: Uint8Array[], length: number): Uint8Array {
-  const all = new Uint8Array(length);
-  let at = 0;
-  for (const part of parts) {
-    all.set(part, at);
-    at += part.length;
-  }
-  return all;
 }

@@ -15,6 +15,7 @@
  * @module
  */
 
+import { BoundedOutput } from "../seam/bounded_output.ts";
 import { stripControlSequences } from "../tool/mod.ts";
 import type { CallContext } from "./connection.ts";
 
@@ -27,64 +28,30 @@ export interface ProgressNotification {
   params: { progressToken: string | number; progress: number; message?: string };
 }
 
-/** What a stream's messages keep: the first half of the budget live, the last half at the end (as the collector). */
+/** What a stream's messages keep: the head live, then the note and the tail at the end (as the result). */
 class StreamBound {
   readonly #name: string;
-  readonly #headLimit: number;
-  readonly #tailLimit: number;
+  readonly #output: BoundedOutput;
   readonly #decoder = new TextDecoder();
-  #headBytes = 0;
-  #total = 0;
-  #tail: Uint8Array[] = [];
-  #tailBytes = 0;
 
   constructor(name: string, budget: number) {
     this.#name = name;
-    this.#headLimit = Math.floor(budget / 2);
-    this.#tailLimit = budget - this.#headLimit;
+    this.#output = new BoundedOutput(budget);
   }
 
   /** The text of `chunk` to send now (its part within the head), keeping the rest for the tail. */
   take(chunk: Uint8Array): string {
-    this.#total += chunk.length;
-    const room = this.#headLimit - this.#headBytes;
-    const head = chunk.subarray(0, Math.max(0, room));
-    this.#headBytes += head.length;
-    const rest = chunk.subarray(head.length);
-    if (rest.length > 0) this.#keepTail(rest);
+    const head = this.#output.push(chunk);
     // A character cut at the head's end stays in the decoder, never half-sent.
     return head.length === 0 ? "" : this.#decoder.decode(head, { stream: true });
   }
 
-  /** Once the stream is over: a note of what was left out and the tail, or "" when nothing was. */
+  /** Once the stream is over: a note of what was left out and the tail, or "" when nothing went past the head. */
   end(): string {
-    if (this.#tailBytes === 0) return "";
-    const tail = new Uint8Array(this.#tailBytes);
-    let at = 0;
-    for (const part of this.#tail) {
-      tail.set(part, at);
-      at += part.length;
-    }
-    const left = this.#total - this.#headBytes - tail.length;
-    // The tail starts where a ring cut it: skip the continuation bytes of a character whose start went.
-    let start = 0;
-    while (start < tail.length && start < 3 && (tail[start] & 0xc0) === 0x80) start++;
+    if (!this.#output.overflowed) return "";
+    const left = this.#output.leftOut;
     const note = left > 0 ? `\n[... ${left} bytes of ${this.#name} left out ...]\n` : "";
-    return note + new TextDecoder().decode(tail.subarray(start));
-  }
-
-  #keepTail(bytes: Uint8Array): void {
-    // A copy: the runtime may reuse the chunk's memory once the listener returns.
-    this.#tail.push(bytes.slice(Math.max(0, bytes.length - this.#tailLimit)));
-    this.#tailBytes += Math.min(bytes.length, this.#tailLimit);
-    while (this.#tail.length > 1 && this.#tailBytes - this.#tail[0].length >= this.#tailLimit) {
-      this.#tailBytes -= this.#tail.shift()!.length;
-    }
-    const over = this.#tailBytes - this.#tailLimit;
-    if (over > 0) {
-      this.#tail[0] = this.#tail[0].subarray(over);
-      this.#tailBytes -= over;
-    }
+    return note + new TextDecoder().decode(this.#output.tail());
   }
 }
 
