@@ -211,9 +211,15 @@ const SCENARIOS: readonly Scenario[] = [
     name: "a blocked prompt: UserPromptSubmit exit 2 and a JSON block",
     hooks: {
       SessionStart: [{ kind: "command", body: "echo MARK-session-before-block" }],
+      // Claude Code ends the run at the first block without waiting for the other hook (its run's end kills it, a
+      // 1 s hook mid-way, measured): each blocks only once the other has logged what it got, so what is compared
+      // (both ran, their stdin) does not depend on which answers first or how fast the other is.
       UserPromptSubmit: [
-        { kind: "command", body: "echo MARK-prompt-blocked >&2; exit 2" },
-        { kind: "command", body: json({ decision: "block", reason: "MARK-prompt-json-block" }) },
+        { kind: "command", body: "after_logged UserPromptSubmit-1; echo MARK-prompt-blocked >&2; exit 2" },
+        {
+          kind: "command",
+          body: `after_logged UserPromptSubmit-0; ${json({ decision: "block", reason: "MARK-prompt-json-block" })}`,
+        },
       ],
     },
   },
@@ -749,6 +755,11 @@ function scenarioSettings(
             `done=${shQuote(join(dir, `${id}.done`))} pids=${shQuote(join(dir, `${id}.pids`))}`,
             // For a body that may finish only once its side lets it (`held`: `HELD_UNTIL_RUN_ENDED`).
             `held() { until [ -e ${shQuote(join(dir, RELEASE))} ]; do sleep 0.05; done; }`,
+            // For a body that answers only once another hook of its side has logged its payload (`after_logged ID`);
+            // bounded (20 s), so that a hook that never runs shows as a difference, not a hang.
+            `after_logged() { n=0; until [ -s ${
+              shQuote(dir)
+            }/"$1".jsonl ] || [ $n -ge 400 ]; do sleep 0.05; n=$((n+1)); done; }`,
             hook.body,
           ].join("\n"),
         );
