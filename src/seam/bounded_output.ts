@@ -7,6 +7,7 @@
  * @module
  */
 
+import { concatBytes } from "./capture/bytes.ts";
 import { TailRing } from "./capture/tail_ring.ts";
 import { boundaryStartOffset } from "./capture/utf8.ts";
 
@@ -66,15 +67,9 @@ export class BoundedOutput {
     return this.#total > this.#headBytes;
   }
 
-  /** The head's bytes, as a new array. */
+  /** The head's bytes, in one array (not to be changed: with one chunk it is that chunk). */
   head(): Uint8Array {
-    const all = new Uint8Array(this.#headBytes);
-    let at = 0;
-    for (const part of this.#head) {
-      all.set(part, at);
-      at += part.length;
-    }
-    return all;
+    return concatBytes(this.#head);
   }
 
   /**

@@ -7,6 +7,7 @@
  */
 
 import type { CollectedOutput } from "./types.ts";
+import { concatBytes } from "./bytes.ts";
 import { SpillFile } from "./spill.ts";
 import { TailRing } from "./tail_ring.ts";
 import { boundaryStartOffset, completePrefixLength } from "./utf8.ts";
@@ -158,7 +159,7 @@ export class OutputCollector {
     } else if (tailStart === this.#headBytes) {
       // Head and tail still meet: everything from the cursor on is held.
       const head = this.#heldHead().subarray(cursor);
-      bytes = this.#tail === undefined ? head : concat([head, this.#tail.toBytes()]);
+      bytes = this.#tail === undefined ? head : concatBytes([head, this.#tail.toBytes()]);
     } else {
       lossy = true;
       const newest = this.#tail!.toBytes();
@@ -214,7 +215,7 @@ export class OutputCollector {
     const tail = this.#tail?.toBytes() ?? EMPTY;
     const spillPath = this.#spill.kind === "closed" ? this.#spill.path : undefined;
     if (this.#total <= this.#options.budget) {
-      return { text: decoder.decode(concat([head, tail])), truncated: false, totalBytes: this.#total };
+      return { text: decoder.decode(concatBytes([head, tail])), truncated: false, totalBytes: this.#total };
     }
     const headCut = head.subarray(0, completePrefixLength(head));
     const tailCut = tail.subarray(boundaryStartOffset(tail));
@@ -233,7 +234,7 @@ export class OutputCollector {
 
   /** Everything held in memory, in stream order; only complete before the first overflow. */
   #heldBytes(): Uint8Array {
-    return this.#tail === undefined ? this.#heldHead() : concat([this.#heldHead(), this.#tail.toBytes()]);
+    return this.#tail === undefined ? this.#heldHead() : concatBytes([this.#heldHead(), this.#tail.toBytes()]);
   }
 
   /** The filled part of the head buffer (a view, not a copy). */
@@ -279,19 +280,6 @@ export class OutputCollector {
       this.#spill = { kind: "unavailable", why: `spill failed: ${describe(error)}` };
     }
   }
-}
-
-function concat(parts: Uint8Array[]): Uint8Array {
-  if (parts.length === 1) return parts[0];
-  let length = 0;
-  for (const part of parts) length += part.length;
-  const out = new Uint8Array(length);
-  let offset = 0;
-  for (const part of parts) {
-    out.set(part, offset);
-    offset += part.length;
-  }
-  return out;
 }
 
 function describe(error: unknown): string {

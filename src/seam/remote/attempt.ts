@@ -10,6 +10,7 @@
  */
 
 import type { ChildExit, SpawnRequest, TerminalSize } from "../adapter.ts";
+import { concatBytes } from "../capture/bytes.ts";
 import type { EngineFailure, EngineProcess } from "../engine.ts";
 import { drainAfterExit } from "../settle/drain.ts";
 import { type FrameListener, WrapperFrames } from "./frames.ts";
@@ -96,10 +97,15 @@ export class WrapperAttempt {
     let process: EngineProcess;
     if (size === undefined) {
       const bytes = request.stdin;
-      process = supervisor.link.run(WRAPPER_ARGV, bytes === undefined ? header.bytes : join(header.bytes, bytes), {
-        onStdout: request.onStdout,
-        onStderr: (chunk) => frames.push(chunk),
-      }, options.keepStdin ? { keepStdin: true } : undefined);
+      process = supervisor.link.run(
+        WRAPPER_ARGV,
+        bytes === undefined ? header.bytes : concatBytes([header.bytes, bytes]),
+        {
+          onStdout: request.onStdout,
+          onStderr: (chunk) => frames.push(chunk),
+        },
+        options.keepStdin ? { keepStdin: true } : undefined,
+      );
     } else {
       // The header is typed into the engine's terminal only once the wrapper has made it raw and said so: before
       // that, the terminal would echo it and act on its control characters. The request's stdin is the command's
@@ -125,11 +131,4 @@ export class WrapperAttempt {
   failure(exit: ChildExit): EngineFailure {
     return { code: exit.code, signal: exit.signal, stderr: this.#frames.clientText };
   }
-}
-
-function join(a: Uint8Array, b: Uint8Array): Uint8Array {
-  const joined = new Uint8Array(a.length + b.length);
-  joined.set(a);
-  joined.set(b, a.length);
-  return joined;
 }

@@ -16,6 +16,8 @@
  * @module
  */
 
+import { concatBytes } from "../capture/bytes.ts";
+
 /** What the frames say, as they come. */
 export interface FrameListener {
   /** The command started, in session `sid` on the engine. */
@@ -67,7 +69,7 @@ export class WrapperFrames {
       this.#listener.stderr(chunk);
       return;
     }
-    const bytes = this.#held.length === 0 ? chunk : concat(this.#held, chunk);
+    const bytes = this.#held.length === 0 ? chunk : concatBytes([this.#held, chunk]);
     this.#held = new Uint8Array(0);
     this.#head(bytes);
   }
@@ -117,11 +119,4 @@ function startsWith(bytes: Uint8Array, prefix: Uint8Array): boolean {
   if (bytes.length < prefix.length) return false;
   for (let i = 0; i < prefix.length; i++) if (bytes[i] !== prefix[i]) return false;
   return true;
-}
-
-function concat(a: Uint8Array, b: Uint8Array): Uint8Array {
-  const joined = new Uint8Array(a.length + b.length);
-  joined.set(a);
-  joined.set(b, a.length);
-  return joined;
 }
