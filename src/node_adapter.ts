@@ -35,9 +35,11 @@ import type {
 } from "./seam/adapter.ts";
 import { ShellSpawnError } from "./seam/errors.ts";
 import { spawnOnTerminal } from "./pseudo_terminal.ts";
+import { readMaster } from "./pty_master_read.ts";
 
 function spawnChild(request: SpawnRequest): ChildHandle {
-  if (request.terminal !== undefined) return spawnOnTerminal(request, request.terminal);
+  // Node's terminal stream ends at the hang-up after a short read: the master is read on to the kernel's end.
+  if (request.terminal !== undefined) return spawnOnTerminal(request, request.terminal, readMaster);
   // Node throws at once for every exec error but EACCES, EAGAIN, EMFILE,
   // ENFILE and ENOENT (E2BIG above all: command and environment too large);
   // the seam words whatever is thrown.

@@ -19,7 +19,7 @@ import { constants } from "node:os";
 import type * as NodePty from "@lydell/node-pty";
 import type { ChildExit, ChildHandle, ChildInput, SpawnRequest, TerminalSize } from "./seam/adapter.ts";
 import { ShellSpawnError } from "./seam/errors.ts";
-import { drainBeforeDestroy } from "./pty_drain.ts";
+import { drainBeforeDestroy, type MasterRead } from "./pty_drain.ts";
 
 /** The package's name, as `require` resolves it (Node: `node_modules`; Deno: `deno.json` imports). */
 const PACKAGE = "@lydell/node-pty";
@@ -59,10 +59,13 @@ function signalName(signal: number): string {
 /**
  * Starts `request` on a new pseudo-terminal of `request.terminal`'s size.
  * Everything the command prints arrives through `onStdout`; `stdin`, if
- * any, is typed first. Throws `ShellSpawnError` when the package cannot be
- * loaded, and the package's own error when the terminal cannot be opened.
+ * any, is typed first. `readMaster` is the adapter's way to read the
+ * terminal's master once its stream is over (`pty_drain.ts`), where the
+ * runtime's stream can end before the kernel's last bytes. Throws
+ * `ShellSpawnError` when the package cannot be loaded, and the package's
+ * own error when the terminal cannot be opened.
  */
-export function spawnOnTerminal(request: SpawnRequest, size: TerminalSize): ChildHandle {
+export function spawnOnTerminal(request: SpawnRequest, size: TerminalSize, readMaster?: MasterRead): ChildHandle {
   const pty = nodePty();
   const term = pty.spawn(request.program, [...request.args], {
     // node-pty sets TERM to `name`: the launch has already decided it.
@@ -75,7 +78,7 @@ export function spawnOnTerminal(request: SpawnRequest, size: TerminalSize): Chil
     encoding: null,
   });
   let forwarding = true;
-  term.onData((data: string | Uint8Array) => {
+  const forward = (data: string | Uint8Array): void => {
     if (!forwarding || typeof data === "string") return;
     try {
       request.onStdout(data);
@@ -83,11 +86,12 @@ export function spawnOnTerminal(request: SpawnRequest, size: TerminalSize): Chil
       // A handler that throws must not crash the host: its output is no longer wanted.
       forwarding = false;
     }
-  });
-  // node-pty reports the exit once the terminal's output is read to its end, or 200 ms after the exit, when it
-  // destroys the stream (a background process may hold the terminal open): what was still unread then is read first
+  };
+  term.onData(forward);
+  // node-pty reports the exit once the terminal's stream is over, or 200 ms after the exit, when it destroys the stream
+  // (a background process may hold the terminal open): what the master still held then is read first
   // (`pty_drain.ts`), so the exit also says that the output has drained.
-  drainBeforeDestroy(term);
+  drainBeforeDestroy(term, forward, readMaster);
   const exited = new Promise<ChildExit>((resolve) => {
     term.onExit(({ exitCode, signal }) => {
       resolve(signal ? { code: null, signal: signalName(signal) } : { code: exitCode, signal: null });
