@@ -26,10 +26,10 @@
 
 /**
  * One read of a terminal's master fd that never waits: the bytes read into
- * `into` (0 or less: nothing more); throws when nothing more can be read
+ * `into` (0 or less: nothing more, or the fd cannot be read without
+ * waiting, so it was not read); throws when nothing more can be read
  * (`EIO`: the other side is closed and everything was read; `EAGAIN`: a
- * process still holds the terminal and has written nothing more yet), or
- * when the fd cannot be read without waiting.
+ * process still holds the terminal and has written nothing more yet).
  */
 export type MasterRead = (fd: number, into: Uint8Array) => number;
 
@@ -100,7 +100,7 @@ function readLeft(fd: number, read: MasterRead, deliver: (bytes: Uint8Array) => 
     try {
       count = read(fd, buffer);
     } catch {
-      // EIO: read to its end; EAGAIN: held open, nothing more now; or the fd cannot be read without waiting.
+      // EIO: read to its end; EAGAIN: held open, nothing more now.
       return;
     }
     if (count <= 0) return;
